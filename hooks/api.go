@@ -1,0 +1,21 @@
+package hooks
+
+import (
+	"github.com/pocketbase/pocketbase/apis"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/router"
+)
+
+// MaxBodyBytes is the largest request body our routes read (6 MiB); a larger
+// one is answered 413 in the envelope.
+const MaxBodyBytes int64 = 6 << 20
+
+// API returns the /api route group of a module: every route in it answers
+// errors (and panics) in our envelope and reads at most MaxBodyBytes.
+// Modules call it inside app.OnServe().
+func API(se *core.ServeEvent) *router.RouterGroup[*core.RequestEvent] {
+	g := se.Router.Group("/api")
+	g.Bind(Envelope())
+	g.Bind(apis.BodyLimit(MaxBodyBytes))
+	return g
+}

@@ -1,0 +1,40 @@
+package testkit_test
+
+import (
+	"net/http"
+	"testing"
+
+	"camellos/hooks"
+	"camellos/internal/testkit"
+)
+
+func TestKitBootsAndRecognisesSessions(t *testing.T) {
+	k := testkit.New(t)
+	if r := k.Get("/api/health", ""); r.Status != http.StatusOK {
+		t.Fatalf("health: %d %s", r.Status, r.Raw)
+	}
+	for _, name := range []string{"sessions", "camellos", "categories", "services", "jobs", "appointments",
+		"availability", "reviews", "notifications", "notification_preferences", "push_subscriptions",
+		"legal_documents", "legal_document_versions", "legal_acceptances", "app_kv"} {
+		if _, err := k.App.FindCollectionByNameOrId(name); err != nil {
+			t.Errorf("collection %s missing: %v", name, err)
+		}
+	}
+	u, cookie := k.UserWithSession(hooks.RoleClient)
+	if u.Id == "" || cookie == "" {
+		t.Fatal("no user or session")
+	}
+	_, _, camCookie := k.CreateCamello()
+	if camCookie == "" {
+		t.Fatal("no camello session")
+	}
+	// The generic collection API is closed to everyone but superusers.
+	for _, col := range []string{"users", "sessions", "camellos", "jobs"} {
+		r := k.Get("/api/collections/"+col+"/records", "")
+		if r.Status == http.StatusOK {
+			if items, _ := r.JSON["items"].([]any); len(items) > 0 {
+				t.Errorf("%s leaked records to anonymous", col)
+			}
+		}
+	}
+}

@@ -1,0 +1,50 @@
+// Package modules lists every area of the service, so that the binary and
+// the tests register exactly the same routes and record hooks.
+package modules
+
+import (
+	"camellos/modules/admin"
+	"camellos/modules/agenda"
+	"camellos/modules/auth"
+	"camellos/modules/camellos"
+	"camellos/modules/catalog"
+	"camellos/modules/docs"
+	"camellos/modules/jobs"
+	"camellos/modules/legal"
+	"camellos/modules/notifications"
+	"camellos/modules/registration"
+	"camellos/modules/search"
+	"camellos/modules/web"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/spf13/cobra"
+)
+
+// Register binds every module's record hooks and routes to app.
+func Register(app core.App) {
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		se.Router.Bind(hooks.LoadSession())
+		return se.Next()
+	})
+	auth.Register(app)
+	registration.Register(app)
+	camellos.Register(app)
+	admin.Register(app)
+	catalog.Register(app)
+	legal.Register(app)
+	search.Register(app)
+	jobs.Register(app)
+	agenda.Register(app)
+	notifications.Register(app)
+	docs.Register(app)
+	web.Register(app)
+}
+
+// Commands returns the service's own CLI commands.
+func Commands(app core.App) []*cobra.Command {
+	return []*cobra.Command{
+		auth.AdminCommand(app),
+	}
+}
