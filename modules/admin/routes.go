@@ -1,9 +1,21 @@
-// Package admin is the admin area.
+// Package admin is the administration area for users and camellos (the
+// catalog, legal texts, job assignment and broadcast notifications live with
+// their own areas, under the same /api/admin prefix).
 package admin
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/hooks"
 
-// Register binds the admin area's record hooks and routes.
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Register binds the admin area's routes.
 func Register(app core.App) {
-	_ = app
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		g := hooks.API(se).Group("/admin")
+		g.Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
+		bindCamellos(g)
+		bindUsers(g)
+		return se.Next()
+	})
 }

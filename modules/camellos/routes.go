@@ -1,9 +1,16 @@
-// Package camellos is the camellos area.
 package camellos
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/hooks"
 
-// Register binds the camellos area's record hooks and routes.
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Register binds the camello record hooks and the public provider routes.
 func Register(app core.App) {
-	_ = app
+	bindHooks(app)
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		bindPublic(hooks.API(se))
+		return se.Next()
+	})
 }

@@ -1,0 +1,5 @@
+package camellos
+
+import "github.com/pocketbase/pocketbase/core"
+
+func bindHooks(app core.App) {}
