@@ -26,6 +26,7 @@ import (
 func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(hooks.LoadSession())
+		se.Router.Bind(hooks.CheckOrigin(), hooks.SecurityHeaders())
 		return se.Next()
 	})
 	auth.Register(app)
