@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	validation "github.com/go-ozzo/ozzo-validation/v4"
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
 	"github.com/pocketbase/pocketbase/tools/router"
@@ -162,6 +163,9 @@ type envelopeBody struct {
 func Envelope() *hook.Handler[*core.RequestEvent] {
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "camellosEnvelope",
+		// Before the route group's body limit (and every other group or
+		// route middleware), so their errors are rendered in the envelope too.
+		Priority: apis.DefaultBodyLimitMiddlewarePriority - 1,
 		Func: func(e *core.RequestEvent) (err error) {
 			defer func() {
 				if r := recover(); r != nil {
