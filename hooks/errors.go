@@ -163,8 +163,7 @@ type envelopeBody struct {
 func Envelope() *hook.Handler[*core.RequestEvent] {
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "camellosEnvelope",
-		// Before the route group's body limit (and every other group or
-		// route middleware), so their errors are rendered in the envelope too.
+		// Before PocketBase's body limit, so its 413 is rendered by us too.
 		Priority: apis.DefaultBodyLimitMiddlewarePriority - 1,
 		Func: func(e *core.RequestEvent) (err error) {
 			defer func() {
