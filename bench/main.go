@@ -34,7 +34,17 @@ func main() {
 	out := flag.String("out", "BENCHMARKS.md", "report file")
 	profile := flag.String("profile", "", "directory for CPU profiles of the service, one per scenario")
 	keep := flag.Bool("keep", false, "keep the temporary data dir")
+	seedOnly := flag.String("seed", "", "only seed this (new) data dir and exit, for investigation")
 	flag.Parse()
+
+	if *seedOnly != "" {
+		ds, err := seed(*seedOnly)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("seeded %s in %s; slots camello %s; a (city, service) pair: %v\n", *seedOnly, ds.SeedTime.Round(time.Millisecond), ds.SlotCamello, ds.Combos[0])
+		return
+	}
 
 	start := time.Now()
 	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep})
