@@ -105,7 +105,7 @@ type categoryCount struct {
 func categoryQuery(app core.App) *dbx.SelectQuery {
 	return app.DB().Select("c.id", "c.name", "c.description", "c.color", "c.icon", "c.sortOrder",
 		"c.created", "c.updated", "(SELECT COUNT(*) FROM services s WHERE s.category = c.id) AS services").
-		From(Categories + " c").OrderBy("c.sortOrder ASC", "c.name ASC")
+		From(Categories+" c").OrderBy("c.sortOrder ASC", "c.name ASC")
 }
 
 func finishCategories(rows []Category) []Category {

@@ -96,7 +96,7 @@ type serviceCategory struct {
 func serviceQuery(app core.App) *dbx.SelectQuery {
 	return app.DB().Select("s.id", "s.name", "s.slug", "s.description", "s.category",
 		"c.name AS categoryName", "s.created", "s.updated").
-		From(Services + " s").LeftJoin(Categories+" c", dbx.NewExp("c.id = s.category")).
+		From(Services+" s").LeftJoin(Categories+" c", dbx.NewExp("c.id = s.category")).
 		OrderBy("s.name ASC", "s.id ASC")
 }
 
