@@ -138,20 +138,12 @@ func updateUser(e *core.RequestEvent) error {
 	if in.Name != nil {
 		user.Set("name", *in.Name)
 	}
-	disabling := in.Disabled != nil && *in.Disabled && !user.GetBool("disabled")
 	if in.Disabled != nil {
 		user.Set("disabled", *in.Disabled)
 	}
-	err = e.App.RunInTransaction(func(txApp core.App) error {
-		if err := txApp.Save(user); err != nil {
-			return err
-		}
-		if disabling {
-			return hooks.RevokeUserSessions(txApp, user.Id)
-		}
-		return nil
-	})
-	if err != nil {
+	// The users record hook (modules/auth) revokes the sessions of a user
+	// being disabled, in the same transaction as the save.
+	if err := e.App.Save(user); err != nil {
 		return err
 	}
 	return e.JSON(http.StatusOK, map[string]any{"user": userJSON(user)})

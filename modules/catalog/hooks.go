@@ -133,9 +133,9 @@ func Slugify(name string) string {
 }
 
 // saveService derives an empty slug from the name, unique with a -2, -3, …
-// suffix; a slug given by hand that another service has is "taken". When
-// a service is renamed, the camellos offering it are saved again so their
-// folded search text follows.
+// suffix; a slug given by hand that another service has is "taken". (The
+// camellos module refreshes the search text of camellos when a service is
+// renamed.)
 func saveService(e *core.RecordEvent) error {
 	rec := e.Record
 	rec.Set("name", strings.TrimSpace(rec.GetString("name")))
@@ -163,7 +163,6 @@ func saveService(e *core.RecordEvent) error {
 	} else if n > 0 {
 		return takenError("slug", MsgServiceSlugTaken)
 	}
-	renamed := !rec.IsNew() && rec.Original().GetString("name") != rec.GetString("name")
 	err := e.Next()
 	var verrs validation.Errors
 	if errors.As(err, &verrs) {
@@ -171,23 +170,5 @@ func saveService(e *core.RecordEvent) error {
 			return takenError("slug", MsgServiceSlugTaken)
 		}
 	}
-	if err != nil || !renamed {
-		return err
-	}
-	return refreshCamellos(e.App, rec.Id)
-}
-
-// refreshCamellos saves again every camello offering the service, so the
-// camellos' record hooks recompute their folded search text.
-func refreshCamellos(app core.App, serviceID string) error {
-	recs, err := app.FindRecordsByFilter("camellos", "services ~ {:id}", "", 0, 0, dbx.Params{"id": serviceID})
-	if err != nil {
-		return err
-	}
-	for _, r := range recs {
-		if err := app.SaveNoValidate(r); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }

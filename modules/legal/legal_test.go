@@ -262,3 +262,37 @@ func TestConsent(t *testing.T) {
 		t.Fatalf("recorded with user agent: %d", n)
 	}
 }
+
+func TestSignUpRecordsConsentAndMeReportsIt(t *testing.T) {
+	k := testkit.New(t)
+	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	signUp := func(email string) {
+		res := k.Post("/api/auth/register", "", map[string]any{
+			"name": "Clara Díaz", "email": email, "password": "secreto-123", "confirmPassword": "secreto-123", "acceptTerms": true,
+		})
+		if res.Status != 201 {
+			t.Fatalf("register: %d %s", res.Status, res.Raw)
+		}
+	}
+	// No published text: sign-up still succeeds and records nothing.
+	signUp("antes@example.com")
+	if n := k.Count("legal_acceptances", ""); n != 0 {
+		t.Fatalf("acceptances = %d", n)
+	}
+	k.Put("/api/admin/legal-documents/terminos", admin, body("T", 1))
+	k.Put("/api/admin/legal-documents/privacidad", admin, body("P", 1))
+	signUp("despues@example.com")
+	u, err := k.App.FindAuthRecordByEmail("users", "despues@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := k.Count("legal_acceptances", "user = {:u}", map[string]any{"u": u.Id}); n != 2 {
+		t.Fatalf("acceptances = %d", n)
+	}
+	k.Put("/api/admin/legal-documents/terminos", admin, body("T2", 1))
+	res := k.Get("/api/me", k.Session(u))
+	if res.Status != 200 || res.Get("legal.terminos.accepted") != false || res.Get("legal.terminos.version") != 2.0 ||
+		res.Get("legal.terminos.acceptedVersion") != 1.0 || res.Get("legal.privacidad.accepted") != true {
+		t.Fatalf("me: %d %s", res.Status, res.Raw)
+	}
+}

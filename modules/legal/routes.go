@@ -3,6 +3,7 @@ package legal
 
 import (
 	"camellos/hooks"
+	"camellos/modules/auth"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -10,6 +11,12 @@ import (
 // Register binds the legal area's record hooks and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	// Sign-ups (client and camello) accept the current texts in their transaction.
+	auth.ConsentRecorder = AcceptCurrent
+	// GET /api/me tells whether the current texts are accepted: "legal": {terminos: {…}, privacidad: {…}}.
+	auth.AddMeExtra("legal", func(app core.App, user *core.Record) (any, error) {
+		return ConsentStatus(app, user.Id)
+	})
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := hooks.API(se)
 		// GET /api/legal/{slug}: the published text (public).
