@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"camellos/hooks"
+	"camellos/modules/search"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -66,8 +67,14 @@ func publicFilter(e *core.RequestEvent) (dbx.Expression, error) {
 	if m := MatchText(q.Get("q")); m != nil {
 		exps = append(exps, m)
 	}
-	if t := hooks.Fold(q.Get("trade")); t != "" {
-		exps = append(exps, dbx.NewExp(`[[searchText]] LIKE {:trade} ESCAPE '\'`, dbx.Params{"trade": hooks.LikePattern(t)}))
+	if forms := search.TradeForms(q.Get("trade")); len(forms) > 0 {
+		// any form of the trade: "plomero" also finds "Plomería" and "fontanero"
+		alts := make([]dbx.Expression, 0, len(forms))
+		for i, f := range forms {
+			p := "trade" + strconv.Itoa(i)
+			alts = append(alts, dbx.NewExp(`[[searchText]] LIKE {:`+p+`} ESCAPE '\'`, dbx.Params{p: hooks.LikePattern(f)}))
+		}
+		exps = append(exps, dbx.Or(alts...))
 	}
 	if c := hooks.Fold(q.Get("city")); c != "" {
 		// "bogota" also finds "Bogotá D.C."

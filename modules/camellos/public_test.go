@@ -106,6 +106,11 @@ func TestPublicListing(t *testing.T) {
 		{"?q=100%25", "", 0},
 		{"?trade=cerrajeria", "Dani", 1},
 		{"?trade=Pintura", "Caro", 1},
+		{"?trade=pintor", "Caro", 1},
+		{"?trade=fontanero", "Caro,Ana", 2},
+		{"?trade=PLOMEROS", "Caro,Ana", 2},
+		{"?trade=el%C3%A9ctrico", "Beto,Caro", 2}, // Caro offers "Instalación eléctrica"
+		{"?trade=carpintero", "", 0},
 		{"?city=bogota", "Eva,Caro,Ana", 3},
 		{"?city=BOGOT%C3%81%20d.c.", "Caro", 1},
 		{"?city=Medell%C3%ADn", "Beto", 1},

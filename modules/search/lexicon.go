@@ -1,5 +1,11 @@
 package search
 
+import (
+	"strings"
+
+	"camellos/hooks"
+)
+
 // The static Spanish lexicon of the interpreter: common trades with their
 // synonyms and inflections, words that point to a trade, known cities with
 // some of their neighbourhoods, urgency phrases and words that carry no
@@ -116,4 +122,22 @@ func setOf(words ...string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// TradeForms returns the folded word beginnings that name the same trade
+// as t ("plomero" → plomer, fontaner), for filters over folded text; a
+// trade the lexicon does not know is just itself, folded.
+func TradeForms(t string) []string {
+	ws := words(hooks.Fold(t))
+	if len(ws) == 0 {
+		return nil
+	}
+	for _, tr := range commonTrades {
+		for _, p := range tr.Prefixes {
+			if matchPhrase(ws, 0, phrase(strings.Fields(p)), true) == len(ws) {
+				return append([]string(nil), tr.Prefixes...)
+			}
+		}
+	}
+	return []string{strings.Join(ws, " ")}
 }
