@@ -347,3 +347,33 @@ func TestServices(t *testing.T) {
 		t.Fatalf("camello services after delete: %s", s)
 	}
 }
+
+func TestPublicCatalogForEveryRole(t *testing.T) {
+	k, r := setup(t)
+	k.Post("/api/admin/categories", r.admin, map[string]any{"id": "hogar", "name": "Hogar", "color": "#00AA00"})
+	k.Post("/api/admin/services", r.admin, map[string]any{"name": "Pintura", "categoryId": "hogar"})
+	for _, cookie := range []string{"", "bogus", r.client, r.camello, r.admin} {
+		res := k.Get("/api/categories", cookie)
+		if res.Status != 200 || res.Str("categories.0.id") != "hogar" || res.Str("categories.0.color") != "#00AA00" ||
+			res.Get("categories.0._count.services") != 1.0 {
+			t.Errorf("categories %q: %d %s", cookie, res.Status, res.Raw)
+		}
+		res = k.Get("/api/services?category=hogar", cookie)
+		if res.Status != 200 || res.Str("services.0.slug") != "pintura" || res.Str("services.0.category.name") != "Hogar" {
+			t.Errorf("services %q: %d %s", cookie, res.Status, res.Raw)
+		}
+	}
+	if res := k.Get("/api/categories", ""); strings.Contains(string(res.Raw), "nameKey") {
+		t.Errorf("nameKey leaked: %s", res.Raw)
+	}
+	// The generic collection API stays closed.
+	for _, col := range []string{"categories", "services"} {
+		res := k.Post("/api/collections/"+col+"/records", r.admin, map[string]any{"id": "colado", "name": "Colado", "category": "hogar", "slug": "colado"})
+		if res.Status == 200 {
+			t.Errorf("%s created through the generic API", col)
+		}
+	}
+	if n := k.Count("categories", ""); n != 1 {
+		t.Fatalf("categories = %d", n)
+	}
+}

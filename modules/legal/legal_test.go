@@ -131,6 +131,13 @@ func TestPublishAndReadVersions(t *testing.T) {
 	if res.Status != 200 || res.Get("document.version") != 2.0 {
 		t.Fatalf("v2: %s", res.Raw)
 	}
+	_, client := k.UserWithSession(hooks.RoleClient)
+	_, _, camello := k.CreateCamello()
+	for _, cookie := range []string{"", client, camello, admin} {
+		if res := k.Get("/api/legal/terminos", cookie); res.Status != 200 || res.Get("document.version") != 2.0 {
+			t.Errorf("read as %q: %d %s", cookie, res.Status, res.Raw)
+		}
+	}
 	pub := k.Get("/api/legal/terminos", "")
 	if pub.Status != 200 || pub.Get("document.version") != 2.0 || pub.Str("document.title") != "Términos v2" ||
 		len(pub.Get("document.sections").([]any)) != 2 {
