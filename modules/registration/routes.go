@@ -13,7 +13,11 @@ import (
 func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		// A provider registers: user (CAMELLOS) + camello (PENDIENTE) in one transaction.
-		hooks.API(se).POST("/register/camello", registerCamello)
+		g := hooks.API(se)
+		g.POST("/register/camello", registerCamello)
+		// A camello edits their own profile (not status, premium or notes).
+		g.PATCH("/me/camello", patchOwnCamello).
+			Bind(hooks.RequireRole(hooks.MsgUnauthenticated, "Solo los camellos tienen perfil de camello", hooks.RoleCamello))
 
 		uploads := se.Router.Group("/uploads")
 		uploads.Bind(hooks.Envelope())
