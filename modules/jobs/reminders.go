@@ -44,7 +44,7 @@ type dueAppointment struct {
 // SendReminders reminds every PROGRAMADA appointment starting in (now,
 // now+24h] whose reminder was not sent, and returns how many it marked.
 // Batches of appointments are claimed each in one transaction: a
-// conditional UPDATE ... WHERE reminderSentAt = ” (one row affected)
+// conditional UPDATE that requires an empty reminderSentAt (one row affected)
 // claims an appointment and its two inbox notifications (client and
 // camello) are written with it, so concurrent or repeated sweeps never
 // remind twice and a crash loses nothing that was not committed.
