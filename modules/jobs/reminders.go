@@ -43,62 +43,65 @@ type dueAppointment struct {
 
 // SendReminders reminds every PROGRAMADA appointment starting in (now,
 // now+24h] whose reminder was not sent, and returns how many it marked.
-// Batches of appointments are claimed each in one transaction: a
-// conditional UPDATE that requires an empty reminderSentAt (one row affected)
-// claims an appointment and its two inbox notifications (client and
-// camello) are written with it, so concurrent or repeated sweeps never
-// remind twice and a crash loses nothing that was not committed.
+// It works in batches, one transaction each: a single conditional UPDATE
+// claims up to reminderBatch due appointments whose reminderSentAt is
+// still empty (RETURNING the ids it changed, so only rows this sweep
+// changed count), then the client's and the camello's inbox notifications
+// are written in the same transaction. Concurrent or repeated sweeps never
+// remind twice; a crash rolls back the claim with its notifications, so
+// nothing is lost; memory holds one batch at a time.
 func SendReminders(app core.App, now time.Time) (int, error) {
 	now = now.UTC()
 	params := dbx.Params{
 		"now":   DBTimeOf(now),
 		"until": DBTimeOf(now.Add(ReminderWindow)),
+		"limit": reminderBatch,
 	}
 	sent := 0
 	for {
-		claimed, selected := 0, 0
+		claimed := 0
 		err := app.RunInTransaction(func(txApp core.App) error {
-			claimed, selected = 0, 0
-			var due []dueAppointment
+			claimed = 0
+			var ids []string
 			err := txApp.DB().NewQuery(
-				"SELECT a.id AS id, a.job AS job, a.camello AS camello, a.client AS client, " +
-					"COALESCE(c.user, '') AS camelloUser, a.start AS start, COALESCE(j.title, '') AS title, " +
-					"COALESCE(av.timezone, '') AS timezone " +
-					"FROM appointments a " +
-					"LEFT JOIN camellos c ON c.id = a.camello " +
-					"LEFT JOIN jobs j ON j.id = a.job " +
-					"LEFT JOIN availability av ON av.camello = a.camello " +
-					"WHERE a.status = 'PROGRAMADA' AND a.reminderSentAt = '' " +
-					"AND a.start > {:now} AND a.start <= {:until} " +
-					"ORDER BY a.start LIMIT " + fmt.Sprint(reminderBatch)).
-				Bind(params).All(&due)
+				"UPDATE appointments SET reminderSentAt = {:now}, updated = {:now} " +
+					"WHERE id IN (SELECT id FROM appointments " +
+					"WHERE status = 'PROGRAMADA' AND reminderSentAt = '' " +
+					"AND start > {:now} AND start <= {:until} ORDER BY start LIMIT {:limit}) " +
+					"AND reminderSentAt = '' AND status = 'PROGRAMADA' " +
+					"RETURNING id").Bind(params).Column(&ids)
+			if err != nil || len(ids) == 0 {
+				return err
+			}
+			in := make([]any, len(ids))
+			for i, id := range ids {
+				in[i] = id
+			}
+			var due []dueAppointment
+			err = txApp.DB().Select("a.id AS id", "a.job AS job", "a.camello AS camello", "a.client AS client",
+				"COALESCE(c.user, '') AS camelloUser", "a.start AS start", "COALESCE(j.title, '') AS title",
+				"COALESCE(av.timezone, '') AS timezone").
+				From("appointments a").
+				LeftJoin("camellos c", dbx.NewExp("c.id = a.camello")).
+				LeftJoin("jobs j", dbx.NewExp("j.id = a.job")).
+				LeftJoin("availability av", dbx.NewExp("av.camello = a.camello")).
+				Where(dbx.In("a.id", in...)).OrderBy("a.start").All(&due)
 			if err != nil {
 				return err
 			}
-			selected = len(due)
 			for _, a := range due {
-				res, err := txApp.DB().NewQuery(
-					"UPDATE appointments SET reminderSentAt = {:now}, updated = {:now} " +
-						"WHERE id = {:id} AND reminderSentAt = '' AND status = 'PROGRAMADA'").
-					Bind(dbx.Params{"now": params["now"], "id": a.ID}).Execute()
-				if err != nil {
-					return err
-				}
-				if n, err := res.RowsAffected(); err != nil || n != 1 {
-					continue // claimed by another sweep
-				}
 				if err := notifyReminder(txApp, a); err != nil {
 					return err
 				}
-				claimed++
 			}
+			claimed = len(ids)
 			return nil
 		})
 		if err != nil {
 			return sent, err
 		}
 		sent += claimed
-		if selected < reminderBatch || claimed == 0 {
+		if claimed < reminderBatch {
 			return sent, nil
 		}
 	}
