@@ -42,7 +42,7 @@ func TestCancel(t *testing.T) {
 
 	t.Run("who may cancel", func(t *testing.T) {
 		cases := []struct {
-			name, state, cookie string
+			name, state, cookie         string
 			notifyClient, notifyCamello int
 		}{
 			{"client, open", "PENDIENTE", w.clientCookie, 0, 0},

@@ -28,7 +28,7 @@ func TestReview(t *testing.T) {
 		}{
 			"missing": {map[string]any{}, "rating"}, "zero": {map[string]any{"rating": 0}, "rating"},
 			"six": {map[string]any{"rating": 6}, "rating"}, "half": {map[string]any{"rating": 4.5}, "rating"},
-			"text": {map[string]any{"rating": "5"}, "rating"},
+			"text":         {map[string]any{"rating": "5"}, "rating"},
 			"comment 2001": {map[string]any{"rating": 4, "comment": strings.Repeat("é", 2001)}, "comment"},
 		} {
 			t.Run(name, func(t *testing.T) { expectField(t, k.Post(path, w.clientCookie, c.body), c.field, "") })
