@@ -255,14 +255,8 @@ func TestCamelloTransitions(t *testing.T) {
 
 	t.Run("suspended camello cannot accept", func(t *testing.T) {
 		job := k.CreateJob(testkit.JobOpts{Client: w.client, Provider: w.camello, Source: "PERFIL"})
-		w.camello.Set("status", "SUSPENDIDO")
-		if err := k.App.Save(w.camello); err != nil {
-			t.Fatal(err)
-		}
-		defer func() {
-			w.camello.Set("status", "ACTIVO")
-			_ = k.App.Save(w.camello)
-		}()
+		setCamelloStatus(t, k, w.camello.Id, "SUSPENDIDO")
+		defer setCamelloStatus(t, k, w.camello.Id, "ACTIVO")
 		expect(t, post(job.Id, "accept", w.camCookie), 409, jobs.MsgCamelloInactive)
 	})
 }
@@ -376,4 +370,16 @@ func reload(t *testing.T, k *testkit.Kit, rec *core.Record) *core.Record {
 		t.Fatal(err)
 	}
 	return fresh
+}
+
+func setCamelloStatus(t *testing.T, k *testkit.Kit, id, status string) {
+	t.Helper()
+	c, err := k.App.FindRecordById("camellos", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Set("status", status)
+	if err := k.App.Save(c); err != nil {
+		t.Fatal(err)
+	}
 }
