@@ -1,12 +1,14 @@
 package jobs
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"strings"
 
 	"camellos/hooks"
 
+	validation "github.com/go-ozzo/ozzo-validation/v4"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -104,14 +106,26 @@ func jobReview(e *core.RequestEvent) error {
 	}})
 }
 
-// isUniqueViolation reports whether err is a UNIQUE constraint failure,
-// as SQLite reports it directly or PocketBase's field validation does.
+// isUniqueViolation reports whether err is a unique-index failure, as
+// PocketBase's record validation reports it (a validation_not_unique field
+// error) or as SQLite does when a racing write reaches the index.
 func isUniqueViolation(err error) bool {
 	if err == nil {
 		return false
 	}
-	s := err.Error()
-	return strings.Contains(s, "UNIQUE constraint failed") || strings.Contains(s, "validation_not_unique")
+	if strings.Contains(err.Error(), "UNIQUE constraint failed") {
+		return true
+	}
+	var verrs validation.Errors
+	if errors.As(err, &verrs) {
+		for _, fe := range verrs {
+			var ve validation.Error
+			if errors.As(fe, &ve) && ve.Code() == "validation_not_unique" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // IsUniqueViolation is isUniqueViolation for other modules (the agenda maps
