@@ -204,8 +204,11 @@ func TestReviews(t *testing.T) {
 	ratings := []int{5, 4, 4}
 	for i, r := range ratings {
 		client := k.CreateUser(hooks.RoleClient, testkit.UserOpts{Name: fmt.Sprintf("María%d José Pérez", i)})
-		job := k.CreateRecord("jobs", map[string]any{"title": "Arreglo", "status": "COMPLETADO", "source": "EXPLORE",
-			"service": f.plomeria, "client": client.Id, "provider": f.ana.Id})
+		service, err := k.App.FindRecordById("services", f.plomeria)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job := k.CreateJob(testkit.JobOpts{Client: client, Service: service, Provider: f.ana, Status: "COMPLETADO", Title: "Arreglo"})
 		review := k.CreateRecord("reviews", map[string]any{"job": job.Id, "camello": f.ana.Id, "client": client.Id, "rating": r,
 			"comment": fmt.Sprintf("Comentario %d", i)})
 		setCreated(k, "reviews", review.Id, i)
