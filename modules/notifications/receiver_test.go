@@ -268,4 +268,3 @@ func parseVAPID(t *testing.T, header string) vapid {
 	}
 	return vapid{Claims: claims, Key: key}
 }
-
