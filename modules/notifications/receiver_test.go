@@ -268,3 +268,11 @@ func parseVAPID(t *testing.T, header string) vapid {
 	}
 	return vapid{Claims: claims, Key: key}
 }
+
+// fieldIssues returns issues.fieldErrors[field], also for dotted field
+// names such as "keys.p256dh" (which Response.FieldErrors would split).
+func fieldIssues(res *testkit.Response, field string) []any {
+	fe, _ := res.Get("issues.fieldErrors").(map[string]any)
+	v, _ := fe[field].([]any)
+	return v
+}
