@@ -45,7 +45,8 @@ type receiver struct {
 	mu       sync.Mutex
 	got      []pushed
 	script   []int
-	retryAft string // Retry-After sent with 429/5xx answers
+	retryAft string        // Retry-After sent with 429/5xx answers
+	gate     chan struct{} // when set, every answer waits until it is closed
 }
 
 func newReceiver(t *testing.T, script ...int) *receiver {
@@ -58,8 +59,14 @@ func newReceiver(t *testing.T, script ...int) *receiver {
 		if len(r.script) > 0 {
 			status, r.script = r.script[0], r.script[1:]
 		}
-		ra := r.retryAft
+		ra, gate := r.retryAft, r.gate
 		r.mu.Unlock()
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-req.Context().Done():
+			}
+		}
 		if ra != "" && (status == http.StatusTooManyRequests || status >= 500) {
 			w.Header().Set("Retry-After", ra)
 		}
