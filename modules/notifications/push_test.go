@@ -387,3 +387,54 @@ func TestPushKeysFromEnvironment(t *testing.T) {
 		}
 	})
 }
+
+// TestNotifyInAppOffInTransaction: with the inbox off, the push still waits
+// for the caller's commit (and never happens on rollback).
+func TestNotifyInAppOffInTransaction(t *testing.T) {
+	recv := newReceiver(t)
+	k := newKit(t, recv)
+	user, cookie := k.UserWithSession(hooks.RoleCamello)
+	device := newBrowser(t)
+	subscribeOK(t, k, cookie, device, recv.endpoint("noinbox"))
+	if res := k.Put("/api/notifications/preferences", cookie, map[string]any{"preferences": map[string]any{
+		notifications.KindJobCancelled: map[string]any{"inApp": false},
+	}}); res.Status != http.StatusOK {
+		t.Fatal(res.Status)
+	}
+	msg := notifications.Message{Kind: notifications.KindJobCancelled, Title: "Cancelado", Data: map[string]any{"jobId": "j1"}}
+	_ = k.App.RunInTransaction(func(txApp core.App) error {
+		if err := notifications.Notify(txApp, user.Id, msg); err != nil {
+			t.Fatal(err)
+		}
+		return http.ErrAbortHandler // roll back
+	})
+	err := k.App.RunInTransaction(func(txApp core.App) error {
+		if err := notifications.Notify(txApp, user.Id, msg); err != nil {
+			return err
+		}
+		if !notifications.WaitIdle(k.App, 5*time.Second) || len(recv.requests()) != 0 {
+			t.Error("pushed before commit")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, k)
+	got := recv.requests()
+	if len(got) != 1 {
+		t.Fatalf("pushes = %d, want 1 (the committed one)", len(got))
+	}
+	plain, err := device.decrypt(got[0].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	_ = json.Unmarshal(plain, &p)
+	if p["title"] != "Cancelado" || p["id"] != "" || p["kind"] != "JOB_CANCELLED" {
+		t.Errorf("payload %v", p)
+	}
+	if n := k.Count("notifications", ""); n != 0 {
+		t.Errorf("inbox records = %d with in-app off", n)
+	}
+}
