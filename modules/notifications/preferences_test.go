@@ -9,6 +9,8 @@ import (
 
 	"camellos/hooks"
 	"camellos/modules/notifications"
+
+	"github.com/pocketbase/pocketbase/core"
 )
 
 func TestPreferencesDefaultsAndMerge(t *testing.T) {
@@ -219,5 +221,31 @@ func TestPreferencesHonoured(t *testing.T) {
 		if mails[title] != w[2] {
 			t.Errorf("%s mailed = %v, want %v", title, mails[title], w[2])
 		}
+	}
+}
+
+// TestPreferencesRecordHook: preferences saved outside the route (the
+// dashboard) obey the same rules.
+func TestPreferencesRecordHook(t *testing.T) {
+	k := newKit(t, nil)
+	user := k.CreateUser(hooks.RoleClient)
+	col, _ := k.App.FindCollectionByNameOrId("notification_preferences")
+	for _, prefs := range []map[string]any{
+		{"NOPE": map[string]any{"push": false}},
+		{"JOB_STATUS": map[string]any{"sms": false}},
+		{"APPOINTMENT_REMINDER": map[string]any{"inApp": false}},
+	} {
+		rec := core.NewRecord(col)
+		rec.Set("user", user.Id)
+		rec.Set("prefs", prefs)
+		if err := k.App.Save(rec); err == nil {
+			t.Errorf("saved invalid preferences %v", prefs)
+		}
+	}
+	rec := core.NewRecord(col)
+	rec.Set("user", user.Id)
+	rec.Set("prefs", map[string]any{"JOB_STATUS": map[string]any{"push": false}})
+	if err := k.App.Save(rec); err != nil {
+		t.Errorf("valid preferences rejected: %v", err)
 	}
 }
