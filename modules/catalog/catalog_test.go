@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"camellos/hooks"
@@ -375,5 +376,33 @@ func TestPublicCatalogForEveryRole(t *testing.T) {
 	}
 	if n := k.Count("categories", ""); n != 1 {
 		t.Fatalf("categories = %d", n)
+	}
+}
+
+func TestConcurrentServicesGetDistinctSlugs(t *testing.T) {
+	k, r := setup(t)
+	k.Post("/api/admin/categories", r.admin, map[string]any{"id": "hogar", "name": "Hogar"})
+	const n = 10
+	var wg sync.WaitGroup
+	slugs := make([]string, n)
+	statuses := make([]int, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			res := k.Post("/api/admin/services", r.admin, map[string]any{"name": "Cerrajería", "categoryId": "hogar"})
+			statuses[i], slugs[i] = res.Status, res.Str("service.slug")
+		}(i)
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i := range slugs {
+		if statuses[i] != 201 || seen[slugs[i]] || !strings.HasPrefix(slugs[i], "cerrajeria") {
+			t.Fatalf("statuses %v slugs %v", statuses, slugs)
+		}
+		seen[slugs[i]] = true
+	}
+	if !seen["cerrajeria"] || !seen["cerrajeria-10"] {
+		t.Fatalf("slugs %v", slugs)
 	}
 }
