@@ -284,6 +284,9 @@ func TestServices(t *testing.T) {
 		{map[string]any{"name": "Slug malo", "slug": "Slug Malo", "categoryId": "hogar"}, 400, "slug", ""},
 		{map[string]any{"name": "Slug largo", "slug": strings.Repeat("a", 141), "categoryId": "hogar"}, 400, "slug", ""},
 		{map[string]any{"name": "Desc larga", "description": strings.Repeat("d", 2001), "categoryId": "hogar"}, 400, "description", ""},
+		{map[string]any{"name": "Desc justa", "description": strings.Repeat("d", 2000), "categoryId": "hogar"}, 201, "", ""},
+		{map[string]any{"name": "Slug justo", "slug": strings.Repeat("b", 140), "categoryId": "hogar"}, 201, "", ""},
+		{map[string]any{"name": "Ab", "categoryId": "hogar"}, 201, "", ""},
 		{map[string]any{"name": "Otro", "slug": "plomeria-gas", "categoryId": "hogar"}, 409, "", "Ya existe un servicio con ese slug"},
 		{map[string]any{"name": "!!!", "categoryId": "hogar"}, 201, "", ""},
 	}
@@ -315,7 +318,7 @@ func TestServices(t *testing.T) {
 
 	// Public list and filter.
 	res = k.Get("/api/services", "")
-	if res.Status != 200 || len(res.Get("services").([]any)) != 6 {
+	if res.Status != 200 || len(res.Get("services").([]any)) != 9 {
 		t.Fatalf("public: %s", res.Raw)
 	}
 	res = k.Get("/api/services?category=autos", "")
