@@ -205,11 +205,11 @@ func TestReviews(t *testing.T) {
 	if res.Status != 200 || res.Get("count") != 0.0 || res.Get("average") != 0.0 || len(res.Get("reviews").([]any)) != 0 {
 		t.Fatalf("no reviews: %s", res.Raw)
 	}
+	svc, _ := k.App.FindRecordById("services", f.plomeria)
 	ratings := []int{5, 4, 4}
 	for i, r := range ratings {
 		client := k.CreateUser(hooks.RoleClient, testkit.UserOpts{Name: fmt.Sprintf("María%d José Pérez", i)})
-		job := k.CreateRecord("jobs", map[string]any{"title": "Arreglo", "status": "COMPLETADO", "source": "EXPLORE",
-			"service": f.plomeria, "client": client.Id, "provider": f.ana.Id})
+		job := k.CreateJob(testkit.JobOpts{Client: client, Service: svc, Provider: f.ana, Status: "COMPLETADO"})
 		review := k.CreateRecord("reviews", map[string]any{"job": job.Id, "camello": f.ana.Id, "client": client.Id, "rating": r,
 			"comment": fmt.Sprintf("Comentario %d", i)})
 		setCreated(k, "reviews", review.Id, i)

@@ -336,7 +336,8 @@ func TestServices(t *testing.T) {
 	// Delete: a service a job uses stays; others go and leave camellos.
 	_, cam, _ := k.CreateCamello(testkit.CamelloOpts{Services: []string{first, mech}})
 	client := k.CreateUser(hooks.RoleClient)
-	k.CreateRecord("jobs", map[string]any{"title": "Fuga", "status": "PENDIENTE", "source": "EXPLORE", "service": first, "client": client.Id})
+	svc, _ := k.App.FindRecordById("services", first)
+	k.CreateJob(testkit.JobOpts{Client: client, Service: svc})
 	if res := k.Delete("/api/admin/services/"+first, r.admin, nil); res.Status != 409 || res.Error() != "El servicio tiene trabajos asociados y no se puede eliminar" {
 		t.Fatalf("delete used: %d %s", res.Status, res.Raw)
 	}
