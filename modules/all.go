@@ -47,5 +47,6 @@ func Register(app core.App) {
 func Commands(app core.App) []*cobra.Command {
 	return []*cobra.Command{
 		auth.AdminCommand(app),
+		jobs.RemindersCommand(app),
 	}
 }
