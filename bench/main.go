@@ -16,6 +16,7 @@ import (
 	"net/http"
 	_ "net/http/pprof" // the child serves profiles on BENCH_PPROF_ADDR
 	"os"
+	"strconv"
 	"time"
 
 	"camellos/modules"
@@ -35,6 +36,8 @@ func main() {
 	profile := flag.String("profile", "", "directory for CPU profiles of the service, one per scenario")
 	keep := flag.Bool("keep", false, "keep the temporary data dir")
 	seedOnly := flag.String("seed", "", "only seed this (new) data dir and exit, for investigation")
+	idle := flag.Int("idle", 0, "experiment: the service's DataMaxIdleConns (0 = PocketBase's default, as main.go)")
+	open := flag.Int("open", 0, "experiment: the service's DataMaxOpenConns (0 = PocketBase's default, as main.go)")
 	flag.Parse()
 
 	if *seedOnly != "" {
@@ -47,7 +50,7 @@ func main() {
 	}
 
 	start := time.Now()
-	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep})
+	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Idle: *idle, Open: *open})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -68,7 +71,13 @@ func runService() {
 	if addr := os.Getenv("BENCH_PPROF_ADDR"); addr != "" {
 		go func() { _ = http.ListenAndServe(addr, nil) }()
 	}
+	// The same construction as main.go; the pool sizes only when asked for.
+	idle, _ := strconv.Atoi(os.Getenv("BENCH_DATA_MAX_IDLE"))
+	open, _ := strconv.Atoi(os.Getenv("BENCH_DATA_MAX_OPEN"))
 	app := pocketbase.New()
+	if idle > 0 || open > 0 {
+		app = pocketbase.NewWithConfig(pocketbase.Config{DataMaxIdleConns: idle, DataMaxOpenConns: open})
+	}
 	modules.Register(app)
 	app.RootCmd.AddCommand(modules.Commands(app)...)
 	if err := app.Start(); err != nil {

@@ -80,6 +80,9 @@ func (r *report) Markdown() string {
 		"PocketBase's generic list is called **as a superuser** (collection rules stay closed) with the equivalent filter "+
 		"`status='ACTIVO' && cityKey='<folded city>' && services ?= '<id>'`, sort `-premium,-ratingAvg,-created`, perPage 20.\n\n", r.Cfg.Conns, r.Cfg.Duration)
 
+	if r.Cfg.Idle > 0 || r.Cfg.Open > 0 {
+		fmt.Fprintf(&b, "**Experiment:** the service ran with DataMaxIdleConns=%d, DataMaxOpenConns=%d (0 = PocketBase's default), unlike main.go.\n\n", r.Cfg.Idle, r.Cfg.Open)
+	}
 	fmt.Fprintf(&b, "## Scenarios\n\n| scenario | request | req/s | p50 | p99 | errors | statuses |\n|---|---|---:|---:|---:|---:|---|\n")
 	requests := map[string]string{
 		"health":             "`GET /api/health` (reference)",

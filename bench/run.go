@@ -32,6 +32,7 @@ type config struct {
 	Conns      int
 	ProfileDir string
 	Keep       bool
+	Idle, Open int
 }
 
 // result is one load scenario's measurement.
@@ -88,14 +89,15 @@ func freeAddr() string {
 }
 
 // startService runs this binary as the service (child mode) on the data dir.
-func startService(dir string) (*service, error) {
+func startService(dir string, cfg config) (*service, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	addr, pp := freeAddr(), freeAddr()
 	cmd := exec.Command(exe, "serve", "--http", addr, "--dir", dir)
-	cmd.Env = append(os.Environ(), childEnv+"=1", "BENCH_PPROF_ADDR="+pp, "CRON_SECRET=bench-secret", "REMINDERS_SCHEDULE=off")
+	cmd.Env = append(os.Environ(), childEnv+"=1", "BENCH_PPROF_ADDR="+pp, "CRON_SECRET=bench-secret", "REMINDERS_SCHEDULE=off",
+		fmt.Sprintf("BENCH_DATA_MAX_IDLE=%d", cfg.Idle), fmt.Sprintf("BENCH_DATA_MAX_OPEN=%d", cfg.Open))
 	logs := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
@@ -169,7 +171,7 @@ func run(cfg config) (*report, error) {
 	r.DS = ds
 	fmt.Printf("seeded in %s\n", ds.SeedTime.Round(time.Millisecond))
 
-	svc, err := startService(dir)
+	svc, err := startService(dir, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +265,21 @@ func run(cfg config) (*report, error) {
 	r.Bcrypt = bcryptRate(r.Cost, 3*time.Second)
 	fmt.Printf("%-20s %8.1f hashes/s (cost %d, %d goroutines)\n", "bcrypt", r.Bcrypt, r.Cost, runtime.NumCPU())
 
+	var sweepProf chan []byte
+	if cfg.ProfileDir != "" {
+		sweepProf = profileAsync(svc.pprof, 10*time.Second)
+	}
 	r.Sweep = sweep(svc)
+	if sweepProf != nil {
+		if data := <-sweepProf; len(data) > 0 {
+			_ = os.WriteFile(filepath.Join(cfg.ProfileDir, "sweep.pprof"), data, 0o644)
+		}
+		if res, err := http.Get(svc.pprof + "/debug/pprof/heap"); err == nil {
+			raw, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			_ = os.WriteFile(filepath.Join(cfg.ProfileDir, "heap-after-sweep.pprof"), raw, 0o644)
+		}
+	}
 	if r.Sweep.Available {
 		fmt.Printf("%-20s sent %d in %s, memory growth %d MB\n", "reminder sweep", r.Sweep.Sent, r.Sweep.Took.Round(time.Millisecond), r.Sweep.GrowthKB/1024)
 	} else {
