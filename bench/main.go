@@ -36,6 +36,7 @@ func main() {
 	profile := flag.String("profile", "", "directory for CPU profiles of the service, one per scenario")
 	keep := flag.Bool("keep", false, "keep the temporary data dir")
 	seedOnly := flag.String("seed", "", "only seed this (new) data dir and exit, for investigation")
+	skip := flag.String("skip", "", "comma-separated scenarios to leave out (e.g. sweep,register), for investigation")
 	idle := flag.Int("idle", 0, "experiment: the service's DataMaxIdleConns (0 = PocketBase's default, as main.go)")
 	open := flag.Int("open", 0, "experiment: the service's DataMaxOpenConns (0 = PocketBase's default, as main.go)")
 	flag.Parse()
@@ -50,7 +51,7 @@ func main() {
 	}
 
 	start := time.Now()
-	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Idle: *idle, Open: *open})
+	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Idle: *idle, Open: *open, Skip: *skip})
 	if err != nil {
 		log.Fatal(err)
 	}

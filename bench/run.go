@@ -33,6 +33,16 @@ type config struct {
 	ProfileDir string
 	Keep       bool
 	Idle, Open int
+	Skip       string
+}
+
+func (c config) skipped(name string) bool {
+	for _, s := range strings.Split(c.Skip, ",") {
+		if strings.TrimSpace(s) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // result is one load scenario's measurement.
@@ -237,6 +247,10 @@ func run(cfg config) (*report, error) {
 		res := &result{Name: sc.name, Statuses: map[int]int{}}
 		r.Results[sc.name] = res
 		r.Order = append(r.Order, sc.name)
+		if cfg.skipped(sc.name) {
+			res.Note = "skipped (-skip)"
+			continue
+		}
 		// A first call tells whether the route is there.
 		st, body := once(client, sc.next())
 		if st == http.StatusNotFound || st == http.StatusMethodNotAllowed || st == 0 {
@@ -262,9 +276,16 @@ func run(cfg config) (*report, error) {
 		fmt.Printf("%-20s %8.0f req/s  p50 %-10s p99 %-10s errors %d %v\n", sc.name, res.RPS, res.P50, res.P99, res.Errors, res.Statuses)
 	}
 
-	r.Bcrypt = bcryptRate(r.Cost, 3*time.Second)
+	if !cfg.skipped("register") {
+		r.Bcrypt = bcryptRate(r.Cost, 3*time.Second)
+	}
 	fmt.Printf("%-20s %8.1f hashes/s (cost %d, %d goroutines)\n", "bcrypt", r.Bcrypt, r.Cost, runtime.NumCPU())
 
+	if cfg.skipped("sweep") {
+		r.Sweep = &sweepResult{Note: "skipped (-skip)"}
+		r.FinalHWM = svc.status("VmHWM")
+		return r, nil
+	}
 	var sweepProf chan []byte
 	if cfg.ProfileDir != "" {
 		sweepProf = profileAsync(svc.pprof, 10*time.Second)
