@@ -121,6 +121,7 @@ func (r *report) Markdown() string {
 	}
 	fmt.Fprintf(&b, "\nPeak RSS of the service over the whole run (VmHWM at the end, reminder sweep included): %d MB. "+
 		"Load average when the run started: %s.\n", r.FinalHWM/1024, r.LoadAvg)
+	fmt.Fprintf(&b, "\n%s", analysis)
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(&b, "\n## Findings\n\n")
 		for _, f := range r.Findings {
