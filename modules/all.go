@@ -14,6 +14,7 @@ import (
 	"camellos/modules/notifications"
 	"camellos/modules/registration"
 	"camellos/modules/search"
+	"camellos/modules/seed"
 	"camellos/modules/web"
 
 	"camellos/hooks"
@@ -46,5 +47,6 @@ func Register(app core.App) {
 func Commands(app core.App) []*cobra.Command {
 	return []*cobra.Command{
 		auth.AdminCommand(app),
+		seed.Command(app),
 	}
 }
