@@ -1,10 +1,21 @@
 // Camellos web front: shared module. Fetch wrapper for our /api (cookie
 // session), session state, header navigation and small DOM helpers.
 
+// defaultMessage is used when an answer carries no envelope.
+function defaultMessage(status) {
+  if (status === 401) return 'Debes ingresar para continuar.';
+  if (status === 403) return 'No tienes permiso para hacer esto.';
+  if (status === 404) return 'No encontramos lo que buscas.';
+  if (status === 413) return 'El archivo o el formulario es demasiado grande.';
+  if (status === 429) return 'Demasiados intentos. Espera un momento y vuelve a intentarlo.';
+  if (status >= 500) return 'El servicio no está disponible en este momento. Inténtalo más tarde.';
+  return `No se pudo completar la solicitud (${status}).`;
+}
+
 /** ApiError carries the service's error envelope {error, issues, detail}. */
 export class ApiError extends Error {
   constructor(status, body) {
-    super((body && body.error) || `Error ${status}`);
+    super((body && body.error) || defaultMessage(status));
     this.status = status;
     this.body = body || {};
     this.fieldErrors = (body && body.issues && body.issues.fieldErrors) || {};
