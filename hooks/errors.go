@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	validation "github.com/go-ozzo/ozzo-validation/v4"
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
 	"github.com/pocketbase/pocketbase/tools/router"
@@ -162,6 +163,8 @@ type envelopeBody struct {
 func Envelope() *hook.Handler[*core.RequestEvent] {
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "camellosEnvelope",
+		// Before PocketBase's body limit, so its 413 is rendered by us too.
+		Priority: apis.DefaultBodyLimitMiddlewarePriority - 1,
 		Func: func(e *core.RequestEvent) (err error) {
 			defer func() {
 				if r := recover(); r != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"camellos/hooks"
 	"camellos/modules"
@@ -65,7 +66,12 @@ func New(t testing.TB, opts ...Option) *Kit {
 	if err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	k := &Kit{T: t, App: app, Server: srv, URL: srv.URL, Client: srv.Client()}
+	// Honour "Expect: 100-continue", so a request refused for its size gets
+	// its 413 instead of a reset connection.
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	tr.ExpectContinueTimeout = 5 * time.Second
+	tr.MaxIdleConnsPerHost = 64
+	k := &Kit{T: t, App: app, Server: srv, URL: srv.URL, Client: &http.Client{Transport: tr}}
 	t.Cleanup(func() {
 		srv.Close()
 		app.Cleanup()

@@ -1,8 +1,102 @@
 package admin
 
 import (
+	"net/http"
+	"strings"
+
+	"camellos/hooks"
+	"camellos/modules/camellos"
+
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
 )
 
-func bindCamellos(g *router.RouterGroup[*core.RequestEvent]) {}
+// MsgCamelloNotFound is the 404 of an unknown camello id.
+const MsgCamelloNotFound = "Camello no encontrado"
+
+func bindCamellos(g *router.RouterGroup[*core.RequestEvent]) {
+	// An admin reads one camello with every field (endpoint 7).
+	g.GET("/camellos/{id}", getCamello)
+	// An admin changes a camello's status, premium flag or notes.
+	g.PATCH("/camellos/{id}", patchCamello)
+}
+
+func getCamello(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	rec, err := e.App.FindRecordById(camellos.Collection, id)
+	if err != nil {
+		return hooks.NotFound(MsgCamelloNotFound)
+	}
+	body, err := camellos.One(e.App, rec, true)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"camello": body})
+}
+
+type patchCamelloInput struct {
+	Status  *string `json:"status"`
+	Premium *bool   `json:"premium"`
+	Notes   *string `json:"notes"`
+}
+
+// patchCamello re-reads the camello inside the write transaction, so two
+// admins deciding at once cannot both move it from the same status.
+func patchCamello(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	var in patchCamelloInput
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	v := hooks.NewValidation()
+	if in.Status != nil && !camellos.ValidStatus(*in.Status) {
+		v.Add("status", "Debe ser PENDIENTE, ACTIVO, RECHAZADO o SUSPENDIDO")
+	}
+	if in.Notes != nil {
+		*in.Notes = strings.TrimSpace(*in.Notes)
+		hooks.CheckLength(v, "notes", *in.Notes, 0, 5000)
+	}
+	if in.Status == nil && in.Premium == nil && in.Notes == nil {
+		v.AddForm("Indica al menos uno de: status, premium, notes")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+
+	var rec *core.Record
+	err = e.App.RunInTransaction(func(tx core.App) error {
+		var err error
+		rec, err = tx.FindRecordById(camellos.Collection, id)
+		if err != nil {
+			return hooks.NotFound(MsgCamelloNotFound)
+		}
+		if in.Status != nil {
+			from := rec.GetString("status")
+			if from != *in.Status && !camellos.CanTransition(from, *in.Status) {
+				return hooks.Conflict(camellos.TransitionError(from, *in.Status))
+			}
+			rec.Set("status", *in.Status)
+		}
+		if in.Premium != nil {
+			rec.Set("premium", *in.Premium)
+		}
+		if in.Notes != nil {
+			rec.Set("notes", *in.Notes)
+		}
+		return tx.Save(rec)
+	})
+	if err != nil {
+		return err
+	}
+	body, err := camellos.One(e.App, rec, true)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"camello": body})
+}

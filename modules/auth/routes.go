@@ -1,19 +1,30 @@
 // Package auth is the sessions and profile area: client sign-up, sign-in
-// with the session cookie, sign-out, GET/PATCH /api/me, and the CLI that
-// creates administrators.
+// with the session cookie, sign-out, GET/PATCH /api/me, the users record
+// hooks, and the CLI that creates administrators.
 package auth
 
 import (
+	"camellos/hooks"
+
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/spf13/cobra"
 )
 
-// Register binds the auth area's record hooks and routes.
+// Register binds the users record hooks and the auth and profile routes.
 func Register(app core.App) {
-	_ = app
-}
-
-// AdminCommand is `admin create EMAIL PASSWORD [--name NAME]`.
-func AdminCommand(app core.App) *cobra.Command {
-	return &cobra.Command{Use: "admin", Short: "Manage administrators"}
+	bindUserHooks(app)
+	limiter := newLoginLimiter()
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		g := hooks.API(se)
+		// A client signs up (role CLIENTE); no session is opened.
+		g.POST("/auth/register", registerClient)
+		// Anyone signs in with e-mail and password; sets the session cookie.
+		g.POST("/auth/login", login(limiter))
+		// The signed-in user signs out; the session is revoked server-side.
+		g.POST("/auth/logout", logout)
+		// The signed-in user reads their profile (and camello profile, if any).
+		g.GET("/me", getMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		// The signed-in user updates name, phone, city or password.
+		g.PATCH("/me", patchMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		return se.Next()
+	})
 }

@@ -1,9 +1,28 @@
-// Package registration is the registration area.
+// Package registration is the provider registration area: endpoint 1,
+// POST /api/register/camello (JSON or multipart with a photo), and the
+// public photos under /uploads/camellos/.
 package registration
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/hooks"
 
-// Register binds the registration area's record hooks and routes.
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Register binds the registration routes.
 func Register(app core.App) {
-	_ = app
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		// A provider registers: user (CAMELLOS) + camello (PENDIENTE) in one transaction.
+		g := hooks.API(se)
+		g.POST("/register/camello", registerCamello)
+		// A camello edits their own profile (not status, premium or notes).
+		g.PATCH("/me/camello", patchOwnCamello).
+			Bind(hooks.RequireRole(hooks.MsgUnauthenticated, "Solo los camellos tienen perfil de camello", hooks.RoleCamello))
+
+		uploads := se.Router.Group("/uploads")
+		uploads.Bind(hooks.Envelope())
+		// Anyone reads a camello's photo.
+		uploads.GET("/camellos/{file}", servePhoto)
+		return se.Next()
+	})
 }

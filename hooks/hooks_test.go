@@ -1,0 +1,110 @@
+package hooks_test
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"camellos/hooks"
+
+	validation "github.com/go-ozzo/ozzo-validation/v4"
+)
+
+func TestFold(t *testing.T) {
+	cases := map[string]string{
+		"  Bogotá   D.C. ":      "bogota d.c.",
+		"PLOMERÍA":              "plomeria",
+		"Ñandú":                 "nandu",
+		"":                      "",
+		"Medellín\tAntioquia\n": "medellin antioquia",
+	}
+	for in, want := range cases {
+		if got := hooks.Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCheckLengthCountsCharacters(t *testing.T) {
+	cases := []struct {
+		s        string
+		min, max int
+		ok       bool
+	}{
+		{strings.Repeat("ñ", 120), 2, 120, true},
+		{strings.Repeat("ñ", 121), 2, 120, false},
+		{"a", 2, 120, false},
+		{"", 2, 120, false},
+		{"", 0, 10, true},
+		{"😀😀", 2, 2, true},
+	}
+	for _, c := range cases {
+		v := hooks.NewValidation()
+		if got := hooks.CheckLength(v, "f", c.s, c.min, c.max); got != c.ok || v.OK() != c.ok {
+			t.Errorf("CheckLength(%d chars, %d, %d) = %v", hooks.Chars(c.s), c.min, c.max, got)
+		}
+	}
+}
+
+func TestDecodeObject(t *testing.T) {
+	type in struct {
+		Name   string   `json:"name"`
+		Flag   *bool    `json:"flag"`
+		Count  int      `json:"count"`
+		Tags   []string `json:"tags"`
+		hidden string
+	}
+	var dst in
+	if err := hooks.DecodeObject([]byte(`{"name":"a","flag":true,"count":3,"tags":["x"],"extra":1,"hidden":"h"}`), &dst); err != nil {
+		t.Fatal(err)
+	}
+	if dst.Name != "a" || dst.Flag == nil || !*dst.Flag || dst.Count != 3 || len(dst.Tags) != 1 || dst.hidden != "" {
+		t.Fatalf("decoded %+v", dst)
+	}
+	err := hooks.DecodeObject([]byte(`{"name":1,"flag":"true","count":1.5,"tags":"x"}`), &in{})
+	e := hooks.ToError(err)
+	if e.Status != 400 || e.Message != hooks.MsgInvalidData {
+		t.Fatalf("type errors: %v", err)
+	}
+	for _, f := range []string{"name", "flag", "count", "tags"} {
+		if len(e.Issues.FieldErrors[f]) == 0 {
+			t.Errorf("no error for %s", f)
+		}
+	}
+	for _, bad := range []string{`[]`, `null`, `"x"`, `{`, ``, `{"a":1}{`} {
+		if e := hooks.ToError(hooks.DecodeObject([]byte(bad), &in{})); e.Message != hooks.MsgInvalidJSON {
+			t.Errorf("%q: %v", bad, e)
+		}
+	}
+}
+
+func TestToError(t *testing.T) {
+	cases := []struct {
+		err    error
+		status int
+		msg    string
+	}{
+		{hooks.Conflict("x"), 409, "x"},
+		{fmt.Errorf("wrapped: %w", hooks.NotFound("y")), 404, "y"},
+		{sql.ErrNoRows, 404, hooks.MsgNotFound},
+		{&http.MaxBytesError{Limit: 1}, 413, hooks.MsgTooLarge},
+		{validation.Errors{"status": hooks.RuleError("no se puede")}, 400, hooks.MsgInvalidData},
+		{errors.New("disk on fire: /var/lib/secret.db"), 500, hooks.MsgInternal},
+	}
+	for _, c := range cases {
+		e := hooks.ToError(c.err)
+		if e.Status != c.status || e.Message != c.msg {
+			t.Errorf("%v → %d %q", c.err, e.Status, e.Message)
+		}
+		if e.Status == 500 && (e.Detail != nil || e.Issues != nil) {
+			t.Error("internal error leaks detail")
+		}
+	}
+	e := hooks.ToError(validation.Errors{"status": hooks.RuleError("no se puede")})
+	if got := e.Issues.FieldErrors["status"]; len(got) != 1 || got[0] != "no se puede" || *e.Detail != "status: no se puede" {
+		t.Fatalf("rule error rendering: %+v", e.Issues)
+	}
+}

@@ -1,0 +1,86 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"camellos/hooks"
+
+	"github.com/go-ozzo/ozzo-validation/v4/is"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/spf13/cobra"
+)
+
+// AdminCommand is `admin create EMAIL PASSWORD [--name NAME]`: it creates a
+// user with role ADMIN, or updates the existing user with that e-mail
+// (role, password, name), on the data dir given by --dir.
+func AdminCommand(app core.App) *cobra.Command {
+	root := &cobra.Command{Use: "admin", Short: "Manage Camellos administrators"}
+	var name string
+	create := &cobra.Command{
+		Use:          "create EMAIL PASSWORD",
+		Short:        "Create or update a user with role ADMIN",
+		Args:         cobra.ArbitraryArgs,
+		SilenceUsage: true,
+		Run: func(cmd *cobra.Command, args []string) {
+			hooks.RunCommand(app, func() error {
+				if len(args) != 2 {
+					return errors.New("usage: admin create EMAIL PASSWORD [--name NAME]")
+				}
+				user, created, err := UpsertAdmin(app, args[0], args[1], name)
+				if err != nil {
+					return err
+				}
+				verb := "updated"
+				if created {
+					verb = "created"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Admin %s %s (id %s)\n", user.Email(), verb, user.Id)
+				return nil
+			})
+		},
+	}
+	create.Flags().StringVar(&name, "name", "", "display name (default: the part of the e-mail before @)")
+	root.AddCommand(create)
+	return root
+}
+
+// UpsertAdmin creates or updates an ADMIN user; it reports whether the user
+// is new.
+func UpsertAdmin(app core.App, email, password, name string) (*core.Record, bool, error) {
+	email = NormalizeEmail(email)
+	if email == "" || is.EmailFormat.Validate(email) != nil || !strings.Contains(email, "@") {
+		return nil, false, fmt.Errorf("invalid e-mail %q", email)
+	}
+	if n := hooks.Chars(password); n < 8 || n > 128 {
+		return nil, false, errors.New("the password must have 8 to 128 characters")
+	}
+	name = strings.TrimSpace(name)
+	if n := hooks.Chars(name); name != "" && (n < 2 || n > 120) {
+		return nil, false, errors.New("the name must have 2 to 120 characters")
+	}
+	user, err := app.FindAuthRecordByEmail(hooks.Users, email)
+	created := err != nil
+	if name == "" && (created || user.GetString("name") == "") {
+		name = email[:strings.Index(email, "@")]
+	}
+	if created {
+		col, err := app.FindCollectionByNameOrId(hooks.Users)
+		if err != nil {
+			return nil, false, err
+		}
+		user = core.NewRecord(col)
+		user.SetEmail(email)
+	}
+	user.Set("role", hooks.RoleAdmin)
+	if name != "" {
+		user.Set("name", name)
+	}
+	user.Set("disabled", false)
+	hooks.SetPassword(user, password)
+	if err := app.Save(user); err != nil {
+		return nil, false, err
+	}
+	return user, created, nil
+}

@@ -1,0 +1,55 @@
+package auth
+
+import (
+	"camellos/hooks"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// bindUserHooks keeps every path that saves a user (our routes, the CLI,
+// the dashboard) consistent: e-mails normalised, passwords derived, and
+// sessions revoked when a user is disabled or their password changes.
+func bindUserHooks(app core.App) {
+	app.OnRecordValidate(hooks.Users).BindFunc(func(e *core.RecordEvent) error {
+		e.Record.SetEmail(NormalizeEmail(e.Record.Email()))
+		if e.Record.GetString("role") == "" {
+			e.Record.Set("role", hooks.RoleClient)
+		}
+		return e.Next()
+	})
+
+	// The dashboard (superusers through the generic API) sets plain
+	// passwords: derive them like every other path, after checking the
+	// confirmation ourselves.
+	derive := func(e *core.RecordRequestEvent) error {
+		pv, ok := e.Record.GetRaw(core.FieldNamePassword).(*core.PasswordFieldValue)
+		if ok && pv != nil && pv.Plain != "" {
+			info, err := e.RequestInfo()
+			if err == nil {
+				if confirm, ok := info.Body["passwordConfirm"].(string); ok && confirm != pv.Plain {
+					return hooks.FieldRuleError("passwordConfirm", "Las contraseñas no coinciden")
+				}
+			}
+			if n := hooks.Chars(pv.Plain); n < 8 || n > 128 {
+				return hooks.FieldRuleError("password", "Debe tener entre 8 y 128 caracteres")
+			}
+			hooks.SetPassword(e.Record, pv.Plain)
+		}
+		return e.Next()
+	}
+	app.OnRecordCreateRequest(hooks.Users).BindFunc(derive)
+	app.OnRecordUpdateRequest(hooks.Users).BindFunc(derive)
+
+	app.OnRecordUpdate(hooks.Users).BindFunc(func(e *core.RecordEvent) error {
+		orig := e.Record.Original()
+		if err := e.Next(); err != nil {
+			return err
+		}
+		// The token key changes with the password (or e-mail) at save time.
+		revoke := e.Record.GetBool("disabled") && !orig.GetBool("disabled") || e.Record.TokenKey() != orig.TokenKey()
+		if revoke { // same transaction as the update, when there is one
+			return hooks.RevokeUserSessions(e.App, e.Record.Id)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,89 @@
+package auth
+
+import (
+	"net/http"
+	"strconv"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// MsgBadCredentials is the one answer for a wrong e-mail or password.
+const MsgBadCredentials = "Credenciales inválidas"
+
+// dummyUser gives unknown e-mails the same bcrypt work as known ones, so
+// timing does not tell which addresses exist.
+var dummyHash = func() *core.Record {
+	col := core.NewAuthCollection("_dummy")
+	r := core.NewRecord(col)
+	hooks.SetPassword(r, "camellos-dummy-password")
+	return r
+}()
+
+type loginInput struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
+	return func(e *core.RequestEvent) error {
+		var in loginInput
+		if err := hooks.ReadJSON(e, &in); err != nil {
+			return err
+		}
+		in.Email = NormalizeEmail(in.Email)
+		v := hooks.NewValidation()
+		if in.Email == "" {
+			v.Add("email", "Es obligatorio")
+		}
+		if in.Password == "" {
+			v.Add("password", "Es obligatorio")
+		} else if hooks.Chars(in.Password) > 128 {
+			v.Add("password", "Debe tener como máximo 128 caracteres")
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+
+		key := in.Email + "|" + e.RealIP()
+		if blocked, wait := limiter.blocked(key); blocked {
+			e.Response.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+			return hooks.NewError(http.StatusTooManyRequests, "Demasiados intentos fallidos, inténtalo más tarde")
+		}
+
+		user, err := e.App.FindAuthRecordByEmail(hooks.Users, in.Email)
+		if err != nil {
+			hooks.CheckPassword(dummyHash, in.Password)
+			limiter.fail(key)
+			return hooks.Unauthorized(MsgBadCredentials)
+		}
+		if !hooks.CheckPassword(user, in.Password) {
+			limiter.fail(key)
+			return hooks.Unauthorized(MsgBadCredentials)
+		}
+		if user.GetBool("disabled") {
+			return hooks.Forbidden("Tu cuenta está deshabilitada")
+		}
+		limiter.reset(key)
+
+		token, err := hooks.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
+		if err != nil {
+			return hooks.Internal(err)
+		}
+		hooks.SetSessionCookie(e, token)
+		return e.JSON(http.StatusOK, map[string]any{"user": UserJSON(user)})
+	}
+}
+
+// logout revokes the current session (if any) and clears the cookie; it
+// always answers 200 so a client can sign out blindly.
+func logout(e *core.RequestEvent) error {
+	if token := hooks.SessionToken(e.Request); token != "" {
+		if err := hooks.RevokeSession(e.App, token); err != nil {
+			return hooks.Internal(err)
+		}
+	}
+	hooks.ClearSessionCookie(e)
+	return e.JSON(http.StatusOK, map[string]any{"ok": true})
+}

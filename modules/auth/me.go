@@ -1,0 +1,135 @@
+package auth
+
+import (
+	"database/sql"
+	"errors"
+	"net/http"
+	"strings"
+
+	"camellos/hooks"
+	"camellos/modules/camellos"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// MeExtra adds a named part to GET /api/me (e.g. "legal": the consent
+// status); other modules register theirs in their Register.
+type MeExtra func(app core.App, user *core.Record) (any, error)
+
+var meExtras = map[string]MeExtra{}
+
+// AddMeExtra registers a part of GET /api/me under name.
+func AddMeExtra(name string, fn MeExtra) { meExtras[name] = fn }
+
+func meBody(app core.App, user *core.Record) (map[string]any, error) {
+	body := map[string]any{"user": UserJSON(user), "camello": nil}
+	rec, err := app.FindFirstRecordByData(camellos.Collection, "user", user.Id)
+	switch {
+	case err == nil:
+		cam, err := camellos.One(app, rec, true)
+		if err != nil {
+			return nil, err
+		}
+		body["camello"] = cam
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, err
+	}
+	for name, fn := range meExtras {
+		part, err := fn(app, user)
+		if err != nil {
+			return nil, err
+		}
+		body[name] = part
+	}
+	return body, nil
+}
+
+// getMe answers {user, camello|null} for the signed-in user.
+func getMe(e *core.RequestEvent) error {
+	body, err := meBody(e.App, hooks.AuthUser(e))
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(http.StatusOK, body)
+}
+
+type patchMeInput struct {
+	Name            *string `json:"name"`
+	Phone           *string `json:"phone"`
+	City            *string `json:"city"`
+	Password        *string `json:"password"`
+	ConfirmPassword *string `json:"confirmPassword"`
+	CurrentPassword *string `json:"currentPassword"`
+}
+
+// patchMe updates the signed-in user's name, phone, city and password. A
+// password change needs the current password, revokes every session of
+// the user (the record hook) and opens a fresh one for this client.
+func patchMe(e *core.RequestEvent) error {
+	var in patchMeInput
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	user := hooks.AuthUser(e)
+	v := hooks.NewValidation()
+	if in.Name != nil {
+		*in.Name = strings.TrimSpace(*in.Name)
+		hooks.CheckLength(v, "name", *in.Name, 2, 120)
+	}
+	if in.Phone != nil {
+		*in.Phone = strings.TrimSpace(*in.Phone)
+		if *in.Phone != "" && hooks.CheckLength(v, "phone", *in.Phone, 7, 32) && !validPhone(*in.Phone) {
+			v.Add("phone", "Solo se permiten dígitos, espacios, +, -, ( y )")
+		}
+	}
+	if in.City != nil {
+		*in.City = strings.TrimSpace(*in.City)
+		if *in.City != "" {
+			hooks.CheckLength(v, "city", *in.City, 2, 120)
+		}
+	}
+	changePassword := in.Password != nil
+	if changePassword {
+		confirm := ""
+		if in.ConfirmPassword != nil {
+			confirm = *in.ConfirmPassword
+		}
+		CheckNewPassword(v, "password", *in.Password, "confirmPassword", confirm)
+		if in.CurrentPassword == nil || *in.CurrentPassword == "" {
+			v.Add("currentPassword", "Es obligatorio")
+		} else if !hooks.CheckPassword(user, *in.CurrentPassword) {
+			v.Add("currentPassword", "La contraseña actual no es correcta")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+
+	if in.Name != nil {
+		user.Set("name", *in.Name)
+	}
+	if in.Phone != nil {
+		user.Set("phone", *in.Phone)
+	}
+	if in.City != nil {
+		user.Set("city", *in.City)
+	}
+	if changePassword {
+		hooks.SetPassword(user, *in.Password)
+	}
+	if err := e.App.Save(user); err != nil {
+		return err
+	}
+	if changePassword {
+		token, err := hooks.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
+		if err != nil {
+			return hooks.Internal(err)
+		}
+		hooks.SetSessionCookie(e, token)
+	}
+	body, err := meBody(e.App, user)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(http.StatusOK, body)
+}

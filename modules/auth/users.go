@@ -1,0 +1,147 @@
+package auth
+
+import (
+	"errors"
+	"strings"
+
+	"camellos/hooks"
+
+	validation "github.com/go-ozzo/ozzo-validation/v4"
+	"github.com/go-ozzo/ozzo-validation/v4/is"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// MsgEmailTaken is the 409 answer for an e-mail already registered.
+const MsgEmailTaken = "El correo ya está registrado"
+
+// NormalizeEmail trims and lower-cases an address for storage, uniqueness
+// and login.
+func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// UserJSON is the User object: never any password or token field.
+func UserJSON(u *core.Record) map[string]any {
+	return map[string]any{
+		"id":        u.Id,
+		"email":     u.Email(),
+		"role":      u.GetString("role"),
+		"name":      u.GetString("name"),
+		"phone":     u.GetString("phone"),
+		"city":      u.GetString("city"),
+		"createdAt": hooks.ISO(u.GetDateTime("created").Time()),
+	}
+}
+
+// Account is the sign-up data shared by client and camello registration.
+type Account struct {
+	Name            string `json:"name"`
+	Email           string `json:"email"`
+	Phone           string `json:"phone"`
+	Password        string `json:"password"`
+	ConfirmPassword string `json:"confirmPassword"`
+	AcceptTerms     *bool  `json:"acceptTerms"`
+	City            string `json:"city"`
+}
+
+// Validate checks the account fields against the Limits table; phone and
+// city are required when requireContact is set (camellos).
+func (a *Account) Validate(v *hooks.Validation, requireContact bool) {
+	a.Name = strings.TrimSpace(a.Name)
+	a.Email = NormalizeEmail(a.Email)
+	a.Phone = strings.TrimSpace(a.Phone)
+	a.City = strings.TrimSpace(a.City)
+	hooks.CheckLength(v, "name", a.Name, 2, 120)
+	if a.Email == "" {
+		v.Add("email", "Es obligatorio")
+	} else if hooks.Chars(a.Email) > 254 || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
+		v.Add("email", "Correo electrónico inválido")
+	}
+	if requireContact || a.Phone != "" {
+		if hooks.CheckLength(v, "phone", a.Phone, 7, 32) && !validPhone(a.Phone) {
+			v.Add("phone", "Solo se permiten dígitos, espacios, +, -, ( y )")
+		}
+	}
+	if requireContact || a.City != "" {
+		hooks.CheckLength(v, "city", a.City, 2, 120)
+	}
+	CheckNewPassword(v, "password", a.Password, "confirmPassword", a.ConfirmPassword)
+	if a.AcceptTerms == nil {
+		v.Add("acceptTerms", "Es obligatorio")
+	} else if !*a.AcceptTerms {
+		v.Add("acceptTerms", "Debes aceptar los términos y condiciones")
+	}
+}
+
+// CheckNewPassword validates a new password (8 to 128 characters) and its
+// confirmation.
+func CheckNewPassword(v *hooks.Validation, field, password, confirmField, confirm string) {
+	hooks.CheckLength(v, field, password, 8, 128)
+	if confirm == "" {
+		v.Add(confirmField, "Es obligatorio")
+	} else if confirm != password {
+		v.Add(confirmField, "Las contraseñas no coinciden")
+	}
+}
+
+func validPhone(s string) bool {
+	digits := 0
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == ' ' || r == '+' || r == '-' || r == '(' || r == ')' || r == '.':
+		default:
+			return false
+		}
+	}
+	return digits >= 7
+}
+
+// EmailTaken reports whether an address is already registered.
+func EmailTaken(app core.App, email string) bool {
+	_, err := app.FindAuthRecordByEmail(hooks.Users, NormalizeEmail(email))
+	return err == nil
+}
+
+// PrepareUser builds (without saving) a user for an account with a role.
+// The password hash, the slow part, is computed here, so callers do it
+// before opening a write transaction.
+func PrepareUser(app core.App, a *Account, role string) (*core.Record, error) {
+	col, err := app.FindCachedCollectionByNameOrId(hooks.Users)
+	if err != nil {
+		return nil, err
+	}
+	u := core.NewRecord(col)
+	u.SetEmail(a.Email)
+	u.Set("name", a.Name)
+	u.Set("phone", a.Phone)
+	u.Set("city", a.City)
+	u.Set("role", role)
+	hooks.SetPassword(u, a.Password)
+	return u, nil
+}
+
+// SaveNewUser saves a prepared user with app (which may be a transaction);
+// an e-mail already registered is a 409.
+func SaveNewUser(app core.App, u *core.Record) error {
+	if EmailTaken(app, u.Email()) {
+		return hooks.Conflict(MsgEmailTaken)
+	}
+	if err := app.Save(u); err != nil {
+		return mapUniqueEmail(err)
+	}
+	return nil
+}
+
+// mapUniqueEmail turns the unique-email failure of a racing insert into 409.
+func mapUniqueEmail(err error) error {
+	var verrs validation.Errors
+	if errors.As(err, &verrs) {
+		if e, ok := verrs["email"].(validation.Error); ok && strings.Contains(e.Code(), "unique") {
+			return hooks.Conflict(MsgEmailTaken)
+		}
+	}
+	if strings.Contains(err.Error(), "UNIQUE constraint failed") && strings.Contains(err.Error(), "email") {
+		return hooks.Conflict(MsgEmailTaken)
+	}
+	return err
+}

@@ -1,0 +1,251 @@
+package registration
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"image"
+	_ "image/jpeg" // photo decoders, to check uploads by content
+	_ "image/png"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+
+	"camellos/hooks"
+	"camellos/modules/auth"
+	"camellos/modules/camellos"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	_ "golang.org/x/image/webp"
+)
+
+// MaxPhotoBytes is the largest photo accepted (5 MiB).
+const MaxPhotoBytes = 5 << 20
+
+// camelloInput is the body of POST /api/register/camello.
+type camelloInput struct {
+	Name             string   `json:"name"`
+	Email            string   `json:"email"`
+	Phone            string   `json:"phone"`
+	Password         string   `json:"password"`
+	ConfirmPassword  string   `json:"confirmPassword"`
+	AcceptTerms      *bool    `json:"acceptTerms"`
+	City             string   `json:"city"`
+	Trades           []string `json:"trades"`
+	DocumentID       string   `json:"documentId"`
+	Neighborhood     string   `json:"neighborhood"`
+	ProfessionalCard string   `json:"professionalCard"`
+	ServiceIDs       []string `json:"serviceIds"`
+	Description      string   `json:"description"`
+
+	tradesSet bool
+	photo     *photo
+}
+
+type photo struct {
+	data []byte
+	ext  string
+}
+
+func (in *camelloInput) account() *auth.Account {
+	return &auth.Account{
+		Name: in.Name, Email: in.Email, Phone: in.Phone, Password: in.Password,
+		ConfirmPassword: in.ConfirmPassword, AcceptTerms: in.AcceptTerms, City: in.City,
+	}
+}
+
+// readInput binds a JSON or multipart body. In multipart, trades and
+// serviceIds come as JSON-encoded strings, acceptTerms as "true"/"false",
+// and the photo in the file field "file".
+func readInput(e *core.RequestEvent) (*camelloInput, error) {
+	in := &camelloInput{}
+	if !hooks.IsMultipart(e.Request) {
+		raw, err := readRaw(e)
+		if err != nil {
+			return nil, err
+		}
+		if err := hooks.DecodeObject(raw, in); err != nil {
+			return nil, err
+		}
+		in.tradesSet = bytes.Contains(raw, []byte(`"trades"`))
+		return in, nil
+	}
+
+	if err := e.Request.ParseMultipartForm(1 << 20); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, hooks.ToError(err)
+		}
+		return nil, hooks.BadRequest("Formulario multipart inválido")
+	}
+	form := e.Request.MultipartForm
+	fields := map[string]json.RawMessage{}
+	v := hooks.NewValidation()
+	for _, name := range []string{"name", "email", "phone", "password", "confirmPassword", "city",
+		"documentId", "neighborhood", "professionalCard", "description"} {
+		if vals := form.Value[name]; len(vals) > 0 {
+			fields[name], _ = json.Marshal(vals[0])
+		}
+	}
+	if vals := form.Value["acceptTerms"]; len(vals) > 0 {
+		switch strings.TrimSpace(vals[0]) {
+		case "true":
+			fields["acceptTerms"] = json.RawMessage("true")
+		case "false":
+			fields["acceptTerms"] = json.RawMessage("false")
+		default:
+			v.Add("acceptTerms", "Debe ser verdadero o falso")
+		}
+	}
+	for _, name := range []string{"trades", "serviceIds"} {
+		if vals := form.Value[name]; len(vals) > 0 {
+			var list []string
+			if err := json.Unmarshal([]byte(vals[0]), &list); err != nil {
+				v.Add(name, "Debe ser una lista JSON de textos")
+				continue
+			}
+			fields[name], _ = json.Marshal(list)
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	raw, _ := json.Marshal(fields)
+	if err := hooks.DecodeObject(raw, in); err != nil {
+		return nil, err
+	}
+	_, in.tradesSet = fields["trades"]
+
+	if files := form.File["file"]; len(files) > 0 {
+		p, msg, err := readPhoto(files[0])
+		if err != nil {
+			return nil, hooks.Internal(err)
+		}
+		if msg != "" {
+			return nil, hooks.FieldError("file", msg)
+		}
+		in.photo = p
+	}
+	return in, nil
+}
+
+func readRaw(e *core.RequestEvent) ([]byte, error) {
+	if e.Request.ContentLength != 0 && !hooks.IsJSON(e.Request) {
+		return nil, hooks.NewError(http.StatusUnsupportedMediaType, hooks.MsgUnsupportedType)
+	}
+	raw, err := io.ReadAll(e.Request.Body)
+	if err != nil {
+		return nil, hooks.ToError(err)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = []byte("{}")
+	}
+	return raw, nil
+}
+
+// readPhoto checks an uploaded photo by its content: a decodable JPEG, PNG
+// or WebP of at most 5 MiB. The message is "" when it is acceptable.
+func readPhoto(fh *multipart.FileHeader) (*photo, string, error) {
+	if fh.Size > MaxPhotoBytes {
+		return nil, "La foto no puede superar 5 MB", nil
+	}
+	if fh.Size == 0 {
+		return nil, "La foto está vacía", nil
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxPhotoBytes+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(data) > MaxPhotoBytes {
+		return nil, "La foto no puede superar 5 MB", nil
+	}
+	var ext string
+	switch http.DetectContentType(data) {
+	case "image/jpeg":
+		ext = ".jpg"
+	case "image/png":
+		ext = ".png"
+	case "image/webp":
+		ext = ".webp"
+	default:
+		return nil, "La foto debe ser una imagen JPEG, PNG o WebP", nil
+	}
+	if _, _, err := image.DecodeConfig(bytes.NewReader(data)); err != nil {
+		return nil, "La foto no es una imagen válida", nil
+	}
+	return &photo{data: data, ext: ext}, "", nil
+}
+
+// validate checks every field against the Limits table; it returns the
+// account (normalised) for the user.
+func (in *camelloInput) validate(app core.App) (*auth.Account, error) {
+	v := hooks.NewValidation()
+	acc := in.account()
+	acc.Validate(v, true)
+
+	if !in.tradesSet || in.Trades == nil {
+		v.Add("trades", "Es obligatorio")
+	} else if trades, msg := camellos.NormalizeTrades(in.Trades); msg != "" {
+		v.Add("trades", msg)
+	} else {
+		in.Trades = trades
+	}
+	in.DocumentID = strings.TrimSpace(in.DocumentID)
+	in.Neighborhood = strings.TrimSpace(in.Neighborhood)
+	in.ProfessionalCard = strings.TrimSpace(in.ProfessionalCard)
+	in.Description = strings.TrimSpace(in.Description)
+	hooks.CheckLength(v, "documentId", in.DocumentID, 0, 32)
+	hooks.CheckLength(v, "neighborhood", in.Neighborhood, 0, 120)
+	hooks.CheckLength(v, "professionalCard", in.ProfessionalCard, 0, 120)
+	hooks.CheckLength(v, "description", in.Description, 0, 5000)
+	in.checkServices(app, v)
+	return acc, v.Err()
+}
+
+func (in *camelloInput) checkServices(app core.App, v *hooks.Validation) {
+	if len(in.ServiceIDs) > 50 {
+		v.Add("serviceIds", "Debe tener como máximo 50 servicios")
+		return
+	}
+	ids := []string{}
+	seen := map[string]bool{}
+	for _, id := range in.ServiceIDs {
+		if !hooks.ValidID(id) {
+			v.Add("serviceIds", "Identificador de servicio inválido")
+			return
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	in.ServiceIDs = ids
+	if len(ids) == 0 {
+		return
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	var found []string
+	if err := app.DB().Select("id").From("services").Where(dbx.In("id", args...)).Column(&found); err != nil {
+		v.Add("serviceIds", "No se pudieron comprobar los servicios")
+		return
+	}
+	known := map[string]bool{}
+	for _, id := range found {
+		known[id] = true
+	}
+	for _, id := range ids {
+		if !known[id] {
+			v.Add("serviceIds", "Servicio desconocido: "+id)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package registration
+
+import (
+	"net/http"
+	"strings"
+
+	"camellos/hooks"
+	"camellos/modules/camellos"
+
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/filesystem"
+)
+
+// profileInput is the body of PATCH /api/me/camello: every field optional.
+type profileInput struct {
+	Name             *string   `json:"name"`
+	Phone            *string   `json:"phone"`
+	City             *string   `json:"city"`
+	Neighborhood     *string   `json:"neighborhood"`
+	Description      *string   `json:"description"`
+	ProfessionalCard *string   `json:"professionalCard"`
+	DocumentID       *string   `json:"documentId"`
+	Trades           *[]string `json:"trades"`
+	ServiceIDs       *[]string `json:"serviceIds"`
+}
+
+// patchOwnCamello lets a camello edit their own profile (not status,
+// premium or notes, which are the admins'). JSON, or multipart with a new
+// photo in "file" (trades/serviceIds as JSON strings).
+func patchOwnCamello(e *core.RequestEvent) error {
+	user := hooks.AuthUser(e)
+	in := &profileInput{}
+	var newPhoto *photo
+	if hooks.IsMultipart(e.Request) {
+		reg, err := readInput(e)
+		if err != nil {
+			return err
+		}
+		form := e.Request.MultipartForm.Value
+		set := func(name string, dst **string, value string) {
+			if _, ok := form[name]; ok {
+				v := value
+				*dst = &v
+			}
+		}
+		set("name", &in.Name, reg.Name)
+		set("phone", &in.Phone, reg.Phone)
+		set("city", &in.City, reg.City)
+		set("neighborhood", &in.Neighborhood, reg.Neighborhood)
+		set("description", &in.Description, reg.Description)
+		set("professionalCard", &in.ProfessionalCard, reg.ProfessionalCard)
+		set("documentId", &in.DocumentID, reg.DocumentID)
+		if reg.tradesSet {
+			in.Trades = &reg.Trades
+		}
+		if _, ok := form["serviceIds"]; ok {
+			in.ServiceIDs = &reg.ServiceIDs
+		}
+		newPhoto = reg.photo
+	} else if err := hooks.ReadJSON(e, in); err != nil {
+		return err
+	}
+
+	v := hooks.NewValidation()
+	check := func(field string, p *string, min, max int) {
+		if p != nil {
+			*p = strings.TrimSpace(*p)
+			hooks.CheckLength(v, field, *p, min, max)
+		}
+	}
+	check("name", in.Name, 2, 120)
+	check("phone", in.Phone, 7, 32)
+	check("city", in.City, 2, 120)
+	check("neighborhood", in.Neighborhood, 0, 120)
+	check("description", in.Description, 0, 5000)
+	check("professionalCard", in.ProfessionalCard, 0, 120)
+	check("documentId", in.DocumentID, 0, 32)
+	if in.Trades != nil {
+		if trades, msg := camellos.NormalizeTrades(*in.Trades); msg != "" {
+			v.Add("trades", msg)
+		} else {
+			in.Trades = &trades
+		}
+	}
+	if in.ServiceIDs != nil {
+		tmp := &camelloInput{ServiceIDs: *in.ServiceIDs}
+		tmp.checkServices(e.App, v)
+		in.ServiceIDs = &tmp.ServiceIDs
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+
+	var rec *core.Record
+	err := e.App.RunInTransaction(func(tx core.App) error {
+		var err error
+		rec, err = tx.FindFirstRecordByData(camellos.Collection, "user", user.Id)
+		if err != nil {
+			return hooks.NotFound("No tienes un perfil de camello")
+		}
+		setStr := func(field string, p *string) {
+			if p != nil {
+				rec.Set(field, *p)
+			}
+		}
+		setStr("name", in.Name)
+		setStr("phone", in.Phone)
+		setStr("city", in.City)
+		setStr("neighborhood", in.Neighborhood)
+		setStr("description", in.Description)
+		setStr("professionalCard", in.ProfessionalCard)
+		setStr("documentId", in.DocumentID)
+		if in.Trades != nil {
+			rec.Set("trades", *in.Trades)
+		}
+		if in.ServiceIDs != nil {
+			rec.Set("services", *in.ServiceIDs)
+		}
+		if newPhoto != nil {
+			f, err := filesystem.NewFileFromBytes(newPhoto.data, "photo"+newPhoto.ext)
+			if err != nil {
+				return err
+			}
+			rec.Set("photo", f)
+		}
+		return tx.Save(rec)
+	})
+	if err != nil {
+		return err
+	}
+	body, err := camellos.One(e.App, rec, true)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"camello": body})
+}

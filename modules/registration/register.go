@@ -1,0 +1,79 @@
+package registration
+
+import (
+	"net/http"
+
+	"camellos/hooks"
+	"camellos/modules/auth"
+	"camellos/modules/camellos"
+
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/filesystem"
+)
+
+// registerCamello is endpoint 1: it validates everything first, hashes the
+// password outside the write lock, then creates the CAMELLOS user, the
+// PENDIENTE camello (with its photo) and the legal consent in one
+// transaction; nothing is left behind when any step fails.
+func registerCamello(e *core.RequestEvent) error {
+	in, err := readInput(e)
+	if err != nil {
+		return err
+	}
+	acc, err := in.validate(e.App)
+	if err != nil {
+		return err
+	}
+	if auth.EmailTaken(e.App, acc.Email) {
+		return hooks.Conflict(auth.MsgEmailTaken)
+	}
+	user, err := auth.PrepareUser(e.App, acc, hooks.RoleCamello)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	var camello *core.Record
+	err = e.App.RunInTransaction(func(tx core.App) error {
+		if err := auth.SaveNewUser(tx, user); err != nil {
+			return err
+		}
+		col, err := tx.FindCachedCollectionByNameOrId(camellos.Collection)
+		if err != nil {
+			return err
+		}
+		camello = core.NewRecord(col)
+		camello.Set("user", user.Id)
+		camello.Set("name", acc.Name)
+		camello.Set("trades", in.Trades)
+		camello.Set("status", camellos.StatusPending)
+		camello.Set("premium", false)
+		camello.Set("services", in.ServiceIDs)
+		camello.Set("documentId", in.DocumentID)
+		camello.Set("phone", acc.Phone)
+		camello.Set("city", acc.City)
+		camello.Set("neighborhood", in.Neighborhood)
+		camello.Set("professionalCard", in.ProfessionalCard)
+		camello.Set("description", in.Description)
+		if in.photo != nil {
+			f, err := filesystem.NewFileFromBytes(in.photo.data, "photo"+in.photo.ext)
+			if err != nil {
+				return err
+			}
+			camello.Set("photo", f)
+		}
+		if err := tx.Save(camello); err != nil {
+			return err
+		}
+		if auth.ConsentRecorder != nil {
+			return auth.ConsentRecorder(tx, user.Id, e.RealIP(), e.Request.UserAgent())
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	body, err := camellos.One(e.App, camello, true)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(http.StatusCreated, map[string]any{"user": auth.UserJSON(user), "camello": body})
+}
