@@ -132,14 +132,25 @@ func (b *browser) visit(path string) {
 	b.waitJS(`document.readyState === 'complete' && document.querySelector('#nav') && document.querySelector('#nav').children.length > 0`, "the header navigation")
 }
 
-// waitJS polls a JavaScript condition until it is truthy.
+// waitJS polls a JavaScript condition until it is truthy; a navigation
+// while polling (the page changed under it) polls again on the new page.
 func (b *browser) waitJS(expr, what string) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(`+expr+`)`, chromedp.WithPollingTimeout(15*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
-		b.t.Fatalf("waiting for %s: %v\nat %s\nalert: %q\nJS errors: %v", what, err, b.location(), b.str(`(document.querySelector('.alert')||{}).textContent||''`), b.jsErrors())
+	deadline := time.Now().Add(15 * time.Second)
+	var err error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, time.Until(deadline)+time.Second)
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!!(`+expr+`)`, chromedp.WithPollingTimeout(time.Until(deadline)), chromedp.WithPollingInterval(50*time.Millisecond)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "navigated") && !strings.Contains(err.Error(), "context") && !strings.Contains(err.Error(), "Execution context") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
+	b.t.Fatalf("waiting for %s: %v\nat %s\nalert: %q\nJS errors: %v", what, err, b.location(), b.str(`(document.querySelector('.alert')||{}).textContent||''`), b.jsErrors())
 }
 
 // str evaluates a JavaScript expression to a string.

@@ -138,8 +138,10 @@ func TestMarketplaceFlow(t *testing.T) {
 	// 7. The job gets its camello: the admin assigns an open job; a job
 	// requested from the profile already names it, and the camello accepts.
 	if job.GetString("provider") == "" {
+		t.Log("the requested job has no provider yet: the admin assigns it")
 		res = k.Post("/api/admin/jobs/"+job.Id+"/assign", adminCookie, map[string]any{"camelloId": cam.Id})
 	} else {
+		t.Log("the requested job already names its camello: the camello accepts it")
 		camUserRec, _ := k.App.FindRecordById(hooks.Users, camUser)
 		res = k.Post("/api/jobs/"+job.Id+"/accept", k.Session(camUserRec), nil)
 	}
