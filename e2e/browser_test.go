@@ -157,7 +157,7 @@ func (b *browser) waitJS(expr, what string) {
 func (b *browser) str(expr string) string {
 	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
 	defer cancel()
-	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`String(` + expr + `)`))
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`String(`+expr+`)`))
 	return s
 }
 

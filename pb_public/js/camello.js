@@ -39,7 +39,7 @@ async function reviews() {
     const list = r.reviews || [];
     box.append(el('p', {}, r.count ? el('span', {}, 'Promedio: ', stars(r.average, r.count)) : 'Aún no tiene reseñas.'));
     for (const rv of list) {
-      const who = (rv.client && rv.client.name) || rv.clientName || 'Cliente';
+      const who = (rv.author && rv.author.name) || (rv.client && rv.client.name) || 'Cliente';
       box.append(el('div', { class: 'review' },
         el('p', { style: 'margin:0' }, el('span', { class: 'stars', 'aria-label': `${rv.rating} de 5` }, '★'.repeat(rv.rating) + '☆'.repeat(5 - rv.rating)),
           ' ', el('strong', {}, who), ' ', el('span', { class: 'muted' }, fmtDate(rv.createdAt))),

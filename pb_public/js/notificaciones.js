@@ -69,8 +69,11 @@ async function loadPrefs() {
     return;
   }
   const kinds = [...new Set([...Object.keys(KINDS), ...Object.keys(prefs)])];
+  // Reminders always reach the inbox: that box cannot be switched off.
+  const locked = (k, ch) => k === 'APPOINTMENT_REMINDER' && ch === 'inApp';
   const cell = (k, ch) => el('td', {}, el('input', {
     type: 'checkbox', name: `${k}.${ch}`, id: `p-${k}-${ch}`, checked: (prefs[k] || {})[ch] !== false,
+    disabled: locked(k, ch), title: locked(k, ch) ? 'Este aviso no se puede desactivar' : null,
     'aria-label': `${KINDS[k] || k}: ${{ inApp: 'en la aplicación', push: 'push', email: 'correo' }[ch]}`,
   }));
   box.replaceChildren(el('table', { class: 'prefs' },
@@ -81,7 +84,7 @@ async function loadPrefs() {
 async function savePrefs(ev) {
   ev.preventDefault();
   const prefs = {};
-  for (const input of $('#prefs').querySelectorAll('input[type=checkbox]')) {
+  for (const input of $('#prefs').querySelectorAll('input[type=checkbox]:not(:disabled)')) {
     const [k, ch] = input.name.split('.');
     prefs[k] = prefs[k] || {};
     prefs[k][ch] = input.checked;

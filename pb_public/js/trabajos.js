@@ -10,6 +10,7 @@ let session = null;
 let page = 1;
 let status = '';
 let appointmentsByJob = new Map();
+let linkedShown = false;
 
 const jobIdOf = (a) => (a.job && typeof a.job === 'object' ? a.job.id : a.job) || a.jobId;
 
@@ -140,7 +141,7 @@ function jobItem(job) {
       : (!job.provider ? el('p', { class: 'muted' }, 'Aún sin camello asignado.') : null),
     mine && job.client ? el('p', {}, 'Cliente: ', job.client.name || '') : null,
     appts.length ? el('ul', { class: 'list', 'aria-label': 'Citas' }, appts.map((a) => el('li', { class: 'appointment' },
-      '📅 Cita: ', el('strong', {}, fmtDate(a.start)),
+      'Cita: ', el('strong', {}, fmtDate(a.start)),
       ' ', el('button', {
         class: 'btn danger small', type: 'button',
         onclick: async () => {
@@ -174,6 +175,16 @@ async function refresh() {
       list.append(el('li', { class: 'card empty' }, session.user.role === 'CLIENTE'
         ? el('span', {}, 'Aún no tienes trabajos. ', el('a', { href: '/' }, 'Busca un camello'), ' y solicita uno.')
         : 'Aún no tienes trabajos.'));
+    }
+    // A notification links to /trabajos.html?id=<job>: bring that job into view.
+    const wanted = new URLSearchParams(location.search).get('id') || location.hash.replace('#job-', '');
+    const target = wanted && document.getElementById('job-' + wanted);
+    if (target && !linkedShown) {
+      linkedShown = true;
+      target.classList.add('highlight');
+      target.setAttribute('tabindex', '-1');
+      target.scrollIntoView({ block: 'center' });
+      target.focus({ preventScroll: true });
     }
     const total = r.total ?? jobs.length;
     const pages = Math.max(1, Math.ceil(total / PER_PAGE));
