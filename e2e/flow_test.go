@@ -111,6 +111,16 @@ func TestMarketplaceFlow(t *testing.T) {
 	b.waitJS(`[...document.querySelectorAll('#results img')].some(i => i.src.includes('/uploads/camellos/') && i.complete && i.naturalWidth > 0)`, "its photo")
 	b.shoot("flujo-inicio")
 
+	// The search box: what it understood shows as chips that filter the list.
+	b.do(chromedp.SendKeys(css("#q"), "Necesito un plomero en Bogotá"), chromedp.Click(css(`#search-form button[type=submit]`)))
+	b.waitJS(`document.querySelectorAll('#chips li').length > 0`, "the understood filters")
+	b.waitJS(`!document.querySelector('#results').hasAttribute('aria-busy') && [...document.querySelectorAll('#results h3')].some(h => h.textContent.includes('`+camelloName+`'))`, "the camello among the search results")
+	chips := b.str(`[...document.querySelectorAll('#chips li')].map(li => li.dataset.filter).join(',')`)
+	t.Logf("search understood: %s (url %s)", chips, b.location())
+	b.shoot("flujo-busqueda")
+	b.do(chromedp.Click(css(`#chips li:first-child button`)))
+	b.waitJS(`[...document.querySelectorAll('#chips li')].map(li => li.dataset.filter).join(',') !== '`+chips+`'`, "a chip removed")
+
 	// 5. A client signs up.
 	b.visit("/registro.html")
 	b.typeIn([][2]string{
