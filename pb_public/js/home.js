@@ -1,6 +1,6 @@
 // Home: natural-language search turned into removable filter chips, the
 // categories, and the paginated list of active camellos.
-import { api, el, $, renderChrome, showAlert, stars, ratingOf, avatar } from './app.js';
+import { api, el, $, renderChrome, showAlert, stars, ratingOf, avatar, fmtDay } from './app.js';
 
 const PER_PAGE = 12;
 // filters: {q, category, service, city, trade}; labels: what each chip shows.
@@ -8,6 +8,8 @@ let filters = {};
 let labels = {};
 let page = 1;
 let categories = [];
+// notes: what the search understood that is not a filter (when, urgency).
+let notes = [];
 
 function readURL() {
   const p = new URLSearchParams(location.search);
@@ -37,7 +39,7 @@ function chipLabel(k) {
 function renderChips() {
   const box = $('#understood');
   const keys = Object.keys(filters);
-  if (!keys.length) { box.replaceChildren(); return; }
+  if (!keys.length) { box.replaceChildren(); notes = []; return; }
   box.replaceChildren(
     el('p', { class: 'hint', style: 'margin-top:.75rem' }, 'Entendimos:'),
     el('ul', { class: 'chips', id: 'chips' }, keys.map((k) => el('li', { class: 'chip', 'data-filter': k },
@@ -45,7 +47,8 @@ function renderChips() {
       el('button', {
         type: 'button', 'aria-label': `Quitar filtro ${chipNames[k]}: ${chipLabel(k)}`,
         onclick: () => { delete filters[k]; delete labels[k]; page = 1; refresh(); $('#q').focus(); },
-      }, '×')))));
+      }, '×')))),
+    notes.length ? el('p', { class: 'hint' }, 'También entendimos: ' + notes.join(', ') + '.') : null);
 }
 
 function renderCategories() {
@@ -120,7 +123,9 @@ async function search(ev) {
     const { interpretation: it } = await api('POST', '/api/search/interpret', { query });
     filters = {}; labels = {};
     if (it.categoryId) filters.category = it.categoryId;
-    if (it.serviceIds && it.serviceIds.length) filters.service = it.serviceIds[0];
+    // A category already covers its services: the service narrows only
+    // when no category was understood.
+    if (!it.categoryId && it.serviceIds && it.serviceIds.length) filters.service = it.serviceIds[0];
     if (it.city) filters.city = it.city;
     if (it.trades && it.trades.length) filters.trade = it.trades[0];
     if (it.keywords && it.keywords.length) filters.q = it.keywords.join(' ');
@@ -132,8 +137,12 @@ async function search(ev) {
           if (found) { labels.service = found.name; renderChips(); }
         }).catch(() => {});
     }
+    notes = [];
+    if (it.neighborhood) notes.push(`barrio ${it.neighborhood}`);
+    if (it.when && it.when.from) notes.push(`para el ${fmtDay(it.when.from)}`);
+    if (it.urgent) notes.push('urgente');
   } catch (e) {
-    filters = { q: query }; labels = {};
+    filters = { q: query }; labels = {}; notes = [];
   }
   page = 1;
   refresh();
