@@ -153,6 +153,14 @@ func (b *browser) waitJS(expr, what string) {
 	b.t.Fatalf("waiting for %s: %v\nat %s\nalert: %q\nJS errors: %v", what, err, b.location(), b.str(`(document.querySelector('.alert')||{}).textContent||''`), b.jsErrors())
 }
 
+// noJunk fails when the page shows a JavaScript placeholder as text.
+func (b *browser) noJunk() {
+	b.t.Helper()
+	if junk := b.str(`(document.body.innerText.match(/\b(undefined|null|NaN)\b|\[object Object\]/) || [''])[0]`); junk != "" {
+		b.t.Errorf("%s shows %q", b.location(), junk)
+	}
+}
+
 // str evaluates a JavaScript expression to a string.
 func (b *browser) str(expr string) string {
 	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)

@@ -70,6 +70,7 @@ func TestPagesRender(t *testing.T) {
 			if h1 := b.str(`(document.querySelector('h1')||{}).textContent||''`); h1 == "" {
 				t.Errorf("%s has no h1", p.path)
 			}
+			b.noJunk()
 			b.shoot(p.name)
 			if errs := b.jsErrors()[before:]; len(errs) > 0 {
 				t.Errorf("JavaScript errors on %s: %v", p.path, errs)

@@ -48,7 +48,7 @@ function renderChips() {
         type: 'button', 'aria-label': `Quitar filtro ${chipNames[k]}: ${chipLabel(k)}`,
         onclick: () => { delete filters[k]; delete labels[k]; page = 1; refresh(); $('#q').focus(); },
       }, '×')))),
-    notes.length ? el('p', { class: 'hint' }, 'También entendimos: ' + notes.join(', ') + '.') : null);
+    ...(notes.length ? [el('p', { class: 'hint' }, 'También entendimos: ' + notes.join(', ') + '.')] : []));
 }
 
 function renderCategories() {
