@@ -101,10 +101,13 @@ export const param = (name) => new URLSearchParams(location.search).get(name);
 
 const dateFmt = new Intl.DateTimeFormat('es-CO', { dateStyle: 'medium', timeStyle: 'short' });
 const dayFmt = new Intl.DateTimeFormat('es-CO', { weekday: 'long', day: 'numeric', month: 'long' });
+const shortFmt = new Intl.DateTimeFormat('es-CO', { dateStyle: 'medium' });
 const timeFmt = new Intl.DateTimeFormat('es-CO', { hour: '2-digit', minute: '2-digit' });
 
 /** fmtDate formats an ISO timestamp for people, in the browser's zone. */
 export const fmtDate = (iso) => (iso ? dateFmt.format(new Date(iso)) : '');
+/** fmtShortDate formats the date only ("22 nov 2026"). */
+export const fmtShortDate = (iso) => (iso ? shortFmt.format(new Date(iso)) : '');
 /** fmtDay formats the day of an ISO timestamp ("lunes, 24 de noviembre"). */
 export const fmtDay = (iso) => dayFmt.format(new Date(iso));
 /** fmtTime formats the time of an ISO timestamp. */

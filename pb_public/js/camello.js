@@ -1,7 +1,7 @@
 // Camello profile: description, services, reviews with the average, free
 // slots (signed in) and the "Solicitar trabajo" form for clients.
 import {
-  api, el, $, param, renderChrome, showAlert, stars, ratingOf, avatar, fmtDate, formError, clearFieldErrors,
+  api, el, $, param, renderChrome, showAlert, stars, ratingOf, avatar, fmtDate, fmtShortDate, formError, clearFieldErrors,
 } from './app.js';
 import { loadSlots, renderSlots, book } from './slots.js';
 
@@ -22,7 +22,7 @@ function header(c) {
 }
 
 function about(c) {
-  return el('section', { class: 'card', 'aria-labelledby': 'about-title' },
+  return el('section', { class: 'card o-about', 'aria-labelledby': 'about-title' },
     el('h2', { id: 'about-title', style: 'margin-top:0' }, 'Sobre mí'),
     el('p', { style: 'white-space:pre-line' }, c.description || 'Este camello aún no ha escrito una descripción.'),
     el('h3', {}, 'Servicios'),
@@ -32,7 +32,7 @@ function about(c) {
 }
 
 async function reviews() {
-  const box = el('section', { class: 'card', 'aria-labelledby': 'reviews-title' },
+  const box = el('section', { class: 'card o-reviews', 'aria-labelledby': 'reviews-title' },
     el('h2', { id: 'reviews-title', style: 'margin-top:0' }, 'Reseñas'));
   try {
     const r = await api('GET', `/api/camellos/${encodeURIComponent(id)}/reviews`);
@@ -42,7 +42,7 @@ async function reviews() {
       const who = (rv.author && rv.author.name) || (rv.client && rv.client.name) || 'Cliente';
       box.append(el('div', { class: 'review' },
         el('p', { style: 'margin:0' }, el('span', { class: 'stars', 'aria-label': `${rv.rating} de 5` }, '★'.repeat(rv.rating) + '☆'.repeat(5 - rv.rating)),
-          ' ', el('strong', {}, who), ' ', el('span', { class: 'muted' }, fmtDate(rv.createdAt))),
+          ' ', el('strong', {}, who), ' ', el('span', { class: 'muted' }, fmtShortDate(rv.createdAt))),
         rv.comment ? el('p', { style: 'margin:.25rem 0 0' }, rv.comment) : null));
     }
   } catch (e) {
@@ -52,7 +52,7 @@ async function reviews() {
 }
 
 async function slotsSection() {
-  const box = el('section', { class: 'card', 'aria-labelledby': 'slots-title', id: 'slots' },
+  const box = el('section', { class: 'card o-slots', 'aria-labelledby': 'slots-title', id: 'slots' },
     el('h2', { id: 'slots-title', style: 'margin-top:0' }, 'Horarios libres'));
   if (!session) {
     box.append(el('p', {}, el('a', { href: '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search) }, 'Ingresa'), ' para ver los horarios libres de los próximos días.'));
@@ -95,7 +95,7 @@ async function slotsSection() {
 }
 
 async function requestSection(c) {
-  const box = el('section', { class: 'card', 'aria-labelledby': 'req-title' },
+  const box = el('section', { class: 'card o-request', 'aria-labelledby': 'req-title' },
     el('h2', { id: 'req-title', style: 'margin-top:0' }, 'Solicitar trabajo'));
   if (!session) {
     box.append(el('p', {}, el('a', { href: '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search) }, 'Ingresa'),
@@ -165,9 +165,8 @@ async function main() {
   document.title = `${camello.name} · Camellos`;
   const [rev, slots, req] = await Promise.all([reviews(), slotsSection(), requestSection(camello)]);
   root.replaceChildren(header(camello),
-    el('div', { class: 'layout-2', style: 'margin-top:1rem' },
-      el('div', { class: 'stack' }, about(camello), rev),
-      el('div', { class: 'stack' }, req, slots)));
+    // In reading order (phones); wide screens place them in two columns.
+    el('div', { class: 'profile-grid' }, about(camello), req, slots, rev));
   showAlert($('#alert'), '');
 }
 
