@@ -47,6 +47,7 @@ func Register(app core.App) {
 func Commands(app core.App) []*cobra.Command {
 	return []*cobra.Command{
 		auth.AdminCommand(app),
+		jobs.RemindersCommand(app),
 		seed.Command(app),
 	}
 }

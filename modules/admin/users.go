@@ -1,10 +1,197 @@
 package admin
 
 import (
+	"net/http"
+	"strings"
+
+	"camellos/hooks"
+	"camellos/modules/camellos"
+
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
 )
 
+// Spanish messages of the admin users area.
+const (
+	MsgUserNotFound   = "Usuario no encontrado"
+	MsgOwnAdminRole   = "No puedes quitarte tu propio rol de administrador"
+	MsgDisableSelf    = "No puedes desactivar tu propia cuenta"
+	msgRoleValues     = "Debe ser ADMIN, CAMELLOS o CLIENTE"
+	msgCamelloStatus  = "Debe ser PENDIENTE, ACTIVO, RECHAZADO o SUSPENDIDO"
+	usersCollection   = hooks.Users
+	camellosTableName = camellos.Collection
+)
+
 // bindUsers binds the admin users routes and the admin camellos list
 // (GET /admin/users, PATCH /admin/users/{id}, GET /admin/camellos).
-func bindUsers(g *router.RouterGroup[*core.RequestEvent]) {}
+func bindUsers(g *router.RouterGroup[*core.RequestEvent]) {
+	// GET /api/admin/users?role=&q=&page=&perPage=: paginated users.
+	g.GET("/users", listUsers)
+	// PATCH /api/admin/users/{id}: change role, name or disabled.
+	g.PATCH("/users/{id}", updateUser)
+	// GET /api/admin/camellos?status=&q=&page=&perPage=: paginated camellos, all fields.
+	g.GET("/camellos", listCamellos)
+}
+
+func validRole(r string) bool {
+	return r == hooks.RoleAdmin || r == hooks.RoleCamello || r == hooks.RoleClient
+}
+
+// userJSON is the admin view of a user (never a password or token).
+func userJSON(u *core.Record) map[string]any {
+	return map[string]any{
+		"id":        u.Id,
+		"email":     u.Email(),
+		"name":      u.GetString("name"),
+		"role":      u.GetString("role"),
+		"phone":     u.GetString("phone"),
+		"city":      u.GetString("city"),
+		"disabled":  u.GetBool("disabled"),
+		"createdAt": hooks.ISO(u.GetDateTime("created").Time()),
+		"updatedAt": hooks.ISO(u.GetDateTime("updated").Time()),
+	}
+}
+
+// listUsers answers {users, page, perPage, total}, newest first; role
+// filters exactly, q finds a part of the name or e-mail (case-insensitive).
+func listUsers(e *core.RequestEvent) error {
+	page, err := hooks.Paging(e)
+	if err != nil {
+		return err
+	}
+	q := e.Request.URL.Query()
+	where := []dbx.Expression{}
+	if role := q.Get("role"); role != "" {
+		if !validRole(role) {
+			return hooks.FieldError("role", msgRoleValues)
+		}
+		where = append(where, dbx.HashExp{"role": role})
+	}
+	if s := strings.TrimSpace(q.Get("q")); s != "" {
+		where = append(where, dbx.NewExp(`(name LIKE {:q} ESCAPE '\' OR email LIKE {:q} ESCAPE '\')`,
+			dbx.Params{"q": hooks.LikePattern(s)}))
+	}
+	cond := allOf(where)
+	var total int64
+	if err := e.App.RecordQuery(usersCollection).Select("COUNT(*)").AndWhere(cond).Row(&total); err != nil {
+		return err
+	}
+	var recs []*core.Record
+	err = e.App.RecordQuery(usersCollection).AndWhere(cond).
+		OrderBy("created DESC", "id DESC").Limit(int64(page.PerPage)).Offset(page.Offset()).All(&recs)
+	if err != nil {
+		return err
+	}
+	users := make([]map[string]any, 0, len(recs))
+	for _, u := range recs {
+		users = append(users, userJSON(u))
+	}
+	return e.JSON(http.StatusOK, page.Answer("users", users, total))
+}
+
+// userPatch is the body of PATCH /api/admin/users/{id}.
+type userPatch struct {
+	Role     *string `json:"role"`
+	Name     *string `json:"name"`
+	Disabled *bool   `json:"disabled"`
+}
+
+// updateUser changes a user's role, name or disabled flag: 200 {user}.
+// Disabling revokes every session of the user. An admin can neither drop
+// their own ADMIN role nor disable themselves (409), so an admin always remains.
+func updateUser(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	var in userPatch
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	v := hooks.NewValidation()
+	if in.Role != nil && !validRole(*in.Role) {
+		v.Add("role", msgRoleValues)
+	}
+	if in.Name != nil {
+		*in.Name = strings.TrimSpace(*in.Name)
+		hooks.CheckLength(v, "name", *in.Name, 2, 120)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	user, err := e.App.FindRecordById(usersCollection, id)
+	if err != nil {
+		return hooks.NotFound(MsgUserNotFound)
+	}
+	if user.Id == hooks.AuthUser(e).Id {
+		if in.Role != nil && *in.Role != hooks.RoleAdmin {
+			return hooks.Conflict(MsgOwnAdminRole)
+		}
+		if in.Disabled != nil && *in.Disabled {
+			return hooks.Conflict(MsgDisableSelf)
+		}
+	}
+	if in.Role != nil {
+		user.Set("role", *in.Role)
+	}
+	if in.Name != nil {
+		user.Set("name", *in.Name)
+	}
+	if in.Disabled != nil {
+		user.Set("disabled", *in.Disabled)
+	}
+	// The users record hook (modules/auth) revokes the sessions of a user
+	// being disabled, in the same transaction as the save.
+	if err := e.App.Save(user); err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, map[string]any{"user": userJSON(user)})
+}
+
+// listCamellos answers {camellos, page, perPage, total} with every field,
+// newest first; status filters exactly, q is matched accent- and
+// case-insensitively against the camello's folded search text.
+func listCamellos(e *core.RequestEvent) error {
+	page, err := hooks.Paging(e)
+	if err != nil {
+		return err
+	}
+	q := e.Request.URL.Query()
+	where := []dbx.Expression{}
+	if status := q.Get("status"); status != "" {
+		switch status {
+		case camellos.StatusPending, camellos.StatusActive, camellos.StatusRejected, camellos.StatusSuspended:
+			where = append(where, dbx.HashExp{"status": status})
+		default:
+			return hooks.FieldError("status", msgCamelloStatus)
+		}
+	}
+	if m := camellos.MatchText(q.Get("q")); m != nil {
+		where = append(where, m)
+	}
+	cond := allOf(where)
+	var total int64
+	if err := e.App.RecordQuery(camellosTableName).Select("COUNT(*)").AndWhere(cond).Row(&total); err != nil {
+		return err
+	}
+	var recs []*core.Record
+	err = e.App.RecordQuery(camellosTableName).AndWhere(cond).
+		OrderBy("created DESC", "id DESC").Limit(int64(page.PerPage)).Offset(page.Offset()).All(&recs)
+	if err != nil {
+		return err
+	}
+	list, err := camellos.JSON(e.App, recs, true)
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, page.Answer("camellos", list, total))
+}
+
+// allOf joins conditions with AND; no condition matches everything.
+func allOf(exps []dbx.Expression) dbx.Expression {
+	if len(exps) == 0 {
+		return dbx.NewExp("1=1")
+	}
+	return dbx.And(exps...)
+}

@@ -1,9 +1,35 @@
 // Package agenda is the agenda area: weekly availability, free slots and appointments.
 package agenda
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/hooks"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// MsgOnlyCamellos answers a non-camello on the availability routes.
+const MsgOnlyCamellos = "Solo los camellos tienen agenda"
 
 // Register binds the agenda area's record hooks and routes.
 func Register(app core.App) {
-	_ = app
+	bindHooks(app)
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		api := hooks.API(se)
+		signedIn := hooks.RequireSession(hooks.MsgUnauthorized)
+		camelloOnly := hooks.RequireRole(hooks.MsgUnauthorized, MsgOnlyCamellos, hooks.RoleCamello)
+
+		// The signed-in camello's weekly availability.
+		api.GET("/agenda/availability", availabilityGet).Bind(camelloOnly)
+		// The signed-in camello replaces its weekly availability.
+		api.PUT("/agenda/availability", availabilityPut).Bind(camelloOnly)
+		// Free 60-minute slots of an ACTIVO camello, for any signed-in user (endpoint 8).
+		api.GET("/camellos/{id}/slots", slotsList).Bind(signedIn)
+		// The job's client books one free slot of its camello.
+		api.POST("/jobs/{id}/appointments", appointmentBook).Bind(signedIn)
+		// The signed-in user's appointments, as client or as camello.
+		api.GET("/agenda/appointments", appointmentsMine).Bind(signedIn)
+		// Its client, its camello or an admin cancels an appointment.
+		api.POST("/appointments/{id}/cancel", appointmentCancel).Bind(signedIn)
+		return se.Next()
+	})
 }

@@ -1,9 +1,46 @@
 // Package catalog is the catalog area: categories and services, public and admin.
 package catalog
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/hooks"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Collections of the catalog.
+const (
+	Categories = "categories"
+	Services   = "services"
+)
 
 // Register binds the catalog area's record hooks and routes.
 func Register(app core.App) {
-	_ = app
+	bindHooks(app)
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		g := hooks.API(se)
+		// GET /api/categories: every category, by sortOrder then name, with _count.services.
+		g.GET("/categories", publicCategories)
+		// GET /api/services?category=: every service, optionally of one category.
+		g.GET("/services", publicServices)
+
+		admin := g.Group("/admin")
+		admin.Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
+		// GET /api/admin/categories: paginated categories (q on the name).
+		admin.GET("/categories", adminListCategories)
+		// POST /api/admin/categories: create a category (endpoint 3).
+		admin.POST("/categories", createCategory)
+		// PATCH /api/admin/categories/{id}: change a category.
+		admin.PATCH("/categories/{id}", updateCategory)
+		// DELETE /api/admin/categories/{id}: delete a category without services.
+		admin.DELETE("/categories/{id}", deleteCategory)
+		// GET /api/admin/services: paginated services (category, q).
+		admin.GET("/services", adminListServices)
+		// POST /api/admin/services: create a service.
+		admin.POST("/services", createService)
+		// PATCH /api/admin/services/{id}: change a service.
+		admin.PATCH("/services/{id}", updateService)
+		// DELETE /api/admin/services/{id}: delete a service no job uses.
+		admin.DELETE("/services/{id}", deleteService)
+		return se.Next()
+	})
 }

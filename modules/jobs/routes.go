@@ -1,9 +1,42 @@
 // Package jobs is the jobs area: the job state machine, assignment, cancellation, reviews and reminders.
 package jobs
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/hooks"
 
-// Register binds the jobs area's record hooks and routes.
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Register binds the jobs area's record hooks, the reminder schedule and routes.
 func Register(app core.App) {
-	_ = app
+	bindHooks(app)
+	scheduleReminders(app)
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		api := hooks.API(se)
+		signedIn := hooks.RequireSession(hooks.MsgUnauthorized)
+
+		// A client posts a job (open, or requested from a camello's profile).
+		api.POST("/jobs", jobCreate).Bind(hooks.RequireRole(hooks.MsgUnauthorized, MsgOnlyClients, hooks.RoleClient))
+		// The signed-in user's jobs, as client or as provider.
+		api.GET("/jobs", jobsMine).Bind(signedIn)
+		// One job, for its client, its provider or an admin.
+		api.GET("/jobs/{id}", jobView).Bind(signedIn)
+		// The requested camello accepts a direct request: PENDIENTE → ASIGNADO.
+		api.POST("/jobs/{id}/accept", jobAccept).Bind(signedIn)
+		// Its camello starts the work: ASIGNADO → EN_PROGRESO.
+		api.POST("/jobs/{id}/start", jobStart).Bind(signedIn)
+		// Its camello finishes the work: EN_PROGRESO → COMPLETADO.
+		api.POST("/jobs/{id}/complete", jobComplete).Bind(signedIn)
+		// Its client, its camello or an admin cancels the job (endpoint 6).
+		api.POST("/jobs/{id}/cancel", jobCancel).Bind(signedIn)
+		// Its client rates a completed job, once.
+		api.POST("/jobs/{id}/review", jobReview).Bind(signedIn)
+		// Admins list every job, optionally by status.
+		api.GET("/admin/jobs", adminJobs).Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
+		// Admins assign an ACTIVO camello to a free pending job (endpoint 4).
+		api.POST("/admin/jobs/{id}/assign", jobAssign).Bind(hooks.RequireAdmin(hooks.MsgUnauthorized))
+		// The external scheduler sends the due appointment reminders (endpoint 5).
+		api.POST("/cron/appointment-reminders", remindersCron)
+		return se.Next()
+	})
 }

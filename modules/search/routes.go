@@ -1,9 +1,85 @@
 // Package search interprets natural-language searches.
 package search
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Location is the app's time zone for relative dates (APP_TIMEZONE,
+// default America/Bogota).
+func Location() *time.Location {
+	if tz := os.Getenv("APP_TIMEZONE"); tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return loc
+		}
+	}
+	if loc, err := time.LoadLocation("America/Bogota"); err == nil {
+		return loc
+	}
+	return time.FixedZone("America/Bogota", -5*3600)
+}
 
 // Register binds the search area's record hooks and routes.
 func Register(app core.App) {
-	_ = app
+	cache := &vocabularyCache{}
+	// The vocabulary is learned from the data: any change of a category,
+	// service or camello forgets it.
+	forget := func(e *core.RecordEvent) error {
+		cache.invalidate()
+		return e.Next()
+	}
+	for _, col := range []string{"categories", "services", "camellos"} {
+		app.OnRecordAfterCreateSuccess(col).BindFunc(forget)
+		app.OnRecordAfterUpdateSuccess(col).BindFunc(forget)
+		app.OnRecordAfterDeleteSuccess(col).BindFunc(forget)
+	}
+	h := &interpreter{cache: cache, now: time.Now, loc: Location()}
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		g := hooks.API(se)
+		// POST /api/search/interpret: what a Spanish free-text search means (public).
+		g.POST("/search/interpret", h.interpret)
+		return se.Next()
+	})
+}
+
+// interpreter answers POST /api/search/interpret with an injectable clock.
+type interpreter struct {
+	cache *vocabularyCache
+	now   func() time.Time
+	loc   *time.Location
+}
+
+type interpretInput struct {
+	Query *string `json:"query"`
+}
+
+// interpret answers 200 {interpretation}; query 1–300 characters.
+func (h *interpreter) interpret(e *core.RequestEvent) error {
+	var in interpretInput
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	v := hooks.NewValidation()
+	query := ""
+	if in.Query == nil {
+		v.Add("query", "Es obligatorio")
+	} else {
+		query = strings.TrimSpace(*in.Query)
+		hooks.CheckLength(v, "query", query, 1, 300)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	vocab, err := h.cache.get(e.App)
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, map[string]any{"interpretation": Interpret(query, vocab, h.now(), h.loc)})
 }

@@ -1,0 +1,222 @@
+package agenda
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Collections of the agenda and their limits.
+const (
+	AvailabilityCollection = "availability"
+	AppointmentsCollection = "appointments"
+
+	DateLayout      = "2006-01-02"
+	DefaultTimezone = "America/Bogota"
+	MaxRanges       = 70
+	MaxBlockedDates = 366
+)
+
+// WeeklyRange is a range as stored and answered: {weekday, start, end}.
+type WeeklyRange struct {
+	Weekday int    `json:"weekday"`
+	Start   string `json:"start"`
+	End     string `json:"end"`
+}
+
+// Schedule is a camello's availability, parsed.
+type Schedule struct {
+	Timezone string
+	Location *time.Location
+	Weekly   []WeeklyRange
+	Ranges   []Range
+	Blocked  []string
+}
+
+// LoadZone loads an IANA zone name; "", "Local" and unknown names fail.
+func LoadZone(name string) (*time.Location, bool) {
+	if name == "" || name == "Local" || len(name) > 64 {
+		return nil, false
+	}
+	loc, err := time.LoadLocation(name)
+	return loc, err == nil
+}
+
+// DefaultZone is the zone of a camello without saved availability: its
+// profile's timezone, else APP_TIMEZONE, else America/Bogota.
+func DefaultZone(camello *core.Record) string {
+	for _, name := range []string{camello.GetString("timezone"), os.Getenv("APP_TIMEZONE")} {
+		if _, ok := LoadZone(name); ok {
+			return name
+		}
+	}
+	return DefaultTimezone
+}
+
+// ParseClock reads "HH:MM" as minutes after midnight; "24:00" only when
+// allowEnd (the end of a range).
+func ParseClock(s string, allowEnd bool) (int, bool) {
+	if len(s) != 5 || s[2] != ':' {
+		return 0, false
+	}
+	h, err1 := strconv.Atoi(s[:2])
+	m, err2 := strconv.Atoi(s[3:])
+	if err1 != nil || err2 != nil || h < 0 || m < 0 || m > 59 {
+		return 0, false
+	}
+	if h == 24 && m == 0 && allowEnd {
+		return DayMinutes, true
+	}
+	if h > 23 {
+		return 0, false
+	}
+	return h*60 + m, true
+}
+
+// CheckSchedule validates a timezone, weekly ranges and blocked dates,
+// adding Spanish field errors to v ("timezone", "weekly.N.start", ...), and
+// returns the normalised schedule (ranges sorted, dates sorted and unique).
+// The PUT route and the availability record hook share it.
+func CheckSchedule(v *hooks.Validation, tz string, weekly []WeeklyRange, blocked []string) Schedule {
+	s := Schedule{Timezone: tz, Weekly: []WeeklyRange{}, Ranges: []Range{}, Blocked: []string{}}
+	if loc, ok := LoadZone(tz); ok {
+		s.Location = loc
+	} else {
+		v.Add("timezone", "Zona horaria IANA inválida (por ejemplo America/Bogota)")
+	}
+	if len(weekly) > MaxRanges {
+		v.Add("weekly", fmt.Sprintf("Como máximo %d rangos", MaxRanges))
+		return s
+	}
+	type indexed struct {
+		Range
+		i int
+	}
+	ok := []indexed{}
+	for i, w := range weekly {
+		field := fmt.Sprintf("weekly.%d", i)
+		bad := false
+		if w.Weekday < 0 || w.Weekday > 6 {
+			v.Add(field+".weekday", "Debe ser un día de 0 (domingo) a 6 (sábado)")
+			bad = true
+		}
+		start, okS := ParseClock(w.Start, false)
+		if !okS {
+			v.Add(field+".start", "Hora inválida: usa HH:MM entre 00:00 y 23:59")
+			bad = true
+		}
+		end, okE := ParseClock(w.End, true)
+		if !okE {
+			v.Add(field+".end", "Hora inválida: usa HH:MM entre 00:00 y 24:00")
+			bad = true
+		}
+		if okS && okE && end <= start {
+			v.Add(field+".end", "La hora de fin debe ser posterior a la de inicio (usa 24:00 para medianoche)")
+			bad = true
+		}
+		if !bad {
+			ok = append(ok, indexed{Range{w.Weekday, start, end}, i})
+		}
+	}
+	sort.SliceStable(ok, func(a, b int) bool {
+		if ok[a].Weekday != ok[b].Weekday {
+			return ok[a].Weekday < ok[b].Weekday
+		}
+		return ok[a].Start < ok[b].Start
+	})
+	for k, r := range ok {
+		if k > 0 && ok[k-1].Weekday == r.Weekday && r.Start < ok[k-1].End {
+			v.Add(fmt.Sprintf("weekly.%d", r.i), fmt.Sprintf("Se cruza con otro rango del mismo día (weekly.%d)", ok[k-1].i))
+			continue
+		}
+		s.Ranges = append(s.Ranges, r.Range)
+		s.Weekly = append(s.Weekly, weeklyOf(r.Range))
+	}
+	if len(blocked) > MaxBlockedDates {
+		v.Add("blockedDates", fmt.Sprintf("Como máximo %d fechas", MaxBlockedDates))
+		return s
+	}
+	seen := map[string]bool{}
+	for i, d := range blocked {
+		if t, err := time.Parse(DateLayout, d); err != nil || t.Format(DateLayout) != d {
+			v.Add(fmt.Sprintf("blockedDates.%d", i), "Fecha inválida: usa AAAA-MM-DD")
+			continue
+		}
+		if !seen[d] {
+			seen[d] = true
+			s.Blocked = append(s.Blocked, d)
+		}
+	}
+	sort.Strings(s.Blocked)
+	return s
+}
+
+func clock(m int) string { return fmt.Sprintf("%02d:%02d", m/60, m%60) }
+
+func weeklyOf(r Range) WeeklyRange {
+	return WeeklyRange{Weekday: r.Weekday, Start: clock(r.Start), End: clock(r.End)}
+}
+
+// decodeJSONField reads a JSON field of a record into dst.
+func decodeJSONField(rec *core.Record, field string, dst any) error {
+	raw, err := json.Marshal(rec.Get(field))
+	if err != nil {
+		return err
+	}
+	if s := strings.TrimSpace(string(raw)); s == "null" || s == `""` {
+		return nil
+	}
+	return json.Unmarshal(raw, dst)
+}
+
+// findAvailability returns the camello's availability record, or nil.
+func findAvailability(app core.App, camelloID string) *core.Record {
+	rec, err := app.FindFirstRecordByData(AvailabilityCollection, "camello", camelloID)
+	if err != nil {
+		return nil
+	}
+	return rec
+}
+
+// LoadSchedule returns the camello's saved schedule, or an empty one in its
+// default zone.
+func LoadSchedule(app core.App, camello *core.Record) Schedule {
+	rec := findAvailability(app, camello.Id)
+	if rec == nil {
+		tz := DefaultZone(camello)
+		loc, _ := LoadZone(tz)
+		return Schedule{Timezone: tz, Location: loc, Weekly: []WeeklyRange{}, Ranges: []Range{}, Blocked: []string{}}
+	}
+	return scheduleOf(rec)
+}
+
+// scheduleOf parses an availability record; whatever does not validate is
+// left out (the record hook keeps stored data valid).
+func scheduleOf(rec *core.Record) Schedule {
+	var weekly []WeeklyRange
+	var blocked []string
+	_ = decodeJSONField(rec, "weekly", &weekly)
+	_ = decodeJSONField(rec, "blockedDates", &blocked)
+	s := CheckSchedule(hooks.NewValidation(), rec.GetString("timezone"), weekly, blocked)
+	if s.Location == nil {
+		s.Location, _ = LoadZone(DefaultTimezone)
+	}
+	return s
+}
+
+// BlockedSet returns the schedule's blocked dates as a set.
+func (s Schedule) BlockedSet() map[string]bool {
+	m := make(map[string]bool, len(s.Blocked))
+	for _, d := range s.Blocked {
+		m[d] = true
+	}
+	return m
+}

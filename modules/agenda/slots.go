@@ -1,0 +1,140 @@
+package agenda
+
+import (
+	"sort"
+	"time"
+)
+
+// SlotLength is the length of every slot and appointment.
+const SlotLength = 60 * time.Minute
+
+// DayMinutes is the end of a day ("24:00") in minutes after midnight.
+const DayMinutes = 24 * 60
+
+// Range is one weekly availability range: on Weekday (0 = Sunday) from
+// Start to End, in minutes after local midnight (0 ≤ Start < End ≤ 1440;
+// End 1440 is "24:00"). A range never crosses midnight: availability that
+// does is two ranges, e.g. Mon 22:00–24:00 and Tue 00:00–02:00.
+type Range struct {
+	Weekday int
+	Start   int
+	End     int
+}
+
+// Interval is a span of absolute time [Start, End).
+type Interval struct {
+	Start time.Time
+	End   time.Time
+}
+
+// Overlaps reports whether two intervals share some time.
+func (i Interval) Overlaps(o Interval) bool {
+	return i.Start.Before(o.End) && o.Start.Before(i.End)
+}
+
+// SlotQuery is everything FreeSlots needs; it reads no clock and no database.
+type SlotQuery struct {
+	Location *time.Location  // the camello's IANA zone (nil = UTC)
+	Weekly   []Range         // weekly availability in that zone
+	Blocked  map[string]bool // blocked local dates, "2006-01-02"
+	Busy     []Interval      // PROGRAMADA appointments
+	From, To time.Time       // the window asked for
+	Now      time.Time       // slots starting before it are past
+}
+
+// FreeSlots lists the free 60-minute slots of a weekly schedule within
+// [From, To], sorted and in UTC. Slots are laid back to back from the start
+// of each range, in the range's local date and zone, measured in real time:
+// on a day whose clocks jump forward a range holds fewer slots, on one
+// whose clocks fall back it holds more (see WallTime for wall times that do
+// not exist or exist twice). A slot is kept when it fits wholly inside its
+// range and inside [From, To], starts no earlier than Now, is not on a
+// blocked date and overlaps no busy interval.
+func FreeSlots(q SlotQuery) []Interval {
+	out := []Interval{}
+	loc := q.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	if !q.To.After(q.From) {
+		return out
+	}
+	earliest := q.From
+	if q.Now.After(earliest) {
+		earliest = q.Now
+	}
+	var byDay [7][]Range
+	for _, r := range q.Weekly {
+		if r.Weekday >= 0 && r.Weekday < 7 && r.Start >= 0 && r.End <= DayMinutes && r.Start < r.End {
+			byDay[r.Weekday] = append(byDay[r.Weekday], r)
+		}
+	}
+	// Local calendar dates that can hold a slot of the window: a range of
+	// date D lies within [D 00:00, D+1 00:00] local time.
+	fy, fm, fd := q.From.In(loc).Date()
+	ty, tm, td := q.To.In(loc).Date()
+	first := time.Date(fy, fm, fd-1, 0, 0, 0, 0, time.UTC)
+	last := time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC)
+	for day := first; !day.After(last); day = day.AddDate(0, 0, 1) {
+		if q.Blocked[day.Format(DateLayout)] {
+			continue
+		}
+		y, m, d := day.Date()
+		for _, r := range byDay[day.Weekday()] {
+			rangeEnd := WallTime(y, m, d, r.End, loc)
+			for t := WallTime(y, m, d, r.Start, loc); !t.Add(SlotLength).After(rangeEnd); t = t.Add(SlotLength) {
+				s := Interval{Start: t.UTC(), End: t.Add(SlotLength).UTC()}
+				if s.End.After(q.To) {
+					break
+				}
+				if s.Start.Before(earliest) || busy(s, q.Busy) {
+					continue
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	// Stored ranges never overlap; keep each start once all the same, so
+	// ranges saved around the hook (raw SQL) cannot double a slot.
+	uniq := out[:0]
+	for i, s := range out {
+		if i == 0 || !s.Start.Equal(uniq[len(uniq)-1].Start) {
+			uniq = append(uniq, s)
+		}
+	}
+	return uniq
+}
+
+func busy(s Interval, list []Interval) bool {
+	for _, b := range list {
+		if s.Overlaps(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// WallTime is the instant at which the wall clock of loc reads the given
+// date plus minutes after midnight (minutes may reach 1440, the next
+// midnight). Like JavaScript's Temporal "compatible" rule, a wall time
+// that happens twice (clocks falling back) is its earlier instant, and one
+// that never happens (clocks jumping forward) is moved forward by the
+// length of the jump (02:30 on a 02:00→03:00 day is 03:30).
+func WallTime(y int, m time.Month, d, minutes int, loc *time.Location) time.Time {
+	naive := time.Date(y, m, d, 0, minutes, 0, 0, time.UTC)
+	_, before := naive.Add(-24 * time.Hour).In(loc).Zone()
+	_, after := naive.Add(24 * time.Hour).In(loc).Zone()
+	var best time.Time
+	found := false
+	for _, off := range []int{before, after} {
+		t := naive.Add(-time.Duration(off) * time.Second)
+		if _, o := t.In(loc).Zone(); o == off && (!found || t.Before(best)) {
+			best, found = t, true
+		}
+	}
+	if !found {
+		best = naive.Add(-time.Duration(before) * time.Second)
+	}
+	return best.UTC()
+}

@@ -1,0 +1,124 @@
+package agenda
+
+import (
+	"net/http"
+	"time"
+
+	"camellos/hooks"
+	"camellos/modules/camellos"
+	"camellos/modules/jobs"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Window limits of the slots listing (endpoint 8).
+const (
+	DefaultWindow = 7 * 24 * time.Hour
+	MaxWindow     = 31 * 24 * time.Hour
+)
+
+// slotJSON is a slot as answered: UTC ISO 8601.
+type slotJSON struct {
+	Start string `json:"start"`
+	End   string `json:"end"`
+}
+
+// readWindow reads ?from&to (ISO 8601 with zone): default now → from+7
+// days; to must be after from and at most 31 days later.
+func readWindow(e *core.RequestEvent, now time.Time, def, max time.Duration) (time.Time, time.Time, error) {
+	v := hooks.NewValidation()
+	q := e.Request.URL.Query()
+	from, to := now, time.Time{}
+	if s := q.Get("from"); s != "" {
+		t, ok := hooks.ParseTime(s)
+		if !ok {
+			v.Add("from", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-22T14:00:00Z")
+		}
+		from = t
+	}
+	if s := q.Get("to"); s != "" {
+		t, ok := hooks.ParseTime(s)
+		if !ok {
+			v.Add("to", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-29T14:00:00Z")
+		}
+		to = t
+	} else {
+		to = from.Add(def)
+	}
+	if v.OK() {
+		switch {
+		case !to.After(from):
+			v.Add("to", "Debe ser posterior a from")
+		case max > 0 && to.Sub(from) > max:
+			v.Add("to", "El rango no puede superar 31 días")
+		}
+	}
+	return from, to, v.Err()
+}
+
+// busyIntervals loads the camello's PROGRAMADA appointments overlapping
+// [from, to).
+func busyIntervals(app core.App, camelloID string, from, to time.Time) ([]Interval, error) {
+	var rows []struct {
+		Start string `db:"start"`
+		End   string `db:"end"`
+	}
+	err := app.DB().Select("start", "end").From(AppointmentsCollection).
+		Where(dbx.HashExp{"camello": camelloID, "status": jobs.AppointmentScheduled}).
+		AndWhere(dbx.NewExp("start < {:to} AND end > {:from}",
+			dbx.Params{"from": jobs.DBTimeOf(from), "to": jobs.DBTimeOf(to)})).
+		All(&rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Interval, 0, len(rows))
+	for _, r := range rows {
+		s, err1 := time.Parse(jobs.DBTime, r.Start)
+		en, err2 := time.Parse(jobs.DBTime, r.End)
+		if err1 == nil && err2 == nil {
+			out = append(out, Interval{Start: s, End: en})
+		}
+	}
+	return out, nil
+}
+
+// FreeSlotsOf lists the free slots of a camello within [from, to] at now,
+// reading its schedule and appointments with app.
+func FreeSlotsOf(app core.App, camello *core.Record, from, to, now time.Time) ([]Interval, error) {
+	s := LoadSchedule(app, camello)
+	busy, err := busyIntervals(app, camello.Id, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return FreeSlots(SlotQuery{
+		Location: s.Location, Weekly: s.Ranges, Blocked: s.BlockedSet(), Busy: busy,
+		From: from, To: to, Now: now,
+	}), nil
+}
+
+// slotsList handles GET /api/camellos/{id}/slots?from&to (endpoint 8).
+func slotsList(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	camello, err := e.App.FindRecordById(camellos.Collection, id)
+	if err != nil || camello.GetString("status") != camellos.StatusActive {
+		return hooks.NotFound(jobs.MsgCamelloNotFound)
+	}
+	now := jobs.Now(e.App)
+	from, to, err := readWindow(e, now, DefaultWindow, MaxWindow)
+	if err != nil {
+		return err
+	}
+	slots, err := FreeSlotsOf(e.App, camello, from, to, now)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	out := make([]slotJSON, 0, len(slots))
+	for _, s := range slots {
+		out = append(out, slotJSON{Start: hooks.ISO(s.Start), End: hooks.ISO(s.End)})
+	}
+	return e.JSON(http.StatusOK, map[string]any{"slots": out})
+}

@@ -1,0 +1,260 @@
+package catalog
+
+import (
+	"math"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+var (
+	categoryIDPattern = regexp.MustCompile(`^[a-z0-9_-]{3,50}$`)
+	colorPattern      = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
+)
+
+// categoryInput is the body of POST and PATCH /api/admin/categories.
+type categoryInput struct {
+	ID          *string `json:"id"`
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+	Color       *string `json:"color"`
+	Icon        *string `json:"icon"`
+	SortOrder   *int64  `json:"sortOrder"`
+}
+
+// validate checks the bounds of the fields present; on create the name is
+// required and an id may be chosen.
+func (in *categoryInput) validate(create bool) error {
+	v := hooks.NewValidation()
+	if in.ID != nil {
+		if !create {
+			v.Add("id", "No se puede cambiar")
+		} else if !categoryIDPattern.MatchString(*in.ID) {
+			v.Add("id", "Debe tener de 3 a 50 caracteres entre a-z, 0-9, _ y -")
+		}
+	}
+	if in.Name != nil {
+		*in.Name = strings.TrimSpace(*in.Name)
+		hooks.CheckLength(v, "name", *in.Name, 2, 80)
+	} else if create {
+		v.Add("name", "Es obligatorio")
+	}
+	if in.Description != nil {
+		hooks.CheckLength(v, "description", *in.Description, 0, 500)
+	}
+	if in.Color != nil && *in.Color != "" && !colorPattern.MatchString(*in.Color) {
+		v.Add("color", "Debe ser un color #RRGGBB")
+	}
+	if in.Icon != nil {
+		hooks.CheckLength(v, "icon", *in.Icon, 0, 50)
+	}
+	if in.SortOrder != nil && (*in.SortOrder < 0 || *in.SortOrder > math.MaxInt32) {
+		v.Add("sortOrder", "Debe ser un número entero mayor o igual a 0")
+	}
+	return v.Err()
+}
+
+func (in *categoryInput) apply(rec *core.Record) {
+	if in.ID != nil {
+		rec.Id = *in.ID
+	}
+	if in.Name != nil {
+		rec.Set("name", *in.Name)
+	}
+	if in.Description != nil {
+		rec.Set("description", *in.Description)
+	}
+	if in.Color != nil {
+		rec.Set("color", *in.Color)
+	}
+	if in.Icon != nil {
+		rec.Set("icon", *in.Icon)
+	}
+	if in.SortOrder != nil {
+		rec.Set("sortOrder", *in.SortOrder)
+	}
+}
+
+// Category is the interface's Category object.
+type Category struct {
+	ID          string        `db:"id" json:"id"`
+	Name        string        `db:"name" json:"name"`
+	Description string        `db:"description" json:"description"`
+	Color       string        `db:"color" json:"color"`
+	Icon        string        `db:"icon" json:"icon"`
+	SortOrder   int           `db:"sortOrder" json:"sortOrder"`
+	Count       categoryCount `db:"-" json:"_count"`
+	Services    int           `db:"services" json:"-"`
+	Created     string        `db:"created" json:"-"`
+	Updated     string        `db:"updated" json:"-"`
+	CreatedAt   string        `db:"-" json:"createdAt"`
+	UpdatedAt   string        `db:"-" json:"updatedAt"`
+}
+
+type categoryCount struct {
+	Services int `json:"services"`
+}
+
+// categoryQuery selects categories with their number of services, in one query.
+func categoryQuery(app core.App) *dbx.SelectQuery {
+	return app.DB().Select("c.id", "c.name", "c.description", "c.color", "c.icon", "c.sortOrder",
+		"c.created", "c.updated", "(SELECT COUNT(*) FROM services s WHERE s.category = c.id) AS services").
+		From(Categories+" c").OrderBy("c.sortOrder ASC", "c.name ASC")
+}
+
+func finishCategories(rows []Category) []Category {
+	if rows == nil {
+		rows = []Category{}
+	}
+	for i := range rows {
+		rows[i].Count.Services = rows[i].Services
+		rows[i].CreatedAt = isoText(rows[i].Created)
+		rows[i].UpdatedAt = isoText(rows[i].Updated)
+	}
+	return rows
+}
+
+// isoText turns a stored PocketBase date into our ISO format.
+func isoText(s string) string {
+	dt, err := types.ParseDateTime(s)
+	if err != nil || dt.IsZero() {
+		return ""
+	}
+	return hooks.ISO(dt.Time())
+}
+
+// loadCategory renders one category by id (sql.ErrNoRows when unknown).
+func loadCategory(app core.App, id string) (Category, error) {
+	var rows []Category
+	err := categoryQuery(app).Where(dbx.HashExp{"c.id": id}).All(&rows)
+	if err == nil && len(rows) == 0 {
+		return Category{}, hooks.NotFound(MsgCategoryNotFound)
+	}
+	if err != nil {
+		return Category{}, err
+	}
+	return finishCategories(rows)[0], nil
+}
+
+// MsgCategoryNotFound is the 404 of an unknown category.
+const MsgCategoryNotFound = "Categoría no encontrada"
+
+// publicCategories answers every category, by sortOrder then name.
+func publicCategories(e *core.RequestEvent) error {
+	var rows []Category
+	if err := categoryQuery(e.App).All(&rows); err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, map[string]any{"categories": finishCategories(rows)})
+}
+
+// adminListCategories answers a page of categories, optionally filtered by q.
+func adminListCategories(e *core.RequestEvent) error {
+	page, err := hooks.Paging(e)
+	if err != nil {
+		return err
+	}
+	var where dbx.Expression = dbx.NewExp("1=1")
+	if q := hooks.Fold(e.Request.URL.Query().Get("q")); q != "" {
+		where = dbx.NewExp(`c.nameKey LIKE {:q} ESCAPE '\'`, dbx.Params{"q": hooks.LikePattern(q)})
+	}
+	var total int64
+	if err := e.App.DB().Select("COUNT(*)").From(Categories + " c").Where(where).Row(&total); err != nil {
+		return err
+	}
+	var rows []Category
+	if err := categoryQuery(e.App).Where(where).Limit(int64(page.PerPage)).Offset(page.Offset()).All(&rows); err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, page.Answer("categories", finishCategories(rows), total))
+}
+
+// saveOrConflict saves a record, answering a "taken" hook error as 409.
+func saveOrConflict(app core.App, rec *core.Record) error {
+	if err := app.Save(rec); err != nil {
+		if msg, ok := takenMessage(err); ok {
+			return hooks.Conflict(msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// createCategory is endpoint 3: 201 {category}.
+func createCategory(e *core.RequestEvent) error {
+	var in categoryInput
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	if err := in.validate(true); err != nil {
+		return err
+	}
+	col, err := e.App.FindCachedCollectionByNameOrId(Categories)
+	if err != nil {
+		return err
+	}
+	rec := core.NewRecord(col)
+	rec.Set("sortOrder", 0)
+	in.apply(rec)
+	if err := saveOrConflict(e.App, rec); err != nil {
+		return err
+	}
+	cat, err := loadCategory(e.App, rec.Id)
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusCreated, map[string]any{"category": cat})
+}
+
+// updateCategory changes the fields given: 200 {category}.
+func updateCategory(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	var in categoryInput
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	if in.ID != nil && *in.ID == id {
+		in.ID = nil
+	}
+	if err := in.validate(false); err != nil {
+		return err
+	}
+	rec, err := e.App.FindRecordById(Categories, id)
+	if err != nil {
+		return hooks.NotFound(MsgCategoryNotFound)
+	}
+	in.apply(rec)
+	if err := saveOrConflict(e.App, rec); err != nil {
+		return err
+	}
+	cat, err := loadCategory(e.App, rec.Id)
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, map[string]any{"category": cat})
+}
+
+// deleteCategory deletes a category without services: 204.
+func deleteCategory(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	rec, err := e.App.FindRecordById(Categories, id)
+	if err != nil {
+		return hooks.NotFound(MsgCategoryNotFound)
+	}
+	if err := e.App.Delete(rec); err != nil {
+		return err
+	}
+	return e.NoContent(http.StatusNoContent)
+}

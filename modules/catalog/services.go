@@ -1,0 +1,256 @@
+package catalog
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// MsgServiceNotFound is the 404 of an unknown service.
+const MsgServiceNotFound = "Servicio no encontrado"
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+
+// serviceInput is the body of POST and PATCH /api/admin/services.
+type serviceInput struct {
+	Name        *string `json:"name"`
+	Slug        *string `json:"slug"`
+	CategoryID  *string `json:"categoryId"`
+	Description *string `json:"description"`
+}
+
+func (in *serviceInput) validate(app core.App, create bool) error {
+	v := hooks.NewValidation()
+	if in.Name != nil {
+		*in.Name = strings.TrimSpace(*in.Name)
+		hooks.CheckLength(v, "name", *in.Name, 2, 120)
+	} else if create {
+		v.Add("name", "Es obligatorio")
+	}
+	if in.Slug != nil && *in.Slug != "" {
+		if hooks.Chars(*in.Slug) > 140 || !slugPattern.MatchString(*in.Slug) {
+			v.Add("slug", "Debe tener como máximo 140 caracteres a-z, 0-9 separados por guiones")
+		}
+	}
+	switch {
+	case in.CategoryID == nil || *in.CategoryID == "":
+		if create || in.CategoryID != nil {
+			v.Add("categoryId", "Es obligatorio")
+		}
+	case !hooks.ValidID(*in.CategoryID):
+		v.Add("categoryId", "Identificador inválido")
+	default:
+		if n, err := countWhere(app, Categories, dbx.HashExp{"id": *in.CategoryID}); err != nil {
+			return err
+		} else if n == 0 {
+			v.Add("categoryId", "La categoría no existe")
+		}
+	}
+	if in.Description != nil {
+		hooks.CheckLength(v, "description", *in.Description, 0, 2000)
+	}
+	return v.Err()
+}
+
+func (in *serviceInput) apply(rec *core.Record) {
+	if in.Name != nil {
+		rec.Set("name", *in.Name)
+	}
+	if in.Slug != nil {
+		rec.Set("slug", *in.Slug) // "" derives it again from the name
+	}
+	if in.CategoryID != nil {
+		rec.Set("category", *in.CategoryID)
+	}
+	if in.Description != nil {
+		rec.Set("description", *in.Description)
+	}
+}
+
+// Service is the JSON shape of a service with its category.
+type Service struct {
+	ID           string          `db:"id" json:"id"`
+	Name         string          `db:"name" json:"name"`
+	Slug         string          `db:"slug" json:"slug"`
+	Description  string          `db:"description" json:"description"`
+	CategoryID   string          `db:"category" json:"categoryId"`
+	CategoryName string          `db:"categoryName" json:"-"`
+	Category     serviceCategory `db:"-" json:"category"`
+	Created      string          `db:"created" json:"-"`
+	Updated      string          `db:"updated" json:"-"`
+	CreatedAt    string          `db:"-" json:"createdAt"`
+	UpdatedAt    string          `db:"-" json:"updatedAt"`
+}
+
+type serviceCategory struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// serviceQuery selects services with their category's name, by name.
+func serviceQuery(app core.App) *dbx.SelectQuery {
+	return app.DB().Select("s.id", "s.name", "s.slug", "s.description", "s.category",
+		"c.name AS categoryName", "s.created", "s.updated").
+		From(Services+" s").LeftJoin(Categories+" c", dbx.NewExp("c.id = s.category")).
+		OrderBy("s.name ASC", "s.id ASC")
+}
+
+func finishServices(rows []Service) []Service {
+	if rows == nil {
+		rows = []Service{}
+	}
+	for i := range rows {
+		rows[i].Category = serviceCategory{ID: rows[i].CategoryID, Name: rows[i].CategoryName}
+		rows[i].CreatedAt = isoText(rows[i].Created)
+		rows[i].UpdatedAt = isoText(rows[i].Updated)
+	}
+	return rows
+}
+
+func loadService(app core.App, id string) (Service, error) {
+	var rows []Service
+	if err := serviceQuery(app).Where(dbx.HashExp{"s.id": id}).All(&rows); err != nil {
+		return Service{}, err
+	}
+	if len(rows) == 0 {
+		return Service{}, hooks.NotFound(MsgServiceNotFound)
+	}
+	return finishServices(rows)[0], nil
+}
+
+// serviceFilter reads ?category= (and ?q= for admins) into one expression.
+func serviceFilter(e *core.RequestEvent, withQ bool) (dbx.Expression, error) {
+	q := e.Request.URL.Query()
+	exps := []dbx.Expression{}
+	if c := q.Get("category"); c != "" {
+		if !hooks.ValidID(c) {
+			return nil, hooks.FieldError("category", "Identificador inválido")
+		}
+		exps = append(exps, dbx.HashExp{"s.category": c})
+	}
+	if s := strings.TrimSpace(q.Get("q")); withQ && s != "" {
+		exps = append(exps, dbx.NewExp(`(s.name LIKE {:q} ESCAPE '\' OR s.slug LIKE {:q} ESCAPE '\')`,
+			dbx.Params{"q": hooks.LikePattern(s)}))
+	}
+	if len(exps) == 0 {
+		return dbx.NewExp("1=1"), nil
+	}
+	return dbx.And(exps...), nil
+}
+
+// publicServices answers every service, or those of ?category=.
+func publicServices(e *core.RequestEvent) error {
+	where, err := serviceFilter(e, false)
+	if err != nil {
+		return err
+	}
+	var rows []Service
+	if err := serviceQuery(e.App).Where(where).All(&rows); err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, map[string]any{"services": finishServices(rows)})
+}
+
+// adminListServices answers a page of services (?category=, ?q=).
+func adminListServices(e *core.RequestEvent) error {
+	page, err := hooks.Paging(e)
+	if err != nil {
+		return err
+	}
+	where, err := serviceFilter(e, true)
+	if err != nil {
+		return err
+	}
+	var total int64
+	if err := e.App.DB().Select("COUNT(*)").From(Services + " s").Where(where).Row(&total); err != nil {
+		return err
+	}
+	var rows []Service
+	if err := serviceQuery(e.App).Where(where).Limit(int64(page.PerPage)).Offset(page.Offset()).All(&rows); err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, page.Answer("services", finishServices(rows), total))
+}
+
+// saveServiceRecord saves in one transaction, so the slug chosen by the
+// record hook cannot be taken between its check and the insert.
+func saveServiceRecord(app core.App, rec *core.Record) error {
+	return app.RunInTransaction(func(txApp core.App) error {
+		return saveOrConflict(txApp, rec)
+	})
+}
+
+// createService answers 201 {service}.
+func createService(e *core.RequestEvent) error {
+	var in serviceInput
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	if err := in.validate(e.App, true); err != nil {
+		return err
+	}
+	col, err := e.App.FindCachedCollectionByNameOrId(Services)
+	if err != nil {
+		return err
+	}
+	rec := core.NewRecord(col)
+	in.apply(rec)
+	if err := saveServiceRecord(e.App, rec); err != nil {
+		return err
+	}
+	svc, err := loadService(e.App, rec.Id)
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusCreated, map[string]any{"service": svc})
+}
+
+// updateService changes the fields given: 200 {service}.
+func updateService(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	var in serviceInput
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	if err := in.validate(e.App, false); err != nil {
+		return err
+	}
+	rec, err := e.App.FindRecordById(Services, id)
+	if err != nil {
+		return hooks.NotFound(MsgServiceNotFound)
+	}
+	in.apply(rec)
+	if err := saveServiceRecord(e.App, rec); err != nil {
+		return err
+	}
+	svc, err := loadService(e.App, rec.Id)
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, map[string]any{"service": svc})
+}
+
+// deleteService deletes a service no job uses (it leaves the camellos'
+// lists): 204.
+func deleteService(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	rec, err := e.App.FindRecordById(Services, id)
+	if err != nil {
+		return hooks.NotFound(MsgServiceNotFound)
+	}
+	if err := e.App.Delete(rec); err != nil {
+		return err
+	}
+	return e.NoContent(http.StatusNoContent)
+}

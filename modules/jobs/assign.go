@@ -1,0 +1,105 @@
+package jobs
+
+import (
+	"net/http"
+
+	"camellos/hooks"
+	"camellos/modules/camellos"
+	"camellos/modules/notifications"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Conflict messages of the assignment (endpoint 4).
+const (
+	MsgNotPending  = "El trabajo no está pendiente"
+	MsgHasProvider = "El trabajo ya tiene un proveedor asignado"
+)
+
+type assignInput struct {
+	CamelloID *string `json:"camelloId"`
+}
+
+// jobAssign handles POST /api/admin/jobs/{id}/assign {camelloId} (endpoint
+// 4): 400 invalid body, 404 unknown job or camello, 409 job not PENDIENTE,
+// already with a provider, or camello not ACTIVO; 200 {job} ASIGNADO.
+func jobAssign(e *core.RequestEvent) error {
+	jobID, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	var in assignInput
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	switch {
+	case in.CamelloID == nil || *in.CamelloID == "":
+		return hooks.FieldError("camelloId", "Es obligatorio")
+	case !hooks.ValidID(*in.CamelloID):
+		return hooks.FieldError("camelloId", "Identificador inválido")
+	}
+	err = Assign(e.App, jobID, *in.CamelloID)
+	if err != nil {
+		return err
+	}
+	return answerJob(e, http.StatusOK, jobID)
+}
+
+// Assign makes camelloID the provider of a free PENDIENTE job and moves it
+// to ASIGNADO with one conditional UPDATE, in a transaction that also
+// notifies the client and the camello: of many concurrent assigns exactly
+// one changes a row, the others get 409.
+func Assign(app core.App, jobID, camelloID string) error {
+	return app.RunInTransaction(func(txApp core.App) error {
+		job, err := txApp.FindRecordById(Collection, jobID)
+		if err != nil {
+			return hooks.NotFound(MsgJobNotFound)
+		}
+		camello, err := txApp.FindRecordById(camellos.Collection, camelloID)
+		if err != nil {
+			return hooks.NotFound(MsgCamelloNotFound)
+		}
+		if err := assignConflict(job, camello); err != nil {
+			return err
+		}
+		res, err := txApp.DB().NewQuery(
+			"UPDATE jobs SET provider = {:provider}, status = 'ASIGNADO', updated = {:now} " +
+				"WHERE id = {:id} AND status = 'PENDIENTE' AND provider = ''").
+			Bind(dbx.Params{"provider": camello.Id, "now": DBTimeOf(Now(txApp)), "id": job.Id}).Execute()
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			// Someone moved the job since it was read: report its new state.
+			if fresh, ferr := txApp.FindRecordById(Collection, jobID); ferr == nil {
+				if cerr := assignConflict(fresh, camello); cerr != nil {
+					return cerr
+				}
+			}
+			return hooks.Conflict(MsgNotPending)
+		}
+		job.Set("provider", camello.Id)
+		title := job.GetString("title")
+		if err := notifyJob(txApp, job.GetString("client"), job, notifications.KindJobAssigned,
+			"Tu trabajo fue asignado", camello.GetString("name")+" atenderá tu trabajo: "+title); err != nil {
+			return err
+		}
+		return notifyJob(txApp, camello.GetString("user"), job, notifications.KindJobAssigned,
+			"Te asignaron un trabajo", "Nuevo trabajo asignado: "+title)
+	})
+}
+
+// assignConflict is the 409 of an assignment the job's or the camello's
+// state forbids, or nil.
+func assignConflict(job, camello *core.Record) error {
+	switch {
+	case job.GetString("status") != StatusPending:
+		return hooks.Conflict(MsgNotPending)
+	case job.GetString("provider") != "":
+		return hooks.Conflict(MsgHasProvider)
+	case camello.GetString("status") != camellos.StatusActive:
+		return hooks.Conflict(MsgCamelloInactive)
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package jobs
+
+import (
+	"net/http"
+
+	"camellos/hooks"
+	"camellos/modules/notifications"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Conflict messages of the cancellation (endpoint 6).
+const (
+	MsgCompletedJob = "Un trabajo completado no se puede cancelar"
+	MsgAlreadyDone  = "El trabajo ya está cancelado"
+)
+
+// jobCancel handles POST /api/jobs/{id}/cancel (endpoint 6): the job's
+// client, its camello or an admin; anyone else 403 "No autorizado".
+func jobCancel(e *core.RequestEvent) error {
+	job, err := findJob(e.App, e)
+	if err != nil {
+		return err
+	}
+	user := hooks.AuthUser(e)
+	party := PartyOf(e.App, user, job)
+	if !party.Any() {
+		return hooks.Forbidden(hooks.MsgUnauthorized)
+	}
+	if err := Cancel(e.App, job.Id, user.Id); err != nil {
+		return err
+	}
+	return answerJob(e, http.StatusOK, job.Id)
+}
+
+// Cancel moves a job to CANCELADO on behalf of byUserID, cancels its future
+// PROGRAMADA appointments (freeing their slots) and notifies the other
+// party (both, when an admin cancels), all in one transaction. A COMPLETADO
+// or already CANCELADO job is a 409.
+func Cancel(app core.App, jobID, byUserID string) error {
+	return app.RunInTransaction(func(txApp core.App) error {
+		job, err := txApp.FindRecordById(Collection, jobID)
+		if err != nil {
+			return hooks.NotFound(MsgJobNotFound)
+		}
+		switch job.GetString("status") {
+		case StatusCompleted:
+			return hooks.Conflict(MsgCompletedJob)
+		case StatusCancelled:
+			return hooks.Conflict(MsgAlreadyDone)
+		}
+		job.Set("status", StatusCancelled)
+		if err := txApp.Save(job); err != nil {
+			return err
+		}
+		now := DBTimeOf(Now(txApp))
+		_, err = txApp.DB().NewQuery(
+			"UPDATE appointments SET status = 'CANCELADA', updated = {:now} " +
+				"WHERE job = {:job} AND status = 'PROGRAMADA' AND start > {:now}").
+			Bind(dbx.Params{"job": job.Id, "now": now}).Execute()
+		if err != nil {
+			return err
+		}
+		title := job.GetString("title")
+		for _, to := range []string{job.GetString("client"), ProviderUserID(txApp, job)} {
+			if to == byUserID {
+				continue
+			}
+			if err := notifyJob(txApp, to, job, notifications.KindJobCancelled,
+				"Trabajo cancelado", "Se canceló el trabajo: "+title); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,102 @@
+package jobs
+
+import (
+	"net/http"
+	"strings"
+
+	"camellos/hooks"
+	"camellos/modules/camellos"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// MsgOnlyClients answers a non-client who tries to post a job.
+const MsgOnlyClients = "Solo los clientes pueden publicar trabajos"
+
+type createJobInput struct {
+	Title        *string `json:"title"`
+	Description  *string `json:"description"`
+	ServiceID    *string `json:"serviceId"`
+	City         *string `json:"city"`
+	Neighborhood *string `json:"neighborhood"`
+	CamelloID    *string `json:"camelloId"`
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return strings.TrimSpace(*p)
+}
+
+// jobCreate handles POST /api/jobs: a CLIENTE posts a job. With camelloId
+// naming an ACTIVO camello the job is a direct request (source PERFIL,
+// provider set, still PENDIENTE until the camello accepts); otherwise it is
+// open (source EXPLORE, provider null). Unknown service or camello → 400.
+func jobCreate(e *core.RequestEvent) error {
+	var in createJobInput
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	v := hooks.NewValidation()
+	title, desc, city, hood := str(in.Title), str(in.Description), str(in.City), str(in.Neighborhood)
+	serviceID, camelloID := str(in.ServiceID), str(in.CamelloID)
+	hooks.CheckLength(v, "title", title, 3, 120)
+	hooks.CheckLength(v, "description", desc, 0, 5000)
+	hooks.CheckLength(v, "city", city, 2, 120)
+	hooks.CheckLength(v, "neighborhood", hood, 0, 120)
+	var service, camello *core.Record
+	switch {
+	case serviceID == "":
+		v.Add("serviceId", "Es obligatorio")
+	case !hooks.ValidID(serviceID):
+		v.Add("serviceId", "Identificador inválido")
+	default:
+		rec, err := e.App.FindRecordById("services", serviceID)
+		if err != nil {
+			v.Add("serviceId", "Servicio no encontrado")
+		}
+		service = rec
+	}
+	if in.CamelloID != nil && camelloID != "" {
+		rec, err := e.App.FindRecordById(camellos.Collection, camelloID)
+		if !hooks.ValidID(camelloID) || err != nil || rec.GetString("status") != camellos.StatusActive {
+			v.Add("camelloId", "Camello no encontrado o no disponible")
+		}
+		camello = rec
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	col, err := e.App.FindCachedCollectionByNameOrId(Collection)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	job := core.NewRecord(col)
+	job.Set("title", title)
+	job.Set("description", desc)
+	job.Set("status", StatusPending)
+	job.Set("source", SourceExplore)
+	job.Set("city", city)
+	job.Set("neighborhood", hood)
+	job.Set("service", service.Id)
+	job.Set("client", hooks.AuthUser(e).Id)
+	if camello != nil {
+		job.Set("source", SourceProfile)
+		job.Set("provider", camello.Id)
+	}
+	err = e.App.RunInTransaction(func(txApp core.App) error {
+		if err := txApp.Save(job); err != nil {
+			return err
+		}
+		if camello == nil {
+			return nil
+		}
+		return notifyJob(txApp, camello.GetString("user"), job, KindRequest,
+			"Nueva solicitud de trabajo", "Un cliente te pidió: "+title)
+	})
+	if err != nil {
+		return err
+	}
+	return answerJob(e, http.StatusCreated, job.Id)
+}

@@ -1,0 +1,108 @@
+package jobs
+
+import (
+	"camellos/hooks"
+	"camellos/modules/camellos"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// nextStates is the job state machine: the states each state may move to.
+// CANCELADO is reachable from every state but COMPLETADO; COMPLETADO and
+// CANCELADO are final.
+var nextStates = map[string][]string{
+	StatusPending:    {StatusAssigned, StatusCancelled},
+	StatusAssigned:   {StatusInProgress, StatusCancelled},
+	StatusInProgress: {StatusCompleted, StatusCancelled},
+}
+
+// CanMove reports whether a job may go from one state to another (staying
+// put is always allowed).
+func CanMove(from, to string) bool {
+	if from == to {
+		return true
+	}
+	for _, s := range nextStates[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// needsProvider reports whether a state requires an assigned camello.
+func needsProvider(status string) bool {
+	return status == StatusAssigned || status == StatusInProgress || status == StatusCompleted
+}
+
+// bindHooks enforces the job invariants wherever a job is saved: our
+// routes, the admin dashboard and the generic collection API.
+func bindHooks(app core.App) {
+	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
+		if err := validateJob(e.App, e.Record); err != nil {
+			return err
+		}
+		return e.Next()
+	})
+}
+
+// validateJob checks a job about to be saved against its stored original.
+func validateJob(app core.App, rec *core.Record) error {
+	status := rec.GetString("status")
+	provider := rec.GetString("provider")
+	if rec.IsNew() {
+		if status != StatusPending {
+			return hooks.FieldRuleError("status", "Un trabajo nuevo empieza en PENDIENTE")
+		}
+		if provider != "" {
+			return checkProviderActive(app, provider)
+		}
+		return nil
+	}
+	orig := Stored(app, rec)
+	from := orig.GetString("status")
+	if !CanMove(from, status) {
+		return hooks.FieldRuleError("status", "Transición no permitida: "+from+" → "+status)
+	}
+	if rec.GetString("client") != orig.GetString("client") {
+		return hooks.FieldRuleError("client", "El cliente de un trabajo no puede cambiar")
+	}
+	oldProvider := orig.GetString("provider")
+	if provider != oldProvider {
+		switch {
+		case oldProvider != "":
+			return hooks.FieldRuleError("provider", "El proveedor de un trabajo no puede cambiar")
+		case from != StatusPending:
+			return hooks.FieldRuleError("provider", "Solo se asigna un proveedor a un trabajo pendiente")
+		}
+		if err := checkProviderActive(app, provider); err != nil {
+			return err
+		}
+	}
+	if needsProvider(status) && provider == "" {
+		return hooks.FieldRuleError("provider", "El estado "+status+" requiere un proveedor asignado")
+	}
+	return nil
+}
+
+func checkProviderActive(app core.App, provider string) error {
+	c, err := app.FindRecordById(camellos.Collection, provider)
+	if err != nil || c.GetString("status") != camellos.StatusActive {
+		return hooks.FieldRuleError("provider", "El camello no existe o no está activo")
+	}
+	return nil
+}
+
+// Stored is the record as the database holds it before this save, read
+// with app (the caller's transaction). PocketBase's Original() is only
+// refreshed when a record is loaded, so a record object saved twice (or
+// made with NewRecord and saved) would compare against stale data; the
+// row is the truth. Original() is the fallback when the row cannot be read.
+func Stored(app core.App, rec *core.Record) *core.Record {
+	if id, _ := rec.LastSavedPK().(string); id != "" {
+		if row, err := app.FindRecordById(rec.Collection(), id); err == nil {
+			return row
+		}
+	}
+	return rec.Original()
+}

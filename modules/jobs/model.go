@@ -1,0 +1,280 @@
+package jobs
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"camellos/hooks"
+	"camellos/modules/camellos"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Collection names and job states.
+const (
+	Collection             = "jobs"
+	AppointmentsCollection = "appointments"
+
+	StatusPending    = "PENDIENTE"
+	StatusAssigned   = "ASIGNADO"
+	StatusInProgress = "EN_PROGRESO"
+	StatusCompleted  = "COMPLETADO"
+	StatusCancelled  = "CANCELADO"
+
+	SourceExplore = "EXPLORE"
+	SourceProfile = "PERFIL"
+	SourceAdmin   = "ADMIN"
+
+	AppointmentScheduled = "PROGRAMADA"
+	AppointmentCancelled = "CANCELADA"
+	AppointmentCompleted = "COMPLETADA"
+)
+
+// Statuses lists every job state, in the order of the state machine.
+var Statuses = []string{StatusPending, StatusAssigned, StatusInProgress, StatusCompleted, StatusCancelled}
+
+// Spanish messages of the jobs area.
+const (
+	MsgJobNotFound     = "Trabajo no encontrado"
+	MsgCamelloNotFound = "Camello no encontrado"
+)
+
+// DBTime is how PocketBase stores dates in text columns.
+const DBTime = "2006-01-02 15:04:05.000Z"
+
+// DBTimeOf formats t as a stored PocketBase date.
+func DBTimeOf(t time.Time) string { return t.UTC().Format(DBTime) }
+
+const clockKey = "camellos.jobs.clock"
+
+// Now is the service's current time for app: time.Now unless a test set
+// another clock with SetClock. Every time-dependent rule of jobs, agenda
+// and reminders reads it.
+func Now(app core.App) time.Time {
+	if fn, ok := app.Store().Get(clockKey).(func() time.Time); ok && fn != nil {
+		return fn().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// SetClock replaces the clock of app (tests); nil restores time.Now.
+func SetClock(app core.App, fn func() time.Time) {
+	if fn == nil {
+		app.Store().Remove(clockKey)
+		return
+	}
+	app.Store().Set(clockKey, fn)
+}
+
+// JobURL is the web front's link to a job, used in notifications.
+func JobURL(id string) string { return "/trabajos.html?id=" + id }
+
+// serviceRow is a service with its category's name, for the Job object.
+type serviceRow struct {
+	ID           string `db:"id" json:"id"`
+	Name         string `db:"name" json:"name"`
+	CategoryName string `db:"categoryName" json:"categoryName"`
+}
+
+// JSON renders jobs as the interface's Job object, loading their services
+// (with category names) and providers in two queries whatever the count.
+func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
+	serviceIDs := []any{}
+	providerIDs := []string{}
+	seenS, seenP := map[string]bool{}, map[string]bool{}
+	for _, r := range recs {
+		if s := r.GetString("service"); s != "" && !seenS[s] {
+			seenS[s] = true
+			serviceIDs = append(serviceIDs, s)
+		}
+		if p := r.GetString("provider"); p != "" && !seenP[p] {
+			seenP[p] = true
+			providerIDs = append(providerIDs, p)
+		}
+	}
+	services := map[string]serviceRow{}
+	if len(serviceIDs) > 0 {
+		var rows []serviceRow
+		err := app.DB().Select("s.id AS id", "s.name AS name", "COALESCE(c.name, '') AS categoryName").
+			From("services s").
+			LeftJoin("categories c", dbx.NewExp("c.id = s.category")).
+			Where(dbx.In("s.id", serviceIDs...)).All(&rows)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range rows {
+			services[s.ID] = s
+		}
+	}
+	providers := map[string]*core.Record{}
+	if len(providerIDs) > 0 {
+		recs, err := app.FindRecordsByIds(camellos.Collection, providerIDs)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range recs {
+			providers[p.Id] = p
+		}
+	}
+	out := make([]map[string]any, 0, len(recs))
+	for _, r := range recs {
+		svc, ok := services[r.GetString("service")]
+		if !ok {
+			svc = serviceRow{ID: r.GetString("service")}
+		}
+		var provider any
+		if p, ok := providers[r.GetString("provider")]; ok {
+			provider = camellos.Summary(p)
+		}
+		out = append(out, map[string]any{
+			"id":           r.Id,
+			"title":        r.GetString("title"),
+			"description":  r.GetString("description"),
+			"status":       r.GetString("status"),
+			"source":       r.GetString("source"),
+			"city":         r.GetString("city"),
+			"neighborhood": r.GetString("neighborhood"),
+			"service":      svc,
+			"provider":     provider,
+			"clientId":     r.GetString("client"),
+			"createdAt":    hooks.ISO(r.GetDateTime("created").Time()),
+			"updatedAt":    hooks.ISO(r.GetDateTime("updated").Time()),
+		})
+	}
+	return out, nil
+}
+
+// One renders a single job (see JSON).
+func One(app core.App, rec *core.Record) (map[string]any, error) {
+	list, err := JSON(app, []*core.Record{rec})
+	if err != nil {
+		return nil, err
+	}
+	return list[0], nil
+}
+
+// answerJob reloads the job and answers {job} with status.
+func answerJob(e *core.RequestEvent, status int, id string) error {
+	rec, err := e.App.FindRecordById(Collection, id)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	job, err := One(e.App, rec)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(status, map[string]any{"job": job})
+}
+
+// CamelloOfUser returns the camello profile of a user, or nil.
+func CamelloOfUser(app core.App, userID string) *core.Record {
+	rec, err := app.FindFirstRecordByData(camellos.Collection, "user", userID)
+	if err != nil {
+		return nil
+	}
+	return rec
+}
+
+// Party says how the signed-in user relates to a job.
+type Party struct {
+	Client   bool // the job's client
+	Provider bool // the user of the job's provider camello
+	Admin    bool
+}
+
+// Any reports whether the user may see the job.
+func (p Party) Any() bool { return p.Client || p.Provider || p.Admin }
+
+// PartyOf tells how user relates to job.
+func PartyOf(app core.App, user, job *core.Record) Party {
+	p := Party{Admin: user.GetString("role") == hooks.RoleAdmin}
+	p.Client = job.GetString("client") == user.Id
+	if prov := job.GetString("provider"); prov != "" && user.GetString("role") == hooks.RoleCamello {
+		if c := CamelloOfUser(app, user.Id); c != nil && c.Id == prov {
+			p.Provider = true
+		}
+	}
+	return p
+}
+
+// ProviderUserID returns the user id behind the job's provider ("" if none).
+func ProviderUserID(app core.App, job *core.Record) string {
+	prov := job.GetString("provider")
+	if prov == "" {
+		return ""
+	}
+	c, err := app.FindRecordById(camellos.Collection, prov)
+	if err != nil {
+		return ""
+	}
+	return c.GetString("user")
+}
+
+// Page is a validated page/perPage pair of a list request.
+type Page struct {
+	Page    int
+	PerPage int
+}
+
+// Offset is the number of rows before the page.
+func (p Page) Offset() int64 { return int64((p.Page - 1) * p.PerPage) }
+
+// ReadPage reads page (≥ 1, default 1) and perPage (1–100, default 20).
+func ReadPage(e *core.RequestEvent, v *hooks.Validation) Page {
+	p := Page{Page: 1, PerPage: 20}
+	q := e.Request.URL.Query()
+	if s := q.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			v.Add("page", "Debe ser un número entero mayor o igual a 1")
+		} else {
+			p.Page = n
+		}
+	}
+	if s := q.Get("perPage"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 100 {
+			v.Add("perPage", "Debe ser un número entero entre 1 y 100")
+		} else {
+			p.PerPage = n
+		}
+	}
+	return p
+}
+
+// ReadStatus reads an optional ?status= filter, which must be a job state.
+func ReadStatus(e *core.RequestEvent, v *hooks.Validation) string {
+	s := e.Request.URL.Query().Get("status")
+	if s == "" {
+		return ""
+	}
+	for _, st := range Statuses {
+		if s == st {
+			return s
+		}
+	}
+	v.Add("status", fmt.Sprintf("Debe ser uno de %v", Statuses))
+	return ""
+}
+
+// listJobs answers one page of the jobs matching where, newest first.
+func listJobs(e *core.RequestEvent, where dbx.Expression, p Page) error {
+	var total int
+	if err := e.App.DB().Select("COUNT(*)").From(Collection).Where(where).Row(&total); err != nil {
+		return hooks.Internal(err)
+	}
+	recs := []*core.Record{}
+	err := e.App.RecordQuery(Collection).Where(where).
+		OrderBy("created DESC", "id DESC").Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	list, err := JSON(e.App, recs)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"jobs": list, "page": p.Page, "perPage": p.PerPage, "total": total})
+}
