@@ -65,11 +65,24 @@ func TestMarketplaceFlow(t *testing.T) {
 		{"#neighborhood", "Chapinero"}, {"#trades", "plomería, gas"},
 		{"#description", "Plomera con 10 años de experiencia."},
 	})
+	// A file that only looks like a PNG passes the browser's check; the
+	// server's field error is shown beside the photo field.
+	fake := filepath.Join(t.TempDir(), "falsa.png")
+	if err := os.WriteFile(fake, []byte("esto no es una imagen"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	b.do(
 		chromedp.Click(css(`#services input[value="`+svc.Id+`"]`)),
 		chromedp.Click(css("#acceptTerms")),
-		chromedp.SetUploadFiles(css("#file"), []string{samplePhoto(t)}),
+		chromedp.SetUploadFiles(css("#file"), []string{fake}),
+		chromedp.Click(css("#submit")),
 	)
+	b.waitJS(`document.querySelector('#err-file').textContent.length > 0 && document.querySelector('#file').getAttribute('aria-invalid') === 'true'`, "the server's photo error beside the field")
+	t.Logf("photo error shown: %q", b.str(`document.querySelector('#err-file').textContent`))
+	if n := k.Count("camellos", ""); n != 0 {
+		t.Fatalf("%d camellos saved after a refused registration", n)
+	}
+	b.do(chromedp.SetUploadFiles(css("#file"), []string{samplePhoto(t)}))
 	b.waitJS(`!document.querySelector('#preview').hidden`, "the photo preview")
 	b.shoot("flujo-registro-camello-lleno")
 	b.do(chromedp.Click(css("#submit")))
@@ -146,18 +159,40 @@ func TestMarketplaceFlow(t *testing.T) {
 		t.Fatalf("job saved as %s/%s", job.GetString("source"), job.GetString("status"))
 	}
 
-	// 7. The job gets its camello: the admin assigns an open job; a job
-	// requested from the profile already names it, and the camello accepts.
-	if job.GetString("provider") == "" {
-		t.Log("the requested job has no provider yet: the admin assigns it")
-		res = k.Post("/api/admin/jobs/"+job.Id+"/assign", adminCookie, map[string]any{"camelloId": cam.Id})
-	} else {
-		t.Log("the requested job already names its camello: the camello accepts it")
-		camUserRec, _ := k.App.FindRecordById(hooks.Users, camUser)
-		res = k.Post("/api/jobs/"+job.Id+"/accept", k.Session(camUserRec), nil)
+	// 7. The camello and the admin give jobs their camello. A job requested
+	// from the profile already names it: the camello accepts it in "Mis
+	// trabajos". The admin assigns an open job (one the client posts with
+	// no camello, or the requested one if it came without a provider).
+	client, err := k.App.FindAuthRecordByEmail(hooks.Users, clientEmail)
+	if err != nil {
+		t.Fatal(err)
 	}
+	open := job.Id
+	if job.GetString("provider") != "" {
+		t.Log("the requested job already names its camello: the camello accepts it; the admin assigns an open job")
+		b.clearCookies()
+		b.signIn(camUser)
+		b.visit("/trabajos.html")
+		accept := `#job-` + job.Id + ` .actions button:first-child`
+		b.waitJS(`(document.querySelector('`+accept+`')||{}).textContent === 'Aceptar'`, "the accept button")
+		b.shoot("flujo-trabajos-camello")
+		b.do(chromedp.Click(css(accept)))
+		b.waitJS(`(document.querySelector('#job-`+job.Id+`')||{dataset:{}}).dataset.status === 'ASIGNADO'`, "the job accepted")
+		b.clearCookies()
+		b.signIn(client.Id)
+		res = k.Post("/api/jobs", k.Session(client), map[string]any{"title": "Revisar el calentador", "serviceId": svc.Id, "city": "Bogotá"})
+		if res.Status != http.StatusCreated || res.Get("job.provider") != nil {
+			t.Fatalf("open job: %d %s", res.Status, res.Raw)
+		}
+		open = res.Str("job.id")
+	}
+	res = k.Post("/api/admin/jobs/"+open+"/assign", adminCookie, map[string]any{"camelloId": cam.Id})
 	if res.Status != http.StatusOK || res.Str("job.status") != "ASIGNADO" {
 		t.Fatalf("assign: %d %s", res.Status, res.Raw)
+	}
+	job, err = k.App.FindRecordById("jobs", open)
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	// 8. The client books the first free slot from "Mis trabajos".

@@ -89,6 +89,7 @@ async function submit(ev) {
     done.focus();
   } catch (e) {
     const fe = { ...e.fieldErrors };
+    if (e.status === 409 && !fe.email) fe.email = [e.message];
     if (fe.photo && !fe.file) fe.file = fe.photo;
     formError(form, alertBox, { ...e, message: e.message, fieldErrors: fe });
   } finally {

@@ -23,6 +23,7 @@ form.addEventListener('submit', async (ev) => {
     await api('POST', '/api/auth/login', { email: d.email, password: d.password });
     location.href = safeNext('/');
   } catch (e) {
+    if (e.status === 409 && !e.fieldErrors.email) e.fieldErrors = { ...e.fieldErrors, email: [e.message] };
     formError(form, $('#alert'), e);
   }
 });
