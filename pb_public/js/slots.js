@@ -23,9 +23,14 @@ export function renderSlots(slots, onPick) {
     byDay.get(d).push(s);
   }
   const box = el('div', { class: 'slot-list' });
+  let first = true;
   for (const [day, list] of byDay) {
-    box.append(el('p', { class: 'slot-day' }, day));
-    box.append(el('ul', { class: 'slots' }, list.map((s) => onPick
+    // One folding section per day, the first one open.
+    const details = el('details', { class: 'slot-day', open: first });
+    first = false;
+    details.append(el('summary', {}, `${day} `, el('span', { class: 'muted' }, `(${list.length} ${list.length === 1 ? 'horario' : 'horarios'})`)));
+    box.append(details);
+    details.append(el('ul', { class: 'slots' }, list.map((s) => onPick
       ? el('li', {}, el('button', {
         type: 'button', 'data-start': s.start,
         'aria-label': `Reservar ${day} a las ${fmtTime(s.start)}`,
