@@ -54,11 +54,15 @@ var cityList = []cityData{
 	{"Pereira", []string{"Pinares", "Álamos", "Cuba"}},
 }
 
-var jobTitles = []string{
-	"Arreglar fuga en el baño", "Instalar lámparas en la sala", "Aseo general del apartamento",
-	"Reparar la puerta del cuarto", "Pintar dos habitaciones", "Podar el jardín",
-	"Cambiar la chapa de la entrada", "Trasteo de un apartamento pequeño", "Revisar un corto circuito",
-	"Destapar el lavaplatos", "Hacer un closet a medida", "Resanar humedad en la pared",
+// jobTitles are demo job titles with the category of work they need.
+var jobTitles = []struct{ Title, Category string }{
+	{"Arreglar fuga en el baño", "plomeria"}, {"Instalar lámparas en la sala", "electricidad"},
+	{"Aseo general del apartamento", "aseo"}, {"Reparar la puerta del cuarto", "carpinteria"},
+	{"Pintar dos habitaciones", "pintura"}, {"Podar el jardín", "jardineria"},
+	{"Cambiar la chapa de la entrada", "cerrajeria"}, {"Trasteo de un apartamento pequeño", "mudanzas"},
+	{"Revisar un corto circuito", "electricidad"}, {"Destapar el lavaplatos", "plomeria"},
+	{"Hacer un closet a medida", "carpinteria"}, {"Resanar humedad en la pared", "pintura"},
+	{"Instalar la grifería de la cocina", "plomeria"}, {"Arreglar el cajón del escritorio", "carpinteria"},
 }
 
 var reviewComments = []string{

@@ -59,16 +59,40 @@ func (s *seeder) jobs(clients, active []*core.Record) error {
 	if err != nil {
 		return err
 	}
+	// Camellos by the category of their first trade, and the demo camello's
+	// categories: its jobs ask for work it does.
+	byCat := map[string][]*core.Record{}
+	for _, c := range active {
+		byCat[s.categoryOf(c)] = append(byCat[s.categoryOf(c)], c)
+	}
+	demo := active[0]
+	demoCats := map[string]bool{}
+	for _, id := range demo.GetStringSlice("services") {
+		demoCats[s.svcCat[id]] = true
+	}
+	demoTitles := []int{}
+	for t, jt := range jobTitles {
+		if demoCats[jt.Category] {
+			demoTitles = append(demoTitles, t)
+		}
+	}
 	total := len(clients) * jobsPerClient
 	done := 0
 	for ci, client := range clients {
 		for j := 0; j < jobsPerClient; j++ {
 			k := ci*jobsPerClient + j
 			plan := jobPlans[k%len(jobPlans)]
-			title := jobTitles[(ci+j*5)%len(jobTitles)]
+			t := (ci + j*5) % len(jobTitles)
+			if ci == 0 && len(demoTitles) > 0 { // the demo client's jobs are all with the demo camello
+				t = demoTitles[j%len(demoTitles)]
+			}
+			title, cat := jobTitles[t].Title, jobTitles[t].Category
 			provider := active[(k*7+3)%len(active)]
-			if k%10 == 2 || k%10 == 3 || k%10 == 4 || ci == 0 {
-				provider = active[0] // the demo camello has work to show
+			if list := byCat[cat]; len(list) > 0 {
+				provider = list[(k*7+3)%len(list)]
+			}
+			if demoCats[cat] && (ci == 0 || k%10 == 2 || k%10 == 3 || k%10 == 4) {
+				provider = demo // the demo camello has work to show
 			}
 			err := s.app.RunInTransaction(func(tx core.App) error {
 				existing, err := tx.FindFirstRecordByFilter(jobCol, "client = {:c} && title = {:t}", dbx.Params{"c": client.Id, "t": title})
@@ -78,7 +102,7 @@ func (s *seeder) jobs(clients, active []*core.Record) error {
 				if !isNotFound(err) {
 					return err
 				}
-				svc := s.serviceOf(provider, k)
+				svc := s.serviceOf(provider, cat, k)
 				job := core.NewRecord(jobCol)
 				job.Set("title", title)
 				job.Set("description", "Trabajo de demostración: "+title+". Se puede coordinar la hora por la agenda.")
@@ -124,14 +148,25 @@ func (s *seeder) jobs(clients, active []*core.Record) error {
 	return nil
 }
 
-// serviceOf picks one of the provider's services for job k.
-func (s *seeder) serviceOf(provider *core.Record, k int) string {
-	ids := provider.GetStringSlice("services")
+// serviceOf picks one of the provider's services of the category for job
+// k, or the category's first service.
+func (s *seeder) serviceOf(provider *core.Record, cat string, k int) string {
+	ids := []string{}
+	for _, id := range provider.GetStringSlice("services") {
+		if s.svcCat[id] == cat {
+			ids = append(ids, id)
+		}
+	}
 	if len(ids) > 0 {
 		return ids[k%len(ids)]
 	}
-	for _, c := range categoryList {
-		return s.cats[c.ID][0].Id
+	return s.cats[cat][0].Id
+}
+
+// categoryOf is the category of a camello's first service.
+func (s *seeder) categoryOf(c *core.Record) string {
+	if ids := c.GetStringSlice("services"); len(ids) > 0 {
+		return s.svcCat[ids[0]]
 	}
 	return ""
 }

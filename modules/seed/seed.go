@@ -64,11 +64,12 @@ func Command(app core.App) *cobra.Command {
 }
 
 type seeder struct {
-	app  core.App
-	out  io.Writer
-	res  Result
-	cats map[string][]*core.Record // category id -> its services
-	now  time.Time
+	app    core.App
+	out    io.Writer
+	res    Result
+	cats   map[string][]*core.Record // category id -> its services
+	svcCat map[string]string         // service id -> category id
+	now    time.Time
 }
 
 // Run seeds app and returns what it created.
@@ -82,7 +83,7 @@ func Run(app core.App, o Options) (Result, error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &seeder{app: app, out: o.Out, cats: map[string][]*core.Record{}, now: time.Now().UTC()}
+	s := &seeder{app: app, out: o.Out, cats: map[string][]*core.Record{}, svcCat: map[string]string{}, now: time.Now().UTC()}
 
 	if _, err := s.user(hooks.RoleAdmin, AdminEmail, AdminPassword, "Administración Camellos", "", ""); err != nil {
 		return s.res, fmt.Errorf("admin: %w", err)
@@ -214,6 +215,7 @@ func (s *seeder) catalog() error {
 				return err
 			}
 			s.cats[c.ID] = append(s.cats[c.ID], rec)
+			s.svcCat[rec.Id] = c.ID
 		}
 	}
 	return nil
