@@ -79,6 +79,7 @@ func TestMarketplaceFlow(t *testing.T) {
 	)
 	b.waitJS(`document.querySelector('#err-file').textContent.length > 0 && document.querySelector('#file').getAttribute('aria-invalid') === 'true'`, "the server's photo error beside the field")
 	t.Logf("photo error shown: %q", b.str(`document.querySelector('#err-file').textContent`))
+	b.shoot("flujo-registro-error-foto")
 	if n := k.Count("camellos", ""); n != 0 {
 		t.Fatalf("%d camellos saved after a refused registration", n)
 	}

@@ -6,6 +6,8 @@ import (
 	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/seed"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestPagesRender opens every page on a seeded marketplace, as a guest, a
@@ -50,6 +52,25 @@ func TestPagesRender(t *testing.T) {
 		{"agenda", "camello", "/agenda.html", `document.querySelector('#appointments').children.length > 0`},
 		{"trabajos-camello", "camello", "/trabajos.html", `document.querySelector('#jobs').children.length > 0 || document.querySelector('#alert').textContent`},
 	}
+	// An empty provider form: every required field says why, beside it,
+	// and the first one gets the focus.
+	t.Run("registro-camello-errores", func(t *testing.T) {
+		b.t = t
+		b.clearCookies()
+		b.visit("/registro-camello.html")
+		b.do(chromedp.Click(css("#submit")))
+		b.waitJS(`document.querySelector('#err-name').textContent && document.activeElement && document.activeElement.id === 'name'`, "the field errors and the focus")
+		for _, f := range []string{"name", "email", "phone", "password", "city", "trades", "acceptTerms"} {
+			if msg := b.str(`document.querySelector('#err-` + f + `').textContent`); msg == "" {
+				t.Errorf("no error beside %s", f)
+			}
+			if inv := b.str(`document.querySelector('[name="` + f + `"]').getAttribute('aria-invalid')`); inv != "true" {
+				t.Errorf("%s not marked invalid", f)
+			}
+		}
+		b.noJunk()
+		b.shoot("registro-camello-errores")
+	})
 	signedAs := ""
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {

@@ -142,12 +142,15 @@ export const statusLabel = (s) => ({
   ACTIVO: 'Activo', RECHAZADO: 'Rechazado', SUSPENDIDO: 'Suspendido',
 }[s] || s);
 
-/** showAlert puts a message in a live region (kind 'error' or 'ok'). */
-export function showAlert(box, message, kind = 'error') {
+/**
+ * showAlert puts a message in a live region (kind 'error' or 'ok'); an
+ * error takes the focus unless focus is false (a field has it).
+ */
+export function showAlert(box, message, kind = 'error', focus = true) {
   if (!box) return;
   box.className = 'alert ' + kind;
   box.textContent = message || '';
-  if (message && kind === 'error') box.focus?.();
+  if (message && kind === 'error' && focus) box.focus?.();
 }
 
 /**
@@ -180,7 +183,7 @@ export function clearFieldErrors(form) {
 /** formError shows an API error on a form: field errors beside fields, the message on top. */
 export function formError(form, alertBox, err) {
   const shown = showFieldErrors(form, err.fieldErrors);
-  showAlert(alertBox, shown ? 'Revisa los campos marcados.' : err.message);
+  showAlert(alertBox, shown ? 'Revisa los campos marcados.' : err.message, 'error', !shown);
 }
 
 /** logout ends the session and returns to the home page. */
