@@ -82,11 +82,15 @@ async function loadAppointments() {
   try {
     const from = new Date().toISOString();
     const to = new Date(Date.now() + 31 * 24 * 3600 * 1000).toISOString();
-    const r = await api('GET', `/api/agenda/appointments?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+    const [r, jobs] = await Promise.all([
+      api('GET', `/api/agenda/appointments?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}&perPage=100`),
+      api('GET', '/api/jobs?perPage=100').catch(() => ({ jobs: [] })),
+    ]);
+    const titles = new Map((jobs.jobs || []).map((j) => [j.id, j.title]));
     const list = (r.appointments || []).filter((a) => a.status === 'PROGRAMADA');
     ul.replaceChildren(...list.map((a) => el('li', { class: 'card' },
       el('div', { class: 'row' }, el('strong', {}, fmtDate(a.start)), el('span', { class: 'status' }, statusLabel(a.status))),
-      a.jobTitle || (a.job && a.job.title) ? el('p', { style: 'margin:.25rem 0' }, a.jobTitle || a.job.title) : null,
+      titles.get(a.job) ? el('p', { style: 'margin:.25rem 0' }, el('a', { href: '/trabajos.html?id=' + encodeURIComponent(a.job) }, titles.get(a.job))) : null,
       el('button', {
         class: 'btn danger small', type: 'button',
         onclick: async () => {

@@ -88,7 +88,7 @@ function reviewForm(job) {
   const id = job.id;
   const form = el('form', { class: 'review-form', novalidate: true },
     el('fieldset', {},
-      el('legend', {}, 'Califica el trabajo'),
+      el('legend', {}, 'Tu calificación'),
       el('div', { class: 'field' },
         el('label', { for: `rating-${id}` }, 'Calificación'),
         el('select', { id: `rating-${id}`, name: 'rating' },
@@ -102,12 +102,15 @@ function reviewForm(job) {
     const fd = new FormData(form);
     try {
       await api('POST', `/api/jobs/${encodeURIComponent(id)}/review`, { rating: Number(fd.get('rating')), comment: fd.get('comment') });
-      form.replaceWith(el('p', { class: 'alert ok' }, '¡Gracias por tu reseña!'));
+      box.replaceWith(el('p', { class: 'alert ok', role: 'status' }, '¡Gracias por tu reseña!'));
     } catch (e) {
-      showAlert($('#alert'), e.message);
+      // 409: already reviewed; the list does not say which jobs are.
+      if (e.status === 409) box.replaceWith(el('p', { class: 'muted' }, e.message));
+      else showAlert($('#alert'), e.message);
     }
   });
-  return form;
+  const box = el('details', { class: 'review-box' }, el('summary', {}, 'Calificar este trabajo'), form);
+  return box;
 }
 
 function jobItem(job) {
