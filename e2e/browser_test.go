@@ -111,7 +111,7 @@ func (b *browser) jsErrors() []string {
 // do runs actions, failing the test with where it stood.
 func (b *browser) do(actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		b.t.Fatalf("browser: %v (at %s)\nJS errors: %v", err, b.location(), b.jsErrors())
@@ -136,7 +136,7 @@ func (b *browser) visit(path string) {
 // while polling (the page changed under it) polls again on the new page.
 func (b *browser) waitJS(expr, what string) {
 	b.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // generous: CI machines are busy
 	var err error
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(b.ctx, time.Until(deadline)+time.Second)
