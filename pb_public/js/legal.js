@@ -1,5 +1,5 @@
 // Legal pages: renders GET /api/legal/{slug}.
-import { api, el, $, param, renderChrome, fmtDate } from './app.js';
+import { api, el, $, param, renderChrome, fmtShortDate } from './app.js';
 
 async function main() {
   renderChrome();
@@ -10,7 +10,7 @@ async function main() {
     document.title = `${d.title} · Camellos`;
     doc.replaceChildren(
       el('h1', {}, d.title),
-      el('p', { class: 'muted' }, `Versión ${d.version}`, d.updatedAt ? ` · actualizado el ${fmtDate(d.updatedAt)}` : ''),
+      el('p', { class: 'muted' }, `Versión ${d.version}`, d.updatedAt ? ` · actualizado el ${fmtShortDate(d.updatedAt)}` : ''),
       ...(d.sections || []).map((s, i) => el('section', { 'aria-labelledby': `sec-${i}` },
         el('h2', { id: `sec-${i}` }, s.title), el('p', {}, s.content))));
   } catch (e) {
