@@ -14,13 +14,11 @@ import (
 
 // Spanish messages of the admin users area.
 const (
-	MsgUserNotFound   = "Usuario no encontrado"
-	MsgOwnAdminRole   = "No puedes quitarte tu propio rol de administrador"
-	MsgDisableSelf    = "No puedes desactivar tu propia cuenta"
-	msgRoleValues     = "Debe ser ADMIN, CAMELLOS o CLIENTE"
-	msgCamelloStatus  = "Debe ser PENDIENTE, ACTIVO, RECHAZADO o SUSPENDIDO"
-	usersCollection   = hooks.Users
-	camellosTableName = camellos.Collection
+	MsgUserNotFound  = "Usuario no encontrado"
+	MsgOwnAdminRole  = "No puedes quitarte tu propio rol de administrador"
+	MsgDisableSelf   = "No puedes desactivar tu propia cuenta"
+	msgRoleValues    = "Debe ser ADMIN, CAMELLOS o CLIENTE"
+	msgCamelloStatus = "Debe ser PENDIENTE, ACTIVO, RECHAZADO o SUSPENDIDO"
 )
 
 // bindUsers binds the admin users routes and the admin camellos list
@@ -74,11 +72,11 @@ func listUsers(e *core.RequestEvent) error {
 	}
 	cond := allOf(where)
 	var total int64
-	if err := e.App.RecordQuery(usersCollection).Select("COUNT(*)").AndWhere(cond).Row(&total); err != nil {
+	if err := e.App.RecordQuery(hooks.Users).Select("COUNT(*)").AndWhere(cond).Row(&total); err != nil {
 		return err
 	}
 	var recs []*core.Record
-	err = e.App.RecordQuery(usersCollection).AndWhere(cond).
+	err = e.App.RecordQuery(hooks.Users).AndWhere(cond).
 		OrderBy("created DESC", "id DESC").Limit(int64(page.PerPage)).Offset(page.Offset()).All(&recs)
 	if err != nil {
 		return err
@@ -120,7 +118,7 @@ func updateUser(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	user, err := e.App.FindRecordById(usersCollection, id)
+	user, err := e.App.FindRecordById(hooks.Users, id)
 	if err != nil {
 		return hooks.NotFound(MsgUserNotFound)
 	}
@@ -160,23 +158,21 @@ func listCamellos(e *core.RequestEvent) error {
 	q := e.Request.URL.Query()
 	where := []dbx.Expression{}
 	if status := q.Get("status"); status != "" {
-		switch status {
-		case camellos.StatusPending, camellos.StatusActive, camellos.StatusRejected, camellos.StatusSuspended:
-			where = append(where, dbx.HashExp{"status": status})
-		default:
+		if !camellos.ValidStatus(status) {
 			return hooks.FieldError("status", msgCamelloStatus)
 		}
+		where = append(where, dbx.HashExp{"status": status})
 	}
 	if m := camellos.MatchText(q.Get("q")); m != nil {
 		where = append(where, m)
 	}
 	cond := allOf(where)
 	var total int64
-	if err := e.App.RecordQuery(camellosTableName).Select("COUNT(*)").AndWhere(cond).Row(&total); err != nil {
+	if err := e.App.RecordQuery(camellos.Collection).Select("COUNT(*)").AndWhere(cond).Row(&total); err != nil {
 		return err
 	}
 	var recs []*core.Record
-	err = e.App.RecordQuery(camellosTableName).AndWhere(cond).
+	err = e.App.RecordQuery(camellos.Collection).AndWhere(cond).
 		OrderBy("created DESC", "id DESC").Limit(int64(page.PerPage)).Offset(page.Offset()).All(&recs)
 	if err != nil {
 		return err

@@ -122,6 +122,7 @@ func TestAdminUpdateUser(t *testing.T) {
 		{"disable self", me.Id, map[string]any{"disabled": true}, 409, "No puedes desactivar tu propia cuenta"},
 		{"own name", me.Id, map[string]any{"name": "Jefa", "role": "ADMIN", "disabled": false}, 200, ""},
 		{"name 120", target.Id, map[string]any{"name": strings.Repeat("ñ", 120)}, 200, ""},
+		{"name 2", target.Id, map[string]any{"name": "Xi"}, 200, ""},
 		{"role", target.Id, map[string]any{"role": "CAMELLOS", "name": "Nuevo Nombre"}, 200, ""},
 	}
 	for _, c := range cases {

@@ -41,7 +41,7 @@ func bindUserHooks(app core.App) {
 	app.OnRecordUpdateRequest(hooks.Users).BindFunc(derive)
 
 	app.OnRecordUpdate(hooks.Users).BindFunc(func(e *core.RecordEvent) error {
-		orig := e.Record.Original()
+		orig := hooks.Stored(e.App, e.Record)
 		if err := e.Next(); err != nil {
 			return err
 		}

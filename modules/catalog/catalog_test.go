@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"camellos/hooks"
@@ -283,6 +284,9 @@ func TestServices(t *testing.T) {
 		{map[string]any{"name": "Slug malo", "slug": "Slug Malo", "categoryId": "hogar"}, 400, "slug", ""},
 		{map[string]any{"name": "Slug largo", "slug": strings.Repeat("a", 141), "categoryId": "hogar"}, 400, "slug", ""},
 		{map[string]any{"name": "Desc larga", "description": strings.Repeat("d", 2001), "categoryId": "hogar"}, 400, "description", ""},
+		{map[string]any{"name": "Desc justa", "description": strings.Repeat("d", 2000), "categoryId": "hogar"}, 201, "", ""},
+		{map[string]any{"name": "Slug justo", "slug": strings.Repeat("b", 140), "categoryId": "hogar"}, 201, "", ""},
+		{map[string]any{"name": "Ab", "categoryId": "hogar"}, 201, "", ""},
 		{map[string]any{"name": "Otro", "slug": "plomeria-gas", "categoryId": "hogar"}, 409, "", "Ya existe un servicio con ese slug"},
 		{map[string]any{"name": "!!!", "categoryId": "hogar"}, 201, "", ""},
 	}
@@ -314,7 +318,7 @@ func TestServices(t *testing.T) {
 
 	// Public list and filter.
 	res = k.Get("/api/services", "")
-	if res.Status != 200 || len(res.Get("services").([]any)) != 6 {
+	if res.Status != 200 || len(res.Get("services").([]any)) != 9 {
 		t.Fatalf("public: %s", res.Raw)
 	}
 	res = k.Get("/api/services?category=autos", "")
@@ -332,7 +336,8 @@ func TestServices(t *testing.T) {
 	// Delete: a service a job uses stays; others go and leave camellos.
 	_, cam, _ := k.CreateCamello(testkit.CamelloOpts{Services: []string{first, mech}})
 	client := k.CreateUser(hooks.RoleClient)
-	k.CreateRecord("jobs", map[string]any{"title": "Fuga", "status": "PENDIENTE", "source": "EXPLORE", "service": first, "client": client.Id})
+	svc, _ := k.App.FindRecordById("services", first)
+	k.CreateJob(testkit.JobOpts{Client: client, Service: svc})
 	if res := k.Delete("/api/admin/services/"+first, r.admin, nil); res.Status != 409 || res.Error() != "El servicio tiene trabajos asociados y no se puede eliminar" {
 		t.Fatalf("delete used: %d %s", res.Status, res.Raw)
 	}
@@ -375,5 +380,33 @@ func TestPublicCatalogForEveryRole(t *testing.T) {
 	}
 	if n := k.Count("categories", ""); n != 1 {
 		t.Fatalf("categories = %d", n)
+	}
+}
+
+func TestConcurrentServicesGetDistinctSlugs(t *testing.T) {
+	k, r := setup(t)
+	k.Post("/api/admin/categories", r.admin, map[string]any{"id": "hogar", "name": "Hogar"})
+	const n = 10
+	var wg sync.WaitGroup
+	slugs := make([]string, n)
+	statuses := make([]int, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			res := k.Post("/api/admin/services", r.admin, map[string]any{"name": "Cerrajería", "categoryId": "hogar"})
+			statuses[i], slugs[i] = res.Status, res.Str("service.slug")
+		}(i)
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i := range slugs {
+		if statuses[i] != 201 || seen[slugs[i]] || !strings.HasPrefix(slugs[i], "cerrajeria") {
+			t.Fatalf("statuses %v slugs %v", statuses, slugs)
+		}
+		seen[slugs[i]] = true
+	}
+	if !seen["cerrajeria"] || !seen["cerrajeria-10"] {
+		t.Fatalf("slugs %v", slugs)
 	}
 }

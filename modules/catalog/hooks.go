@@ -86,21 +86,8 @@ func countWhere(app core.App, table string, where dbx.Expression) (int, error) {
 // the unique id or nameKey into a "taken" error on id or name.
 func saveCategory(e *core.RecordEvent) error {
 	e.Record.Set("name", strings.TrimSpace(e.Record.GetString("name")))
-	key := hooks.Fold(e.Record.GetString("name"))
-	e.Record.Set("nameKey", key)
-	var other string
-	err := e.App.DB().Select("id").From(Categories).
-		Where(dbx.HashExp{"nameKey": key}).AndWhere(dbx.Not(dbx.HashExp{"id": e.Record.Id})).
-		Limit(1).Row(&other)
-	if err == nil {
-		return takenError("name", MsgCategoryNameTaken)
-	}
-	if e.Record.IsNew() && e.Record.Id != "" {
-		if n, err := countWhere(e.App, Categories, dbx.HashExp{"id": e.Record.Id}); err == nil && n > 0 {
-			return takenError("id", MsgCategoryIDTaken)
-		}
-	}
-	err = e.Next()
+	e.Record.Set("nameKey", hooks.Fold(e.Record.GetString("name")))
+	err := e.Next()
 	var verrs validation.Errors
 	if errors.As(err, &verrs) {
 		if _, ok := verrs["nameKey"]; ok {
@@ -158,10 +145,6 @@ func saveService(e *core.RecordEvent) error {
 			slug = base + "-" + strconv.Itoa(n)
 		}
 		rec.Set("slug", slug)
-	} else if n, err := countWhere(e.App, Services, dbx.And(dbx.HashExp{"slug": slug}, dbx.Not(dbx.HashExp{"id": rec.Id}))); err != nil {
-		return err
-	} else if n > 0 {
-		return takenError("slug", MsgServiceSlugTaken)
 	}
 	err := e.Next()
 	var verrs validation.Errors

@@ -1,9 +1,9 @@
 package jobs
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"camellos/hooks"
@@ -256,7 +256,7 @@ func ReadStatus(e *core.RequestEvent, v *hooks.Validation) string {
 			return s
 		}
 	}
-	v.Add("status", fmt.Sprintf("Debe ser uno de %v", Statuses))
+	v.Add("status", "Debe ser uno de: "+strings.Join(Statuses, ", "))
 	return ""
 }
 

@@ -265,6 +265,9 @@ func TestConsent(t *testing.T) {
 	if res := k.Post("/api/legal/privacidad/accept", camCookie, nil); res.Status != 201 || res.Get("acceptance.version") != 1.0 {
 		t.Fatalf("camello accepts: %d %s", res.Status, res.Raw)
 	}
+	if res := k.Post("/api/legal/terminos/accept", admin, map[string]any{}); res.Status != 201 || res.Get("acceptance.version") != 3.0 {
+		t.Fatalf("admin accepts: %d %s", res.Status, res.Raw)
+	}
 	if n := k.Count("legal_acceptances", "slug = 'terminos' AND version = 3 AND userAgent = 'Prueba/1.0'"); n != 1 {
 		t.Fatalf("recorded with user agent: %d", n)
 	}

@@ -17,6 +17,20 @@ const (
 	KindAdminMessage        = "ADMIN_MESSAGE"
 )
 
+// Kinds lists every notification kind, in the order preferences are shown.
+var Kinds = []string{
+	KindJobAssigned, KindJobCancelled, KindJobStatus, KindAppointmentBooked,
+	KindAppointmentReminder, KindCamelloStatus, KindAdminMessage,
+}
+
+// Collection names of this area.
+const (
+	colNotifications = "notifications"
+	colPreferences   = "notification_preferences"
+	colSubscriptions = "push_subscriptions"
+	colKV            = "app_kv"
+)
+
 // Message is what a module tells a user about an event.
 type Message struct {
 	Kind  string
@@ -26,23 +40,64 @@ type Message struct {
 	Data  map[string]any // related ids: jobId, appointmentId, camelloId...
 }
 
-// Notify records msg in the user's inbox using app, which may be a
-// transaction: the inbox record commits or rolls back with the caller's
-// write. Delivery on other channels happens after commit, off the request.
+// Notify tells a user about an event, honouring the user's preferences.
+//
+// The inbox record is written with app, which may be a transaction: it
+// commits or rolls back with the caller's write. When the user switched the
+// in-app channel off for this kind, no inbox record is written (reminders
+// are critical and always reach the inbox). Web Push and e-mail are
+// delivered after the write commits, by the background dispatcher, so they
+// never block or fail the request that caused them: an inbox record is
+// picked up by the notifications after-create hook; without one, the
+// delivery is queued once the caller's transaction commits.
 func Notify(app core.App, userID string, msg Message) error {
-	col, err := app.FindCachedCollectionByNameOrId("notifications")
-	if err != nil {
-		return err
-	}
-	rec := core.NewRecord(col)
-	rec.Set("user", userID)
-	rec.Set("kind", msg.Kind)
-	rec.Set("title", msg.Title)
-	rec.Set("body", msg.Body)
-	rec.Set("url", msg.URL)
 	if msg.Data == nil {
 		msg.Data = map[string]any{}
 	}
-	rec.Set("data", msg.Data)
-	return app.Save(rec)
+	prefs, err := loadPreferences(app, userID)
+	if err != nil {
+		return err
+	}
+	if prefs.allows(msg.Kind, ChannelInApp) {
+		col, err := app.FindCachedCollectionByNameOrId(colNotifications)
+		if err != nil {
+			return err
+		}
+		rec := core.NewRecord(col)
+		rec.Set("user", userID)
+		rec.Set("kind", msg.Kind)
+		rec.Set("title", msg.Title)
+		rec.Set("body", msg.Body)
+		rec.Set("url", msg.URL)
+		rec.Set("data", msg.Data)
+		return app.Save(rec) // the after-create hook queues push and e-mail
+	}
+	if !prefs.allows(msg.Kind, ChannelPush) && !prefs.allows(msg.Kind, ChannelEmail) {
+		return nil
+	}
+	if !isKind(msg.Kind) {
+		return errUnknownKind(msg.Kind)
+	}
+	j := job{UserID: userID, Kind: msg.Kind, Title: msg.Title, Body: msg.Body, URL: msg.URL, Data: msg.Data}
+	if tx := app.TxInfo(); tx != nil {
+		tx.OnComplete(func(txErr error) error {
+			if txErr == nil {
+				dispatcherOf(app).enqueue(j)
+			}
+			return nil
+		})
+		return nil
+	}
+	dispatcherOf(app).enqueue(j)
+	return nil
+}
+
+// isKind reports whether kind is a known notification kind.
+func isKind(kind string) bool {
+	for _, k := range Kinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
 }

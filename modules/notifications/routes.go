@@ -1,8 +1,49 @@
 package notifications
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/hooks"
 
-// Register binds the notifications area's record hooks and routes.
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Register binds the notifications area: the delivery dispatcher (started
+// now, stopped on terminate), its record hooks and its routes.
 func Register(app core.App) {
-	_ = app
+	d := newDispatcher(app)
+	app.Store().Set(dispatcherKey, d)
+	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
+		d.stop()
+		return e.Next()
+	})
+	bindRecordHooks(app)
+
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		api := hooks.API(se)
+
+		// GET /api/notifications/push/public-key — VAPID public key (public).
+		api.GET("/notifications/push/public-key", publicKey)
+
+		g := api.Group("/notifications")
+		g.Bind(hooks.RequireSession(hooks.MsgUnauthorized))
+		// GET /api/notifications — the caller's inbox, newest first.
+		g.GET("", inboxList)
+		// POST /api/notifications/read-all — mark every notification read.
+		g.POST("/read-all", markAllRead)
+		// GET /api/notifications/preferences — kind × channel matrix.
+		g.GET("/preferences", preferencesGet)
+		// PUT /api/notifications/preferences — partial update (merge).
+		g.PUT("/preferences", preferencesPut)
+		// POST /api/notifications/push/subscribe — store a Web Push subscription (endpoint 9).
+		g.POST("/push/subscribe", subscribe)
+		// DELETE /api/notifications/push/subscribe — remove the caller's subscription.
+		g.DELETE("/push/subscribe", unsubscribe)
+		// POST /api/notifications/{id}/read — mark one of the caller's notifications read.
+		g.POST("/{id}/read", markRead)
+
+		admin := api.Group("/admin/notifications")
+		admin.Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
+		// POST /api/admin/notifications — broadcast an ADMIN_MESSAGE (202 {queued}).
+		admin.POST("", broadcast)
+		return se.Next()
+	})
 }

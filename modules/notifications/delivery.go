@@ -1,0 +1,324 @@
+package notifications
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Options tune the background delivery of one app. Set them with
+// SetOptions before the notifications module is registered (tests do it
+// through a testkit option); zero fields take the defaults.
+type Options struct {
+	// HTTPClient sends Web Push requests. Default: the system trust store
+	// (SSL_CERT_FILE is honoured) and a 15 s timeout. Tests inject one
+	// that trusts their HTTPS receiver.
+	HTTPClient *http.Client
+	// Workers is how many deliveries run at once (default 4).
+	Workers int
+	// QueueSize bounds the queue of pending deliveries (default 4096).
+	QueueSize int
+	// RetryDelays are the waits before each retry of a push answered 429 or
+	// 5xx (default 2 s, 10 s, 30 s: three retries within a minute). A longer
+	// Retry-After is honoured up to MaxRetryAfter.
+	RetryDelays []time.Duration
+	// MaxRetryAfter caps how long a Retry-After may postpone a retry
+	// (default 5 minutes); a longer one gives the delivery up.
+	MaxRetryAfter time.Duration
+	// BatchSize is how many inbox records an admin broadcast writes per
+	// transaction (default 500).
+	BatchSize int
+}
+
+const optionsKey = "notifications.options"
+const dispatcherKey = "notifications.dispatcher"
+
+// SetOptions stores delivery options for app; call it before Register.
+func SetOptions(app core.App, o Options) {
+	app.Store().Set(optionsKey, o)
+}
+
+func (o Options) withDefaults() Options {
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Timeout: 15 * time.Second}
+	}
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = 4096
+	}
+	if o.RetryDelays == nil {
+		o.RetryDelays = []time.Duration{2 * time.Second, 10 * time.Second, 30 * time.Second}
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = 5 * time.Minute
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 500
+	}
+	return o
+}
+
+// job is one notification to deliver on the channels beyond the inbox.
+type job struct {
+	ID     string // inbox record id; "" when the user keeps in-app off
+	UserID string
+	Kind   string
+	Title  string
+	Body   string
+	URL    string
+	Data   map[string]any
+}
+
+// task is one unit of work of the queue: a notification to fan out, or a
+// retry of one push to one subscription.
+type task struct {
+	job     job
+	sub     *subscription // nil: fan out to every channel
+	attempt int           // push attempt number of sub (1 = first)
+}
+
+// dispatcher is the bounded worker pool that delivers notifications after
+// their write committed, off the request path.
+type dispatcher struct {
+	app  core.App
+	opts Options
+
+	queue  chan task
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	pending int // queued, running or waiting to be retried
+	stopped bool
+	timers  map[*time.Timer]struct{}
+
+	vapidMu sync.Mutex
+	vapid   *vapidKeys
+}
+
+func newDispatcher(app core.App) *dispatcher {
+	o, _ := app.Store().Get(optionsKey).(Options)
+	o = o.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &dispatcher{
+		app: app, opts: o,
+		queue: make(chan task, o.QueueSize),
+		ctx:   ctx, cancel: cancel,
+		timers: map[*time.Timer]struct{}{},
+	}
+	for i := 0; i < o.Workers; i++ {
+		d.wg.Add(1)
+		go d.work()
+	}
+	return d
+}
+
+// dispatcherOf returns the app's dispatcher (nil when the module is not
+// registered; a nil dispatcher drops work).
+func dispatcherOf(app core.App) *dispatcher {
+	d, _ := app.Store().Get(dispatcherKey).(*dispatcher)
+	return d
+}
+
+// WaitIdle blocks until every queued delivery, retry and broadcast of app
+// is finished, or timeout passes; it reports whether the queue drained.
+// Tests use it instead of sleeping.
+func WaitIdle(app core.App, timeout time.Duration) bool {
+	d := dispatcherOf(app)
+	if d == nil {
+		return true
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		d.mu.Lock()
+		idle := d.pending == 0
+		d.mu.Unlock()
+		if idle {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// enqueue queues t without ever blocking; a full queue drops it (logged).
+func (d *dispatcher) enqueue(j job) {
+	if d == nil {
+		return
+	}
+	d.push(task{job: j}, false)
+}
+
+// push adds a task to the queue; wait says whether to wait for room.
+func (d *dispatcher) push(t task, wait bool) bool {
+	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		return false
+	}
+	d.pending++
+	d.mu.Unlock()
+	if wait {
+		select {
+		case d.queue <- t:
+			return true
+		case <-d.ctx.Done():
+		}
+	} else {
+		select {
+		case d.queue <- t:
+			return true
+		default:
+			d.app.Logger().Error("notifications: delivery queue full, dropped",
+				"notification", t.job.ID, "user", t.job.UserID, "kind", t.job.Kind)
+		}
+	}
+	d.done()
+	return false
+}
+
+// done marks one task finished.
+func (d *dispatcher) done() {
+	d.mu.Lock()
+	d.pending--
+	d.mu.Unlock()
+}
+
+// begin counts a unit of background work that is not a queued task (a
+// broadcast); it fails once the dispatcher stopped.
+func (d *dispatcher) begin() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return false
+	}
+	d.pending++
+	d.wg.Add(1)
+	return true
+}
+
+// waitForRoom blocks until the queue can take n more tasks (or stop).
+func (d *dispatcher) waitForRoom(n int) bool {
+	if n > cap(d.queue) {
+		n = cap(d.queue)
+	}
+	for cap(d.queue)-len(d.queue) < n {
+		select {
+		case <-d.ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return d.ctx.Err() == nil
+}
+
+// retryLater re-queues a push after wait, without holding a worker.
+func (d *dispatcher) retryLater(t task, wait time.Duration) {
+	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		return
+	}
+	d.pending++
+	var timer *time.Timer
+	timer = time.AfterFunc(wait, func() {
+		d.mu.Lock()
+		delete(d.timers, timer)
+		d.mu.Unlock()
+		d.push(t, true)
+		d.done()
+	})
+	d.timers[timer] = struct{}{}
+	d.mu.Unlock()
+}
+
+// stop ends the workers: queued work is dropped, pending retries are
+// cancelled, running requests are aborted. Called on app terminate.
+func (d *dispatcher) stop() {
+	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		return
+	}
+	d.stopped = true
+	for t := range d.timers {
+		if t.Stop() {
+			d.pending--
+		}
+	}
+	d.timers = map[*time.Timer]struct{}{}
+	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
+}
+
+func (d *dispatcher) work() {
+	defer d.wg.Done()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case t := <-d.queue:
+			d.run(t)
+			d.done()
+		}
+	}
+}
+
+// run handles one task, recovering from panics so a worker never dies.
+func (d *dispatcher) run(t task) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.app.Logger().Error("notifications: delivery panic", "error", fmt.Sprint(r))
+		}
+	}()
+	if t.sub != nil {
+		d.pushAttempt(t.job, *t.sub, t.attempt)
+		return
+	}
+	prefs, err := loadPreferences(d.app, t.job.UserID)
+	if err != nil {
+		d.app.Logger().Error("notifications: preferences", "user", t.job.UserID, "error", err.Error())
+		return
+	}
+	if prefs.allows(t.job.Kind, ChannelPush) {
+		subs, err := userSubscriptions(d.app, t.job.UserID)
+		if err != nil {
+			d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())
+		}
+		for _, s := range subs {
+			if d.ctx.Err() != nil {
+				return
+			}
+			d.pushAttempt(t.job, s, 1)
+		}
+	}
+	if prefs.allows(t.job.Kind, ChannelEmail) {
+		d.sendEmail(t.job)
+	}
+}
+
+// jobFromRecord is the delivery of an inbox record.
+func jobFromRecord(rec *core.Record) job {
+	data := map[string]any{}
+	_ = rec.UnmarshalJSONField("data", &data)
+	return job{
+		ID: rec.Id, UserID: rec.GetString("user"), Kind: rec.GetString("kind"),
+		Title: rec.GetString("title"), Body: rec.GetString("body"), URL: rec.GetString("url"), Data: data,
+	}
+}
+
+func errUnknownKind(kind string) error {
+	return hooks.FieldRuleError("kind", "Tipo de notificación desconocido: "+kind)
+}

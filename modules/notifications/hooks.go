@@ -1,0 +1,56 @@
+package notifications
+
+import (
+	"strings"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// bindRecordHooks binds the area's invariants and the delivery trigger.
+func bindRecordHooks(app core.App) {
+	// Every inbox record, whoever writes it, is delivered on the other
+	// channels once it committed (this hook fires after the commit).
+	app.OnRecordAfterCreateSuccess(colNotifications).BindFunc(func(e *core.RecordEvent) error {
+		dispatcherOf(e.App).enqueue(jobFromRecord(e.Record))
+		return e.Next()
+	})
+
+	// A push subscription is always a deliverable one, whichever path saves it.
+	app.OnRecordValidate(colSubscriptions).BindFunc(func(e *core.RecordEvent) error {
+		v := hooks.NewValidation()
+		validateSubscription(v, e.Record.GetString("endpoint"), e.Record.GetString("p256dh"), e.Record.GetString("auth"))
+		if !v.OK() {
+			return v.Err()
+		}
+		return e.Next()
+	})
+
+	// Preferences hold only known kinds and channels, and never switch a
+	// critical channel off.
+	app.OnRecordValidate(colPreferences).BindFunc(func(e *core.RecordEvent) error {
+		raw := strings.TrimSpace(e.Record.GetString("prefs"))
+		if raw == "" || raw == "null" {
+			return e.Next()
+		}
+		var prefs Preferences
+		if err := e.Record.UnmarshalJSONField("prefs", &prefs); err != nil {
+			return hooks.FieldRuleError("prefs", "Preferencias inválidas")
+		}
+		for kind, chans := range prefs {
+			if !isKind(kind) {
+				return hooks.FieldRuleError("prefs", "Tipo de notificación desconocido: "+kind)
+			}
+			for c, on := range chans {
+				if !isChannel(c) {
+					return hooks.FieldRuleError("prefs", "Canal desconocido: "+c)
+				}
+				if !on && isCritical(kind, c) {
+					return hooks.FieldRuleError("prefs", "Este aviso no se puede desactivar: "+kind+"."+c)
+				}
+			}
+		}
+		return e.Next()
+	})
+}

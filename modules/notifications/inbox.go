@@ -1,0 +1,151 @@
+package notifications
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+const msgNotificationMissing = "Notificación no encontrada"
+
+// Page bounds of the inbox list.
+const (
+	DefaultPerPage = 20
+	MaxPerPage     = 100
+)
+
+// notificationJSON is the notification object of the API.
+func notificationJSON(rec *core.Record) map[string]any {
+	data := map[string]any{}
+	_ = rec.UnmarshalJSONField("data", &data)
+	if data == nil {
+		data = map[string]any{}
+	}
+	return map[string]any{
+		"id":        rec.Id,
+		"kind":      rec.GetString("kind"),
+		"title":     rec.GetString("title"),
+		"body":      rec.GetString("body"),
+		"url":       rec.GetString("url"),
+		"data":      data,
+		"readAt":    hooks.ISODate(rec.GetDateTime("readAt")),
+		"createdAt": hooks.ISO(rec.GetDateTime("created").Time()),
+	}
+}
+
+// pageParams reads page (≥ 1) and perPage (1–100, default 20).
+func pageParams(e *core.RequestEvent) (page, perPage int, err error) {
+	v := hooks.NewValidation()
+	q := e.Request.URL.Query()
+	page, perPage = 1, DefaultPerPage
+	if s := q.Get("page"); s != "" {
+		n, convErr := strconv.Atoi(s)
+		if convErr != nil || n < 1 {
+			v.Add("page", "Debe ser un entero mayor o igual a 1")
+		} else {
+			page = n
+		}
+	}
+	if s := q.Get("perPage"); s != "" {
+		n, convErr := strconv.Atoi(s)
+		if convErr != nil || n < 1 || n > MaxPerPage {
+			v.Add("perPage", "Debe ser un entero entre 1 y 100")
+		} else {
+			perPage = n
+		}
+	}
+	return page, perPage, v.Err()
+}
+
+// inboxList answers the caller's notifications, newest first, with the
+// unread count; ?unread=true lists only unread ones.
+func inboxList(e *core.RequestEvent) error {
+	page, perPage, err := pageParams(e)
+	if err != nil {
+		return err
+	}
+	onlyUnread := false
+	switch strings.ToLower(e.Request.URL.Query().Get("unread")) {
+	case "", "false", "0":
+	case "true", "1":
+		onlyUnread = true
+	default:
+		return hooks.FieldError("unread", "Debe ser true o false")
+	}
+	userID := hooks.AuthUser(e).Id
+	mine := dbx.HashExp{"user": userID}
+	unreadExp := dbx.NewExp("readAt = ''")
+
+	unread, err := e.App.CountRecords(colNotifications, mine, unreadExp)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	total := unread
+	if !onlyUnread {
+		if total, err = e.App.CountRecords(colNotifications, mine); err != nil {
+			return hooks.Internal(err)
+		}
+	}
+	q := e.App.RecordQuery(colNotifications).AndWhere(mine)
+	if onlyUnread {
+		q = q.AndWhere(unreadExp)
+	}
+	var recs []*core.Record
+	err = q.OrderBy("created DESC", "id DESC").Offset(int64((page - 1) * perPage)).Limit(int64(perPage)).All(&recs)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	items := make([]map[string]any, 0, len(recs))
+	for _, r := range recs {
+		items = append(items, notificationJSON(r))
+	}
+	return e.JSON(http.StatusOK, map[string]any{
+		"notifications": items,
+		"unread":        unread,
+		"page":          page,
+		"perPage":       perPage,
+		"total":         total,
+	})
+}
+
+// markRead marks one of the caller's notifications read (idempotent: the
+// first read time is kept). Someone else's notification is 404.
+func markRead(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	userID := hooks.AuthUser(e).Id
+	now, _ := types.ParseDateTime(time.Now().UTC())
+	_, err = e.App.DB().Update(colNotifications, dbx.Params{"readAt": now.String()},
+		dbx.And(dbx.HashExp{"id": id, "user": userID}, dbx.NewExp("readAt = ''"))).Execute()
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	rec, err := e.App.FindFirstRecordByFilter(colNotifications, "id = {:id} && user = {:user}",
+		dbx.Params{"id": id, "user": userID})
+	if err != nil {
+		return hooks.NotFound(msgNotificationMissing)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"notification": notificationJSON(rec)})
+}
+
+// markAllRead marks every unread notification of the caller read and
+// answers how many changed.
+func markAllRead(e *core.RequestEvent) error {
+	now, _ := types.ParseDateTime(time.Now().UTC())
+	res, err := e.App.DB().Update(colNotifications, dbx.Params{"readAt": now.String()},
+		dbx.And(dbx.HashExp{"user": hooks.AuthUser(e).Id}, dbx.NewExp("readAt = ''"))).Execute()
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	n, _ := res.RowsAffected()
+	return e.JSON(http.StatusOK, map[string]any{"updated": n, "unread": 0})
+}

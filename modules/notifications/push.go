@@ -1,0 +1,248 @@
+package notifications
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"io"
+	"net/http"
+	"net/mail"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	webpush "github.com/SherClockHolmes/webpush-go"
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/mailer"
+)
+
+// Push lifetimes: how long a push service keeps an undelivered message.
+const (
+	ReminderTTL = 24 * time.Hour
+	DefaultTTL  = 7 * 24 * time.Hour
+)
+
+// maxPayloadBytes keeps the JSON payload inside one 4096-byte aes128gcm
+// record (4096 − 16 tag − 86 header − 1 delimiter), with room to spare.
+const maxPayloadBytes = 3800
+
+// subscription is a stored push subscription.
+type subscription struct {
+	ID       string `db:"id"`
+	Endpoint string `db:"endpoint"`
+	P256dh   string `db:"p256dh"`
+	Auth     string `db:"auth"`
+}
+
+func userSubscriptions(app core.App, userID string) ([]subscription, error) {
+	var subs []subscription
+	err := app.DB().Select("id", "endpoint", "p256dh", "auth").From(colSubscriptions).
+		Where(dbx.HashExp{"user": userID}).OrderBy("created ASC").All(&subs)
+	return subs, err
+}
+
+// pushPayload is what the service worker receives, decrypted.
+type pushPayload struct {
+	Title string `json:"title"`
+	Body  string `json:"body"`
+	URL   string `json:"url"`
+	Kind  string `json:"kind"`
+	ID    string `json:"id"`
+}
+
+// payloadOf encodes the push payload, shortening the body if the whole
+// would not fit in one record.
+func payloadOf(j job) []byte {
+	p := pushPayload{Title: j.Title, Body: j.Body, URL: j.URL, Kind: j.Kind, ID: j.ID}
+	for {
+		raw, _ := json.Marshal(p)
+		if len(raw) <= maxPayloadBytes || p.Body == "" {
+			return raw
+		}
+		cut := len(p.Body) - (len(raw) - maxPayloadBytes) - 3
+		if cut < 0 {
+			cut = 0
+		}
+		for cut > 0 && !utf8.RuneStart(p.Body[cut]) {
+			cut--
+		}
+		p.Body = strings.TrimRight(p.Body[:cut], " ") + "…"
+		if cut == 0 {
+			p.Body = ""
+		}
+	}
+}
+
+// topicOf is the Topic header: 32 base64url characters derived from the
+// kind and the related ids, so a repeated notice about the same thing
+// replaces the pending one at the push service.
+func topicOf(j job) string {
+	h := sha256.New()
+	h.Write([]byte(j.Kind))
+	keys := make([]string, 0, len(j.Data))
+	for k := range j.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, _ := json.Marshal(j.Data[k])
+		h.Write([]byte("|" + k + "=" + string(v)))
+	}
+	if len(keys) == 0 {
+		h.Write([]byte("|" + j.Title + "|" + j.Body))
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:24])
+}
+
+// pushOptions are the per-kind headers: TTL, Urgency and Topic.
+func pushOptions(j job) (ttl int, urgency webpush.Urgency, topic string) {
+	if j.Kind == KindAppointmentReminder {
+		return int(ReminderTTL / time.Second), webpush.UrgencyHigh, topicOf(j)
+	}
+	return int(DefaultTTL / time.Second), webpush.UrgencyNormal, topicOf(j)
+}
+
+// pushAttempt sends one push to one subscription and acts on the answer:
+// 2xx delivered; 404/410 the subscription is gone and deleted; 429/5xx and
+// network errors retried later; other answers given up. Every attempt is
+// logged.
+func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
+	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind,
+		"subscription", s.ID, "attempt", attempt)
+	keys, err := d.vapidKeysOf()
+	if err != nil {
+		log.Error("push: VAPID keys unavailable", "error", err.Error())
+		return
+	}
+	ttl, urgency, topic := pushOptions(j)
+	res, err := webpush.SendNotificationWithContext(d.ctx, payloadOf(j), &webpush.Subscription{
+		Endpoint: s.Endpoint,
+		Keys:     webpush.Keys{P256dh: s.P256dh, Auth: s.Auth},
+	}, &webpush.Options{
+		HTTPClient:      d.opts.HTTPClient,
+		Subscriber:      librarySubscriber(vapidSubject()),
+		Topic:           topic,
+		TTL:             ttl,
+		Urgency:         urgency,
+		VAPIDPublicKey:  keys.PublicKey,
+		VAPIDPrivateKey: keys.PrivateKey,
+	})
+	if err != nil {
+		if d.ctx.Err() != nil {
+			return // shutting down
+		}
+		log.Warn("push: request failed", "error", err.Error())
+		d.retry(j, s, attempt, 0)
+		return
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	status := res.StatusCode
+	switch {
+	case status >= 200 && status < 300:
+		log.Info("push: delivered", "status", status)
+	case status == http.StatusNotFound || status == http.StatusGone:
+		_, derr := d.app.DB().Delete(colSubscriptions, dbx.HashExp{"id": s.ID, "endpoint": s.Endpoint}).Execute()
+		if derr != nil {
+			log.Error("push: subscription gone, delete failed", "status", status, "error", derr.Error())
+			return
+		}
+		log.Info("push: subscription gone, deleted", "status", status)
+	case status == http.StatusTooManyRequests || status >= 500:
+		log.Warn("push: push service busy", "status", status, "retryAfter", res.Header.Get("Retry-After"))
+		d.retry(j, s, attempt, retryAfter(res.Header.Get("Retry-After")))
+	default:
+		log.Warn("push: rejected, not retried", "status", status)
+	}
+}
+
+// retry schedules the next attempt after the backoff delay, or after the
+// push service's Retry-After when that is longer.
+func (d *dispatcher) retry(j job, s subscription, attempt int, after time.Duration) {
+	if attempt > len(d.opts.RetryDelays) {
+		d.app.Logger().Error("push: giving up", "notification", j.ID, "subscription", s.ID, "attempts", attempt)
+		return
+	}
+	wait := d.opts.RetryDelays[attempt-1]
+	if after > wait {
+		wait = after
+	}
+	if wait > d.opts.MaxRetryAfter {
+		d.app.Logger().Error("push: Retry-After too far, giving up", "notification", j.ID,
+			"subscription", s.ID, "retryAfter", after.String())
+		return
+	}
+	sub := s
+	d.retryLater(task{job: j, sub: &sub, attempt: attempt + 1}, wait)
+}
+
+// retryAfter reads a Retry-After header: seconds or an HTTP date.
+func retryAfter(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if wait := time.Until(t); wait > 0 {
+			return wait
+		}
+	}
+	return 0
+}
+
+// appURL is the public base URL for absolute links (APP_URL).
+func appURL() string {
+	u := strings.TrimRight(strings.TrimSpace(os.Getenv("APP_URL")), "/")
+	if u == "" {
+		u = "http://127.0.0.1:8090"
+	}
+	return u
+}
+
+// sendEmail mails the notification when SMTP is configured in the
+// settings; one attempt, logged.
+func (d *dispatcher) sendEmail(j job) {
+	settings := d.app.Settings()
+	if !settings.SMTP.Enabled {
+		return
+	}
+	var row struct {
+		Email string `db:"email"`
+	}
+	err := d.app.DB().Select("email").From("users").Where(dbx.HashExp{"id": j.UserID}).Limit(1).One(&row)
+	if err != nil || row.Email == "" {
+		return
+	}
+	text := j.Body
+	link := j.URL
+	if strings.HasPrefix(link, "/") && !strings.HasPrefix(link, "//") {
+		link = appURL() + link
+	}
+	if link != "" {
+		text += "\n\n" + link
+	}
+	msg := &mailer.Message{
+		From:    mail.Address{Name: settings.Meta.SenderName, Address: settings.Meta.SenderAddress},
+		To:      []mail.Address{{Address: row.Email}},
+		Subject: j.Title,
+		Text:    text,
+		HTML:    "<p>" + strings.ReplaceAll(html.EscapeString(text), "\n", "<br>") + "</p>",
+	}
+	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind)
+	if err := d.app.NewMailClient().Send(msg); err != nil {
+		log.Error("email: send failed", "error", err.Error())
+		return
+	}
+	log.Info("email: sent")
+}

@@ -1,0 +1,190 @@
+package notifications
+
+import (
+	"crypto/ecdh"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// MaxEndpointChars bounds a push endpoint URL.
+const MaxEndpointChars = 2048
+
+// Spanish messages of the push subscription routes.
+const (
+	msgEndpointInvalid     = "Debe ser una URL https válida de hasta 2048 caracteres"
+	msgP256dhInvalid       = "Debe ser una clave P-256 sin comprimir (65 bytes) en base64url"
+	msgAuthInvalid         = "Debe ser un secreto de 16 bytes en base64url"
+	msgSubscriptionMissing = "Suscripción no encontrada"
+)
+
+// validEndpoint reports whether s is an absolute https URL of at most
+// MaxEndpointChars characters.
+func validEndpoint(s string) bool {
+	if s == "" || hooks.Chars(s) > MaxEndpointChars || strings.ContainsAny(s, " \t\r\n") {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != "" && u.Hostname() != "" && u.User == nil
+}
+
+// validP256dh reports whether s is base64url (padding optional) of a
+// 65-byte uncompressed P-256 point that lies on the curve.
+func validP256dh(s string) bool {
+	raw, err := decodeB64URL(s)
+	if err != nil || len(raw) != 65 || raw[0] != 0x04 {
+		return false
+	}
+	_, err = ecdh.P256().NewPublicKey(raw)
+	return err == nil
+}
+
+// validAuth reports whether s is base64url (padding optional) of 16 bytes.
+func validAuth(s string) bool {
+	raw, err := decodeB64URL(s)
+	return err == nil && len(raw) == 16
+}
+
+// validateSubscription adds the field issues of a subscription to v.
+func validateSubscription(v *hooks.Validation, endpoint, p256dh, auth string) {
+	if !validEndpoint(endpoint) {
+		v.Add("endpoint", msgEndpointInvalid)
+	}
+	if !validP256dh(p256dh) {
+		v.Add("keys.p256dh", msgP256dhInvalid)
+	}
+	if !validAuth(auth) {
+		v.Add("keys.auth", msgAuthInvalid)
+	}
+}
+
+// subscriptionJSON is the answer's subscription object.
+func subscriptionJSON(rec *core.Record) map[string]any {
+	return map[string]any{
+		"id":        rec.Id,
+		"endpoint":  rec.GetString("endpoint"),
+		"createdAt": hooks.ISO(rec.GetDateTime("created").Time()),
+	}
+}
+
+// subscribe stores (or moves to the caller) a push subscription: 201 when
+// the endpoint is new, 200 when it existed.
+func subscribe(e *core.RequestEvent) error {
+	var in struct {
+		Endpoint *string                    `json:"endpoint"`
+		Keys     map[string]json.RawMessage `json:"keys"`
+	}
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	v := hooks.NewValidation()
+	endpoint := ""
+	if in.Endpoint != nil {
+		endpoint = strings.TrimSpace(*in.Endpoint)
+	}
+	p256dh, auth := keyString(in.Keys, "p256dh"), keyString(in.Keys, "auth")
+	validateSubscription(v, endpoint, p256dh, auth)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	user := hooks.AuthUser(e)
+	userAgent := e.Request.UserAgent()
+	if n := []rune(userAgent); len(n) > 300 {
+		userAgent = string(n[:300])
+	}
+	var rec *core.Record
+	created := false
+	upsert := func() error {
+		return e.App.RunInTransaction(func(txApp core.App) error {
+			existing, err := txApp.FindFirstRecordByData(colSubscriptions, "endpoint", endpoint)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				col, err := txApp.FindCachedCollectionByNameOrId(colSubscriptions)
+				if err != nil {
+					return err
+				}
+				existing = core.NewRecord(col)
+				existing.Set("endpoint", endpoint)
+				created = true
+			case err != nil:
+				return err
+			default:
+				created = false
+			}
+			existing.Set("user", user.Id)
+			existing.Set("p256dh", p256dh)
+			existing.Set("auth", auth)
+			existing.Set("userAgent", userAgent)
+			rec = existing
+			return txApp.Save(existing)
+		})
+	}
+	err := upsert()
+	if err != nil && created {
+		// Another request inserted the same endpoint first (unique index):
+		// it exists now, so update it.
+		err = upsert()
+	}
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return e.JSON(status, map[string]any{"subscription": subscriptionJSON(rec)})
+}
+
+// keyString reads keys[name] when it is a JSON string ("" otherwise).
+func keyString(keys map[string]json.RawMessage, name string) string {
+	var s string
+	if raw, ok := keys[name]; ok {
+		_ = json.Unmarshal(raw, &s)
+	}
+	return strings.TrimSpace(s)
+}
+
+// unsubscribe deletes the caller's subscription of an endpoint: 204, or
+// 404 when the endpoint is unknown or belongs to someone else.
+func unsubscribe(e *core.RequestEvent) error {
+	var in struct {
+		Endpoint *string `json:"endpoint"`
+	}
+	if err := hooks.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	if in.Endpoint == nil || strings.TrimSpace(*in.Endpoint) == "" {
+		return hooks.FieldError("endpoint", "Es obligatorio")
+	}
+	endpoint := strings.TrimSpace(*in.Endpoint)
+	if hooks.Chars(endpoint) > MaxEndpointChars {
+		return hooks.FieldError("endpoint", msgEndpointInvalid)
+	}
+	res, err := e.App.DB().Delete(colSubscriptions, dbx.HashExp{
+		"endpoint": endpoint, "user": hooks.AuthUser(e).Id,
+	}).Execute()
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return hooks.NotFound(msgSubscriptionMissing)
+	}
+	return e.NoContent(http.StatusNoContent)
+}
+
+// publicKey answers the VAPID public key browsers subscribe with.
+func publicKey(e *core.RequestEvent) error {
+	key, err := PublicKey(e.App)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"publicKey": key})
+}

@@ -1,0 +1,232 @@
+package notifications_test
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"camellos/hooks"
+	"camellos/internal/testkit"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+func TestSubscribeAuth(t *testing.T) {
+	k := newKit(t, nil)
+	b := newBrowser(t)
+	for _, method := range []string{http.MethodPost, http.MethodDelete} {
+		res := k.Do(testkit.Req{Method: method, Path: "/api/notifications/push/subscribe", Body: b.subscription("https://push.example.com/x")})
+		if res.Status != http.StatusUnauthorized || res.Error() != "No autorizado" {
+			t.Errorf("%s without session: %d %s", method, res.Status, res.Raw)
+		}
+		res = k.Do(testkit.Req{Method: method, Path: "/api/notifications/push/subscribe", Cookie: "not-a-session", Body: b.subscription("https://push.example.com/x")})
+		if res.Status != http.StatusUnauthorized || res.Error() != "No autorizado" {
+			t.Errorf("%s with a bad session: %d %s", method, res.Status, res.Raw)
+		}
+	}
+	// Any signed-in role may subscribe.
+	for i, role := range []string{hooks.RoleAdmin, hooks.RoleCamello, hooks.RoleClient} {
+		_, cookie := k.UserWithSession(role)
+		res := k.Post("/api/notifications/push/subscribe", cookie, b.subscription("https://push.example.com/role/"+string(rune('a'+i))))
+		if res.Status != http.StatusCreated {
+			t.Errorf("%s: %d %s", role, res.Status, res.Raw)
+		}
+	}
+	// The public key needs no session.
+	if res := k.Get("/api/notifications/push/public-key", ""); res.Status != http.StatusOK || res.Str("publicKey") == "" {
+		t.Errorf("public key: %d %s", res.Status, res.Raw)
+	}
+}
+
+func TestSubscribeValidation(t *testing.T) {
+	k := newKit(t, nil)
+	_, cookie := k.UserWithSession(hooks.RoleClient)
+	b := newBrowser(t)
+	pub := b.priv.PublicKey().Bytes()
+	b64 := base64.RawURLEncoding.EncodeToString
+	offCurve := append([]byte(nil), pub...)
+	offCurve[64] ^= 0x01 // y no longer matches x
+	compressed := append([]byte{0x02 | pub[64]&1}, pub[1:33]...)
+	long := "https://push.example.com/" + strings.Repeat("a", 2048-len("https://push.example.com/"))
+
+	cases := []struct {
+		name   string
+		body   any
+		fields []string // fields with issues; none = valid
+	}{
+		{"valid, no padding", map[string]any{"endpoint": "https://push.example.com/ok1", "keys": map[string]any{"p256dh": b.p256dh(), "auth": b.authB64()}}, nil},
+		{"valid, with padding", map[string]any{"endpoint": "https://push.example.com/ok2", "keys": map[string]any{"p256dh": base64.URLEncoding.EncodeToString(pub), "auth": base64.URLEncoding.EncodeToString(b.auth)}}, nil},
+		{"endpoint of 2048 chars", map[string]any{"endpoint": long, "keys": map[string]any{"p256dh": b.p256dh(), "auth": b.authB64()}}, nil},
+		{"endpoint of 2049 chars", map[string]any{"endpoint": long + "a", "keys": map[string]any{"p256dh": b.p256dh(), "auth": b.authB64()}}, []string{"endpoint"}},
+		{"http endpoint", map[string]any{"endpoint": "http://push.example.com/x", "keys": map[string]any{"p256dh": b.p256dh(), "auth": b.authB64()}}, []string{"endpoint"}},
+		{"not a URL", map[string]any{"endpoint": "push service", "keys": map[string]any{"p256dh": b.p256dh(), "auth": b.authB64()}}, []string{"endpoint"}},
+		{"https without host", map[string]any{"endpoint": "https:///x", "keys": map[string]any{"p256dh": b.p256dh(), "auth": b.authB64()}}, []string{"endpoint"}},
+		{"everything missing", map[string]any{}, []string{"endpoint", "keys.p256dh", "keys.auth"}},
+		{"keys missing", map[string]any{"endpoint": "https://push.example.com/x"}, []string{"keys.p256dh", "keys.auth"}},
+		{"p256dh off the curve", map[string]any{"endpoint": "https://push.example.com/x", "keys": map[string]any{"p256dh": b64(offCurve), "auth": b.authB64()}}, []string{"keys.p256dh"}},
+		{"p256dh compressed", map[string]any{"endpoint": "https://push.example.com/x", "keys": map[string]any{"p256dh": b64(compressed), "auth": b.authB64()}}, []string{"keys.p256dh"}},
+		{"p256dh 64 bytes", map[string]any{"endpoint": "https://push.example.com/x", "keys": map[string]any{"p256dh": b64(pub[:64]), "auth": b.authB64()}}, []string{"keys.p256dh"}},
+		{"p256dh not base64url", map[string]any{"endpoint": "https://push.example.com/x", "keys": map[string]any{"p256dh": "***", "auth": b.authB64()}}, []string{"keys.p256dh"}},
+		{"p256dh a number", map[string]any{"endpoint": "https://push.example.com/x", "keys": map[string]any{"p256dh": 42, "auth": b.authB64()}}, []string{"keys.p256dh"}},
+		{"auth 15 bytes", map[string]any{"endpoint": "https://push.example.com/x", "keys": map[string]any{"p256dh": b.p256dh(), "auth": b64(b.auth[:15])}}, []string{"keys.auth"}},
+		{"auth 17 bytes", map[string]any{"endpoint": "https://push.example.com/x", "keys": map[string]any{"p256dh": b.p256dh(), "auth": b64(append(b.auth, 1))}}, []string{"keys.auth"}},
+		{"keys not an object", map[string]any{"endpoint": "https://push.example.com/x", "keys": "abc"}, []string{"keys"}},
+		{"endpoint not a string", map[string]any{"endpoint": 5, "keys": map[string]any{"p256dh": b.p256dh(), "auth": b.authB64()}}, []string{"endpoint"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := k.Post("/api/notifications/push/subscribe", cookie, tc.body)
+			if tc.fields == nil {
+				if res.Status != http.StatusCreated || res.Str("subscription.id") == "" {
+					t.Fatalf("%d %s", res.Status, res.Raw)
+				}
+				return
+			}
+			if res.Status != http.StatusBadRequest || res.Error() != "Datos inválidos" {
+				t.Fatalf("%d %s", res.Status, res.Raw)
+			}
+			for _, f := range tc.fields {
+				if len(fieldIssues(res, f)) == 0 {
+					t.Errorf("no issue for %s: %s", f, res.Raw)
+				}
+			}
+		})
+	}
+	if res := k.Post("/api/notifications/push/subscribe", cookie, "{"); res.Status != http.StatusBadRequest || res.Error() != "Cuerpo JSON inválido" {
+		t.Errorf("malformed JSON: %d %s", res.Status, res.Raw)
+	}
+}
+
+func TestSubscribeUpsert(t *testing.T) {
+	k := newKit(t, nil)
+	owner, cookie := k.UserWithSession(hooks.RoleClient)
+	other, otherCookie := k.UserWithSession(hooks.RoleCamello)
+	endpoint := "https://push.example.com/device-1"
+	b := newBrowser(t)
+
+	first := k.Post("/api/notifications/push/subscribe", cookie, b.subscription(endpoint))
+	if first.Status != http.StatusCreated {
+		t.Fatalf("new: %d %s", first.Status, first.Raw)
+	}
+	if first.Str("subscription.endpoint") != endpoint || first.Str("subscription.createdAt") == "" || first.Get("subscription.keys") != nil {
+		t.Errorf("subscription object: %s", first.Raw)
+	}
+	id := first.Str("subscription.id")
+
+	// Same endpoint again, with rotated keys: 200, same record, new keys.
+	b2 := newBrowser(t)
+	again := k.Post("/api/notifications/push/subscribe", cookie, b2.subscription(endpoint))
+	if again.Status != http.StatusOK || again.Str("subscription.id") != id {
+		t.Fatalf("existing: %d %s", again.Status, again.Raw)
+	}
+	rec, _ := k.App.FindRecordById("push_subscriptions", id)
+	if rec.GetString("p256dh") != b2.p256dh() || rec.GetString("user") != owner.Id {
+		t.Error("keys not updated")
+	}
+
+	// Another user re-subscribes the endpoint: it moves to them.
+	moved := k.Post("/api/notifications/push/subscribe", otherCookie, b2.subscription(endpoint))
+	if moved.Status != http.StatusOK || moved.Str("subscription.id") != id {
+		t.Fatalf("moved: %d %s", moved.Status, moved.Raw)
+	}
+	rec, _ = k.App.FindRecordById("push_subscriptions", id)
+	if rec.GetString("user") != other.Id {
+		t.Error("subscription did not move to the new user")
+	}
+	if n := k.Count("push_subscriptions", ""); n != 1 {
+		t.Errorf("subscriptions = %d, want 1", n)
+	}
+	// The previous owner can no longer delete it.
+	if res := k.Delete("/api/notifications/push/subscribe", cookie, map[string]any{"endpoint": endpoint}); res.Status != http.StatusNotFound || res.Error() != "Suscripción no encontrada" {
+		t.Errorf("delete by previous owner: %d %s", res.Status, res.Raw)
+	}
+}
+
+// TestSubscribeConcurrent: parallel subscriptions of one endpoint make one
+// record; exactly one answer is 201.
+func TestSubscribeConcurrent(t *testing.T) {
+	k := newKit(t, nil)
+	const n = 8
+	cookies := make([]string, n)
+	for i := range cookies {
+		_, cookies[i] = k.UserWithSession(hooks.RoleClient)
+	}
+	b := newBrowser(t)
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			statuses[i] = k.Post("/api/notifications/push/subscribe", cookies[i], b.subscription("https://push.example.com/race")).Status
+		}(i)
+	}
+	wg.Wait()
+	created := 0
+	for _, s := range statuses {
+		switch s {
+		case http.StatusCreated:
+			created++
+		case http.StatusOK:
+		default:
+			t.Errorf("status %d", s)
+		}
+	}
+	if created != 1 {
+		t.Errorf("201 answers = %d, want 1 (%v)", created, statuses)
+	}
+	if c := k.Count("push_subscriptions", ""); c != 1 {
+		t.Errorf("records = %d", c)
+	}
+}
+
+func TestUnsubscribe(t *testing.T) {
+	k := newKit(t, nil)
+	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, otherCookie := k.UserWithSession(hooks.RoleClient)
+	endpoint := "https://push.example.com/bye"
+	if res := k.Post("/api/notifications/push/subscribe", cookie, newBrowser(t).subscription(endpoint)); res.Status != http.StatusCreated {
+		t.Fatal(res.Status)
+	}
+	cases := []struct {
+		name   string
+		cookie string
+		body   any
+		status int
+		msg    string
+	}{
+		{"missing endpoint", cookie, map[string]any{}, 400, "Datos inválidos"},
+		{"endpoint not a string", cookie, map[string]any{"endpoint": true}, 400, "Datos inválidos"},
+		{"unknown endpoint", cookie, map[string]any{"endpoint": "https://push.example.com/nope"}, 404, "Suscripción no encontrada"},
+		{"someone else's", otherCookie, map[string]any{"endpoint": endpoint}, 404, "Suscripción no encontrada"},
+		{"own", cookie, map[string]any{"endpoint": endpoint}, 204, ""},
+		{"already removed", cookie, map[string]any{"endpoint": endpoint}, 404, "Suscripción no encontrada"},
+	}
+	for _, tc := range cases {
+		res := k.Delete("/api/notifications/push/subscribe", tc.cookie, tc.body)
+		if res.Status != tc.status || res.Error() != tc.msg {
+			t.Errorf("%s: %d %s", tc.name, res.Status, res.Raw)
+		}
+	}
+	if n := k.Count("push_subscriptions", ""); n != 0 {
+		t.Errorf("subscriptions left = %d", n)
+	}
+}
+
+// TestSubscriptionRecordHook: a subscription saved outside our route (the
+// dashboard) is validated the same way.
+func TestSubscriptionRecordHook(t *testing.T) {
+	k := newKit(t, nil)
+	user := k.CreateUser(hooks.RoleClient)
+	col, _ := k.App.FindCollectionByNameOrId("push_subscriptions")
+	rec := core.NewRecord(col)
+	rec.Set("user", user.Id)
+	rec.Set("endpoint", "http://insecure.example.com/x")
+	rec.Set("p256dh", "abc")
+	rec.Set("auth", "abc")
+	if err := k.App.Save(rec); err == nil {
+		t.Fatal("invalid subscription saved")
+	}
+}
