@@ -193,7 +193,8 @@ export async function logout() {
 }
 
 function navLink(href, text, extra) {
-  const here = location.pathname === href || (href === '/' && location.pathname === '/index.html');
+  const here = location.pathname + (href.includes('?') ? location.search : '') === href
+    || (href === '/' && location.pathname === '/index.html');
   return el('li', {}, el('a', { href, 'aria-current': here ? 'page' : null }, text, extra || null));
 }
 
@@ -214,7 +215,12 @@ export async function renderChrome() {
   nav.append(navLink('/', 'Inicio'));
   if (session && session.user) {
     nav.append(navLink('/trabajos.html', 'Mis trabajos'));
-    if (session.user.role === 'CAMELLOS') nav.append(navLink('/agenda.html', 'Agenda'));
+    if (session.user.role === 'CAMELLOS') {
+      nav.append(navLink('/agenda.html', 'Agenda'));
+      if (session.camello && session.camello.status === 'ACTIVO') {
+        nav.append(navLink('/camello.html?id=' + encodeURIComponent(session.camello.id), 'Mi perfil'));
+      }
+    }
     const count = el('span', { class: 'badge-count', id: 'unread-count', hidden: true });
     nav.append(navLink('/notificaciones.html', 'Notificaciones', count));
     nav.append(el('li', {}, el('button', { type: 'button', onclick: logout }, 'Salir')));
