@@ -151,6 +151,7 @@ async function search(ev) {
 async function main() {
   renderChrome();
   readURL();
+  if (filters.q) $('#q').value = filters.q;
   $('#search-form').addEventListener('submit', search);
   try {
     const r = await api('GET', '/api/categories');
