@@ -71,6 +71,19 @@ func TestPagesRender(t *testing.T) {
 		b.noJunk()
 		b.shoot("registro-camello-errores")
 	})
+	// The printed demo login works on the sign-in page and returns to ?next=;
+	// a wrong password answers in Spanish.
+	t.Run("ingresar-demo", func(t *testing.T) {
+		b.t = t
+		b.clearCookies()
+		b.visit("/ingresar.html?next=%2Ftrabajos.html")
+		b.typeIn([][2]string{{"#email", seed.ClientEmail}, {"#password", "no-es-la-clave"}})
+		b.do(chromedp.Click(css(`#form button[type=submit]`)))
+		b.waitJS(`/Credenciales inválidas/.test(document.querySelector('#alert').textContent)`, "the wrong password refused")
+		b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('#password').value = ''`), chromedp.SendKeys(css("#password"), seed.ClientPassword), chromedp.Click(css(`#form button[type=submit]`)))
+		b.waitJS(`location.pathname === '/trabajos.html' && document.querySelectorAll('#jobs .job').length > 0`, "the demo client's jobs")
+		b.clearCookies()
+	})
 	signedAs := ""
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
