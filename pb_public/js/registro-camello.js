@@ -101,5 +101,7 @@ async function submit(ev) {
 renderChrome();
 loadServices();
 $('#file').addEventListener('change', preview);
+// A file the browser cannot draw gets no preview (the server says why).
+$('#preview').addEventListener('error', () => { $('#preview').hidden = true; });
 $('#description').addEventListener('input', (ev) => { $('#desc-count').textContent = chars(ev.target.value); });
 form.addEventListener('submit', submit);
