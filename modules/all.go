@@ -14,6 +14,7 @@ import (
 	"camellos/modules/notifications"
 	"camellos/modules/registration"
 	"camellos/modules/search"
+	"camellos/modules/seed"
 	"camellos/modules/web"
 
 	"camellos/hooks"
@@ -48,5 +49,6 @@ func Commands(app core.App) []*cobra.Command {
 	return []*cobra.Command{
 		auth.AdminCommand(app),
 		jobs.RemindersCommand(app),
+		seed.Command(app),
 	}
 }
