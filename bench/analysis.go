@@ -71,6 +71,6 @@ means applied in a scratch copy and re-measured with this bench.
 
 6. **Register camello — 0.8× of raw bcrypt.** 90 % of its CPU is the single bcrypt hash (cost 10,
    ` + "`auth.PrepareUser`" + `), as it should be; ` + "`auth.EmailTaken`" + ` (FindAuthRecordByEmail, ~8 %) is the rest.
-   The measured 0.70–0.90× moves with the machine's load (the reference is measured a few seconds
+   The measured ratio (0.70× to 1.44× over five runs) moves with the machine's load (the reference is measured a few seconds
    later); on a quiet machine it is at the goal. Nothing to fix beyond item 1.
 `
