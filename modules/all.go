@@ -27,6 +27,7 @@ import (
 func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(hooks.LoadSession())
+		hooks.BindAPINotFound(se)
 		return se.Next()
 	})
 	auth.Register(app)
