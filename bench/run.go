@@ -317,8 +317,8 @@ func once(client *http.Client, req *http.Request) (int, string) {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode == http.StatusNotFound && !bytes.Contains(raw, []byte(`"issues"`)) {
-		return res.StatusCode, string(raw) // no such route: PocketBase's or the static 404
+	if res.StatusCode == http.StatusNotFound && (!bytes.Contains(raw, []byte(`"issues"`)) || bytes.Contains(raw, []byte(hooks.MsgRouteNotFound))) {
+		return res.StatusCode, string(raw) // no such route: PocketBase's, the static or our catch-all 404
 	}
 	if res.StatusCode == http.StatusNotFound {
 		return 299, string(raw) // our envelope: the route exists

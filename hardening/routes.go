@@ -31,6 +31,10 @@ type Route struct {
 // Key is "METHOD /path", the key of expectation tables.
 func (r Route) Key() string { return r.Method + " " + r.Path }
 
+// CatchAll reports whether the route is a wildcard fallback ("/api/{path...}"),
+// which answers paths no other route owns and is no operation of the API.
+func (r Route) CatchAll() bool { return strings.HasSuffix(r.Path, "...}") }
+
 // OwnedRoutes boots the whole service on a temporary data dir and returns
 // every /api route the service itself registers, sorted: the route table
 // after OnServe minus PocketBase's own routes (those apis.NewRouter binds).

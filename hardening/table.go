@@ -23,6 +23,8 @@ const (
 	Denied Outcome = "D"
 	// CronOnly: 401 or 503; a session cookie never opens a cron route.
 	CronOnly Outcome = "C"
+	// NotFound: 404, whoever asks.
+	NotFound Outcome = "N"
 )
 
 // Match reports whether an HTTP status satisfies the outcome.
@@ -41,6 +43,8 @@ func (o Outcome) Match(status int) bool {
 		return status == http.StatusForbidden || status == http.StatusNotFound
 	case CronOnly:
 		return status == http.StatusUnauthorized || status == http.StatusServiceUnavailable
+	case NotFound:
+		return status == http.StatusNotFound
 	}
 	return false
 }
@@ -83,6 +87,7 @@ var (
 	jobClient   = [5]Outcome{Unauth, Allowed, Denied, Denied, Denied}
 	inboxOwner  = [5]Outcome{Unauth, Allowed, Denied, Denied, Denied}
 	cron        = [5]Outcome{CronOnly, CronOnly, CronOnly, CronOnly, CronOnly}
+	nowhere     = [5]Outcome{NotFound, NotFound, NotFound, NotFound, NotFound}
 )
 
 // Admin403 is Allowed: named so the adminOnly row reads as a sentence.
@@ -97,6 +102,13 @@ func body(v any) func(*World, Role) Call {
 // Table is the authorisation matrix of every route the service owns, keyed
 // by "METHOD /path". A registered route missing here fails the matrix.
 var Table = map[string]Expectation{
+	// The catch-alls answer 404 "Ruta no encontrada" in the envelope ({path} = "nada/aqui").
+	"GET /api/{path...}":    {nowhere, body(nil)},
+	"POST /api/{path...}":   {nowhere, body(map[string]any{"a": 1})},
+	"PUT /api/{path...}":    {nowhere, body(map[string]any{"a": 1})},
+	"PATCH /api/{path...}":  {nowhere, body(map[string]any{"a": 1})},
+	"DELETE /api/{path...}": {nowhere, body(nil)},
+
 	"GET /api/docs":              {public, none},
 	"GET /api/docs/openapi.json": {public, none},
 

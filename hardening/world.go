@@ -182,6 +182,7 @@ func (w *World) ExpandID(pattern, id string) string {
 		id = "desconocido12345"
 	}
 	p := strings.ReplaceAll(pattern, "{id}", url.PathEscape(id))
+	p = strings.ReplaceAll(p, "{path...}", "nada/aqui")
 	return strings.ReplaceAll(p, "{slug}", "privacidad")
 }
 

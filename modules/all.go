@@ -28,6 +28,7 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(hooks.LoadSession())
 		se.Router.Bind(hooks.CheckOrigin(), hooks.SecurityHeaders())
+		hooks.BindAPINotFound(se)
 		return se.Next()
 	})
 	auth.Register(app)

@@ -70,6 +70,9 @@ func TestEveryRouteDocumented(t *testing.T) {
 	registered := map[string]bool{}
 	for _, r := range hardening.OwnedRoutes(t) {
 		registered[r.Key()] = true
+		if r.CatchAll() {
+			continue // the 404 fallback of unknown /api paths, no operation
+		}
 		if !documented[r.Key()] {
 			t.Errorf("route %s is registered but not documented in modules/docs/openapi.yaml", r.Key())
 		}
