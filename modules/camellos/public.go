@@ -1,6 +1,7 @@
 package camellos
 
 import (
+	"encoding/json"
 	"math"
 	"net/http"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"camellos/modules/search"
 
 	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -20,11 +22,11 @@ const MsgCamelloNotFound = "Camello no encontrado"
 
 // bindPublic binds the public provider routes: GET /camellos,
 // GET /camellos/{id}, GET /camellos/{id}/reviews.
-func bindPublic(g *router.RouterGroup[*core.RequestEvent]) {
+func bindPublic(g *router.RouterGroup[*core.RequestEvent], x *publicIndex) {
 	// GET /api/camellos?q=&category=&service=&city=&trade=&page=&perPage=: active camellos, public fields.
-	g.GET("/camellos", listPublic)
+	g.GET("/camellos", x.listPublic).Bind(apis.SkipSuccessActivityLog())
 	// GET /api/camellos/{id}: one active camello, public fields.
-	g.GET("/camellos/{id}", viewPublic)
+	g.GET("/camellos/{id}", x.viewPublic).Bind(apis.SkipSuccessActivityLog())
 	// GET /api/camellos/{id}/reviews: reviews of an active camello, with average and count.
 	g.GET("/camellos/{id}/reviews", listReviews)
 }
@@ -44,14 +46,14 @@ func MatchText(q string) dbx.Expression {
 	return dbx.And(exps...)
 }
 
-// servicesJSON reads the camello's services relation as a JSON array even
-// when it holds a single bare id.
-const servicesJSON = "json_each(CASE WHEN json_valid([[camellos.services]]) THEN [[camellos.services]] ELSE json_array([[camellos.services]]) END)"
+// statusActive is the condition "the camello is ACTIVO".
+func statusActive() dbx.Expression {
+	return dbx.HashExp{"status": StatusActive}
+}
 
-// publicFilter turns the listing's query parameters into one condition on
-// ACTIVO camellos; a parameter longer than 200 characters or an invalid
-// category id is a 400.
-func publicFilter(e *core.RequestEvent) (dbx.Expression, error) {
+// parseFilter reads the listing's query parameters; a parameter longer
+// than 200 characters or an invalid category id is a 400.
+func parseFilter(e *core.RequestEvent) (*filter, error) {
 	q := e.Request.URL.Query()
 	v := hooks.NewValidation()
 	for _, name := range []string{"q", "category", "service", "city", "trade"} {
@@ -63,66 +65,74 @@ func publicFilter(e *core.RequestEvent) (dbx.Expression, error) {
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	exps := []dbx.Expression{dbx.HashExp{"camellos.status": StatusActive}}
-	if m := MatchText(q.Get("q")); m != nil {
-		exps = append(exps, m)
+	f := &filter{
+		words:    strings.Fields(hooks.Fold(q.Get("q"))),
+		city:     hooks.Fold(q.Get("city")), // "bogota" also finds "Bogotá D.C."
+		category: q.Get("category"),
+		service:  strings.TrimSpace(q.Get("service")), // by id or by slug
 	}
-	if forms := search.TradeForms(q.Get("trade")); len(forms) > 0 {
-		// any form of the trade: "plomero" also finds "Plomería" and "fontanero"
-		alts := make([]dbx.Expression, 0, len(forms))
-		for i, f := range forms {
-			p := "trade" + strconv.Itoa(i)
-			alts = append(alts, dbx.NewExp(`[[searchText]] LIKE {:`+p+`} ESCAPE '\'`, dbx.Params{p: hooks.LikePattern(f)}))
-		}
-		exps = append(exps, dbx.Or(alts...))
+	// any form of the trade: "plomero" also finds "Plomería" and "fontanero"
+	for _, t := range search.TradeForms(q.Get("trade")) {
+		f.trades = append(f.trades, strings.ToLower(t))
 	}
-	if c := hooks.Fold(q.Get("city")); c != "" {
-		// "bogota" also finds "Bogotá D.C."
-		exps = append(exps, dbx.NewExp(`([[cityKey]] = {:city} OR [[cityKey]] LIKE {:cityPrefix} ESCAPE '\')`,
-			dbx.Params{"city": c, "cityPrefix": strings.TrimSuffix(hooks.LikePattern(c), "%")[1:] + " %"}))
-	}
-	if c := q.Get("category"); c != "" {
-		exps = append(exps, dbx.NewExp(`EXISTS (SELECT 1 FROM `+servicesJSON+` j
-			JOIN services s ON s.id = j.value WHERE s.category = {:category})`, dbx.Params{"category": c}))
-	}
-	if s := strings.TrimSpace(q.Get("service")); s != "" {
-		// by id or by slug
-		exps = append(exps, dbx.NewExp(`EXISTS (SELECT 1 FROM `+servicesJSON+` j
-			JOIN services s ON s.id = j.value WHERE s.id = {:service} OR s.slug = {:service})`, dbx.Params{"service": s}))
-	}
-	return dbx.And(exps...), nil
+	return f, nil
 }
 
 // listPublic answers {camellos, page, perPage, total}: ACTIVO camellos only,
-// premium first, then by rating, then newest (the order of the listing
-// index); one query for the page, one for the count, one for their services.
-func listPublic(e *core.RequestEvent) error {
+// premium first, then by rating, then newest. It filters the in-memory
+// listing index and writes the camellos' pre-rendered JSON.
+func (x *publicIndex) listPublic(e *core.RequestEvent) error {
 	page, err := hooks.Paging(e)
 	if err != nil {
 		return err
 	}
-	where, err := publicFilter(e)
+	f, err := parseFilter(e)
 	if err != nil {
 		return err
 	}
-	var total int64
-	if err := e.App.DB().Select("COUNT(*)").From(Collection).Where(where).Row(&total); err != nil {
+	l, err := x.get(e.App)
+	if err != nil {
 		return err
 	}
-	recs := []*core.Record{}
-	if page.Offset() < total {
-		err = e.App.RecordQuery(Collection).AndWhere(where).
-			OrderBy("premium DESC", "ratingAvg DESC", "created DESC").
-			Limit(int64(page.PerPage)).Offset(page.Offset()).All(&recs)
-		if err != nil {
+	offset := page.Offset()
+	var total int64
+	buf := make([]byte, 0, 1024*page.PerPage)
+	buf = append(buf, `{"camellos":[`...)
+	n := 0
+	for _, en := range l.entries {
+		if !f.match(en) {
+			continue
+		}
+		if total >= offset && n < page.PerPage {
+			if n > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, en.raw...)
+			n++
+		}
+		total++
+	}
+	buf = append(buf, `],"page":`...)
+	buf = strconv.AppendInt(buf, int64(page.Page), 10)
+	buf = append(buf, `,"perPage":`...)
+	buf = strconv.AppendInt(buf, int64(page.PerPage), 10)
+	buf = append(buf, `,"total":`...)
+	buf = strconv.AppendInt(buf, total, 10)
+	buf = append(buf, "}\n"...)
+	return writeJSON(e, buf)
+}
+
+// writeJSON writes a rendered 200 answer as e.JSON would, including its
+// ?fields= picking.
+func writeJSON(e *core.RequestEvent, body []byte) error {
+	if e.Request.URL.Query().Get("fields") != "" {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
 			return err
 		}
+		return e.JSON(http.StatusOK, v)
 	}
-	list, err := JSON(e.App, recs, false)
-	if err != nil {
-		return err
-	}
-	return e.JSON(http.StatusOK, page.Answer("camellos", list, total))
+	return e.Blob(http.StatusOK, "application/json", body)
 }
 
 // findActive returns the ACTIVO camello of the path id, else a 404.
@@ -138,17 +148,26 @@ func findActive(e *core.RequestEvent) (*core.Record, error) {
 	return rec, nil
 }
 
-// viewPublic answers {camello} with public fields; 404 unless ACTIVO.
-func viewPublic(e *core.RequestEvent) error {
-	rec, err := findActive(e)
+// viewPublic answers {camello} with public fields (from the listing
+// index); 404 unless ACTIVO.
+func (x *publicIndex) viewPublic(e *core.RequestEvent) error {
+	id, err := hooks.PathID(e, "id")
 	if err != nil {
 		return err
 	}
-	c, err := One(e.App, rec, false)
+	l, err := x.get(e.App)
 	if err != nil {
 		return err
 	}
-	return e.JSON(http.StatusOK, map[string]any{"camello": c})
+	en := l.byID[id]
+	if en == nil {
+		return hooks.NotFound(MsgCamelloNotFound)
+	}
+	body := make([]byte, 0, len(en.raw)+16)
+	body = append(body, `{"camello":`...)
+	body = append(body, en.raw...)
+	body = append(body, "}\n"...)
+	return writeJSON(e, body)
 }
 
 // Review is a public review: the author is shown by first name only.

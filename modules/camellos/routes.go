@@ -9,8 +9,10 @@ import (
 // Register binds the camello record hooks and the public provider routes.
 func Register(app core.App) {
 	bindHooks(app)
+	x := newPublicIndex()
+	bindIndexHooks(app, x)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		bindPublic(hooks.API(se))
+		bindPublic(hooks.API(se), x)
 		return se.Next()
 	})
 }

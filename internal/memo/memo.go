@@ -1,0 +1,89 @@
+// Package memo keeps one value derived from the database in memory:
+// built lazily by the first reader, one build at a time (the others wait
+// for it), and dropped by Invalidate from record hooks. A generation
+// counter makes a build that raced a write unusable: it is handed to the
+// reader that built it, never stored, so the next reader builds again.
+package memo
+
+import (
+	"sync"
+	"time"
+)
+
+// Cache holds a value of type T. The zero Cache is ready to use.
+type Cache[T any] struct {
+	// MaxAge, when set, refreshes a value older than it in the background
+	// (readers keep the old one meanwhile): a safety net for writes made
+	// around the record hooks (raw SQL, another process).
+	MaxAge time.Duration
+
+	mu       sync.Mutex
+	gen      uint64
+	val      T
+	ok       bool
+	builtAt  time.Time
+	building chan struct{}
+}
+
+// Invalidate drops the value; the next Get builds it again.
+func (c *Cache[T]) Invalidate() {
+	c.mu.Lock()
+	c.gen++
+	c.ok = false
+	var zero T
+	c.val = zero
+	c.mu.Unlock()
+}
+
+// Peek returns the current value without building it.
+func (c *Cache[T]) Peek() (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.val, c.ok
+}
+
+// Get returns the value, building it with build when there is none.
+func (c *Cache[T]) Get(build func() (T, error)) (T, error) {
+	for {
+		c.mu.Lock()
+		if c.ok {
+			v := c.val
+			if c.MaxAge > 0 && c.building == nil && time.Since(c.builtAt) > c.MaxAge {
+				done, gen := c.start()
+				c.mu.Unlock()
+				go func() { _, _ = c.finish(build, done, gen) }()
+				return v, nil
+			}
+			c.mu.Unlock()
+			return v, nil
+		}
+		if wait := c.building; wait != nil {
+			c.mu.Unlock()
+			<-wait
+			continue
+		}
+		done, gen := c.start()
+		c.mu.Unlock()
+		return c.finish(build, done, gen)
+	}
+}
+
+// start marks a build as running; c.mu is held.
+func (c *Cache[T]) start() (chan struct{}, uint64) {
+	c.building = make(chan struct{})
+	return c.building, c.gen
+}
+
+// finish runs build and stores its value unless a write happened meanwhile.
+func (c *Cache[T]) finish(build func() (T, error), done chan struct{}, gen uint64) (v T, err error) {
+	defer func() {
+		c.mu.Lock()
+		if err == nil && c.gen == gen {
+			c.val, c.ok, c.builtAt = v, true, time.Now()
+		}
+		c.building = nil
+		close(done)
+		c.mu.Unlock()
+	}()
+	return build()
+}

@@ -1,0 +1,235 @@
+package camellos
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"camellos/hooks"
+	"camellos/internal/memo"
+
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/list"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// indexMaxAge refreshes the listing index in the background at least this
+// often, for writes made around the record hooks (raw SQL, another process).
+const indexMaxAge = time.Minute
+
+// entry is one ACTIVO camello of the listing index: what the filters
+// compare, and its public JSON rendered once.
+type entry struct {
+	id         string
+	cityKey    string
+	searchText string
+	services   []*serviceRef
+	raw        []byte
+}
+
+// serviceRef is a service as the listing filters see it.
+type serviceRef struct {
+	ServiceSummary
+	category string
+}
+
+// listing is the in-memory projection of the ACTIVO camellos, in the
+// listing's order (premium first, then rating, then newest).
+type listing struct {
+	entries []*entry
+	byID    map[string]*entry
+}
+
+// publicIndex is the listing index of one app, rebuilt after any write that
+// can change a public answer (see bindIndexHooks).
+type publicIndex struct {
+	cache memo.Cache[*listing]
+}
+
+func newPublicIndex() *publicIndex {
+	return &publicIndex{cache: memo.Cache[*listing]{MaxAge: indexMaxAge}}
+}
+
+// get returns the current index, building it when needed.
+func (x *publicIndex) get(app core.App) (*listing, error) {
+	return x.cache.Get(func() (*listing, error) { return buildListing(app) })
+}
+
+// camelloRow is the columns of a camello the index needs.
+type camelloRow struct {
+	ID           string  `db:"id"`
+	Name         string  `db:"name"`
+	Trades       string  `db:"trades"`
+	Status       string  `db:"status"`
+	Premium      bool    `db:"premium"`
+	Services     string  `db:"services"`
+	Created      string  `db:"created"`
+	Updated      string  `db:"updated"`
+	City         string  `db:"city"`
+	Neighborhood string  `db:"neighborhood"`
+	Photo        string  `db:"photo"`
+	Description  string  `db:"description"`
+	RatingAvg    float64 `db:"ratingAvg"`
+	RatingCount  float64 `db:"ratingCount"`
+	CityKey      string  `db:"cityKey"`
+	SearchText   string  `db:"searchText"`
+}
+
+// buildListing reads every ACTIVO camello and every service in two queries
+// and renders each camello's public JSON exactly as JSON(app, recs, false).
+func buildListing(app core.App) (*listing, error) {
+	var svcRows []struct {
+		ID       string `db:"id"`
+		Name     string `db:"name"`
+		Slug     string `db:"slug"`
+		Category string `db:"category"`
+	}
+	if err := app.DB().Select("id", "name", "slug", "category").From("services").All(&svcRows); err != nil {
+		return nil, err
+	}
+	services := make(map[string]*serviceRef, len(svcRows))
+	for _, s := range svcRows {
+		services[s.ID] = &serviceRef{ServiceSummary: ServiceSummary{ID: s.ID, Name: s.Name, Slug: s.Slug}, category: s.Category}
+	}
+	var rows []camelloRow
+	err := app.DB().Select("id", "name", "trades", "status", "premium", "services", "created", "updated",
+		"city", "neighborhood", "photo", "description", "ratingAvg", "ratingCount", "cityKey", "searchText").
+		From(Collection).AndWhere(statusActive()).
+		OrderBy("premium DESC", "ratingAvg DESC", "created DESC").All(&rows)
+	if err != nil {
+		return nil, err
+	}
+	l := &listing{entries: make([]*entry, 0, len(rows)), byID: make(map[string]*entry, len(rows))}
+	for i := range rows {
+		r := &rows[i]
+		en := &entry{id: r.ID, cityKey: r.CityKey, searchText: r.SearchText}
+		svc := []ServiceSummary{}
+		for _, id := range list.ToUniqueStringSlice(r.Services) {
+			if s, ok := services[id]; ok {
+				en.services = append(en.services, s)
+				svc = append(svc, s.ServiceSummary)
+			}
+		}
+		photo := ""
+		if r.Photo != "" {
+			photo = "/uploads/camellos/" + r.Photo
+		}
+		raw, err := json.Marshal(map[string]any{
+			"id":           r.ID,
+			"name":         r.Name,
+			"trades":       tradesOf(r.Trades),
+			"status":       r.Status,
+			"premium":      r.Premium,
+			"services":     svc,
+			"createdAt":    isoOf(r.Created),
+			"updatedAt":    isoOf(r.Updated),
+			"city":         r.City,
+			"neighborhood": r.Neighborhood,
+			"photo":        photo,
+			"description":  r.Description,
+			"rating": map[string]any{
+				"average": r.RatingAvg,
+				"count":   int(r.RatingCount),
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		en.raw = raw
+		l.entries = append(l.entries, en)
+		l.byID[en.id] = en
+	}
+	return l, nil
+}
+
+// tradesOf parses the stored trades as Trades does (never nil).
+func tradesOf(raw string) []string {
+	out := []string{}
+	_ = json.Unmarshal([]byte(raw), &out)
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// isoOf formats a stored PocketBase date as GetDateTime(...).Time() would.
+func isoOf(s string) string {
+	dt, _ := types.ParseDateTime(s)
+	return hooks.ISO(dt.Time())
+}
+
+// bindIndexHooks drops the listing index after every committed write that
+// can change a public answer: a camello that is or was ACTIVO, any service
+// or category (names, slugs, categories of the services shown and
+// filtered), any review (the rating is updated with it).
+func bindIndexHooks(app core.App, x *publicIndex) {
+	camello := func(e *core.RecordEvent) error {
+		l, built := x.cache.Peek()
+		if !built || e.Record.GetString("status") == StatusActive || l.byID[e.Record.Id] != nil {
+			x.cache.Invalidate()
+		}
+		return e.Next()
+	}
+	app.OnRecordAfterCreateSuccess(Collection).BindFunc(camello)
+	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(camello)
+	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(camello)
+	anyWrite := func(e *core.RecordEvent) error {
+		x.cache.Invalidate()
+		return e.Next()
+	}
+	for _, c := range []string{"services", "categories", "reviews"} {
+		app.OnRecordAfterCreateSuccess(c).BindFunc(anyWrite)
+		app.OnRecordAfterUpdateSuccess(c).BindFunc(anyWrite)
+		app.OnRecordAfterDeleteSuccess(c).BindFunc(anyWrite)
+	}
+}
+
+// filter is the listing's query, folded once.
+type filter struct {
+	words    []string
+	trades   []string
+	city     string
+	category string
+	service  string
+}
+
+// match reports whether the camello passes every condition, as the SQL of
+// publicFilter would.
+func (f *filter) match(en *entry) bool {
+	for _, w := range f.words {
+		if !strings.Contains(en.searchText, w) {
+			return false
+		}
+	}
+	if len(f.trades) > 0 {
+		ok := false
+		for _, t := range f.trades {
+			if strings.Contains(en.searchText, t) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if f.city != "" && en.cityKey != f.city && !strings.HasPrefix(en.cityKey, f.city+" ") {
+		return false
+	}
+	if f.category != "" && !en.offers(func(s *serviceRef) bool { return s.category == f.category }) {
+		return false
+	}
+	if f.service != "" && !en.offers(func(s *serviceRef) bool { return s.ID == f.service || s.Slug == f.service }) {
+		return false
+	}
+	return true
+}
+
+func (en *entry) offers(ok func(*serviceRef) bool) bool {
+	for _, s := range en.services {
+		if ok(s) {
+			return true
+		}
+	}
+	return false
+}
