@@ -4,6 +4,7 @@ package agenda
 import (
 	"camellos/hooks"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -23,7 +24,7 @@ func Register(app core.App) {
 		// The signed-in camello replaces its weekly availability.
 		api.PUT("/agenda/availability", availabilityPut).Bind(camelloOnly)
 		// Free 60-minute slots of an ACTIVO camello, for any signed-in user (endpoint 8).
-		api.GET("/camellos/{id}/slots", slotsList).Bind(signedIn)
+		api.GET("/camellos/{id}/slots", slotsList).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// The job's client books one free slot of its camello.
 		api.POST("/jobs/{id}/appointments", appointmentBook).Bind(signedIn)
 		// The signed-in user's appointments, as client or as camello.

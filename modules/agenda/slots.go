@@ -63,6 +63,7 @@ func FreeSlots(q SlotQuery) []Interval {
 	if q.Now.After(earliest) {
 		earliest = q.Now
 	}
+	busyList := sortedBusy(q.Busy)
 	var byDay [7][]Range
 	for _, r := range q.Weekly {
 		if r.Weekday >= 0 && r.Weekday < 7 && r.Start >= 0 && r.End <= DayMinutes && r.Start < r.End {
@@ -87,7 +88,7 @@ func FreeSlots(q SlotQuery) []Interval {
 				if s.End.After(q.To) {
 					break
 				}
-				if s.Start.Before(earliest) || busy(s, q.Busy) {
+				if s.Start.Before(earliest) || busyList.overlaps(s) {
 					continue
 				}
 				out = append(out, s)
@@ -106,13 +107,31 @@ func FreeSlots(q SlotQuery) []Interval {
 	return uniq
 }
 
-func busy(s Interval, list []Interval) bool {
-	for _, b := range list {
-		if s.Overlaps(b) {
-			return true
+// busyIndex is the busy intervals sorted by start, with the running
+// maximum of their ends, so one overlap test is a binary search.
+type busyIndex struct {
+	list   []Interval
+	maxEnd []time.Time // maxEnd[i] = latest End among list[:i+1]
+}
+
+func sortedBusy(in []Interval) busyIndex {
+	list := append([]Interval(nil), in...)
+	sort.Slice(list, func(i, j int) bool { return list[i].Start.Before(list[j].Start) })
+	maxEnd := make([]time.Time, len(list))
+	for i, b := range list {
+		maxEnd[i] = b.End
+		if i > 0 && maxEnd[i-1].After(b.End) {
+			maxEnd[i] = maxEnd[i-1]
 		}
 	}
-	return false
+	return busyIndex{list: list, maxEnd: maxEnd}
+}
+
+// overlaps reports whether s overlaps some busy interval: among those
+// starting before s ends, the latest end must be after s starts.
+func (x busyIndex) overlaps(s Interval) bool {
+	n := sort.Search(len(x.list), func(i int) bool { return !x.list[i].Start.Before(s.End) })
+	return n > 0 && x.maxEnd[n-1].After(s.Start)
 }
 
 // WallTime is the instant at which the wall clock of loc reads the given

@@ -64,10 +64,14 @@ func busyIntervals(app core.App, camelloID string, from, to time.Time) ([]Interv
 		Start string `db:"start"`
 		End   string `db:"end"`
 	}
+	// The literal status lets SQLite use the partial index
+	// idx_appointments_booked_slot (camello, start); appointments last
+	// SlotLength, so none starting before from-SlotLength reaches from.
 	err := app.DB().Select("start", "end").From(AppointmentsCollection).
-		Where(dbx.HashExp{"camello": camelloID, "status": jobs.AppointmentScheduled}).
-		AndWhere(dbx.NewExp("start < {:to} AND end > {:from}",
-			dbx.Params{"from": jobs.DBTimeOf(from), "to": jobs.DBTimeOf(to)})).
+		Where(dbx.NewExp("camello = {:camello} AND status = '"+jobs.AppointmentScheduled+"'"+
+			" AND start > {:since} AND start < {:to} AND end > {:from}",
+			dbx.Params{"camello": camelloID, "since": jobs.DBTimeOf(from.Add(-SlotLength)),
+				"from": jobs.DBTimeOf(from), "to": jobs.DBTimeOf(to)})).
 		All(&rows)
 	if err != nil {
 		return nil, err

@@ -145,13 +145,21 @@ func loadCategory(app core.App, id string) (Category, error) {
 // MsgCategoryNotFound is the 404 of an unknown category.
 const MsgCategoryNotFound = "Categoría no encontrada"
 
-// publicCategories answers every category, by sortOrder then name.
+// publicCategories answers every category, by sortOrder then name. The
+// rendered answer is kept in memory until a category or service changes
+// (see bindCacheHooks).
 func publicCategories(e *core.RequestEvent) error {
-	var rows []Category
-	if err := categoryQuery(e.App).All(&rows); err != nil {
+	body, err := categoriesCache(e.App).Get(func() ([]byte, error) {
+		var rows []Category
+		if err := categoryQuery(e.App).All(&rows); err != nil {
+			return nil, err
+		}
+		return encode(map[string]any{"categories": finishCategories(rows)})
+	})
+	if err != nil {
 		return err
 	}
-	return e.JSON(http.StatusOK, map[string]any{"categories": finishCategories(rows)})
+	return writeJSON(e, body)
 }
 
 // adminListCategories answers a page of categories, optionally filtered by q.

@@ -4,6 +4,7 @@ package catalog
 import (
 	"camellos/hooks"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -16,12 +17,13 @@ const (
 // Register binds the catalog area's record hooks and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindCacheHooks(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := hooks.API(se)
 		// GET /api/categories: every category, by sortOrder then name, with _count.services.
-		g.GET("/categories", publicCategories)
+		g.GET("/categories", publicCategories).Bind(apis.SkipSuccessActivityLog())
 		// GET /api/services?category=: every service, optionally of one category.
-		g.GET("/services", publicServices)
+		g.GET("/services", publicServices).Bind(apis.SkipSuccessActivityLog())
 
 		admin := g.Group("/admin")
 		admin.Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
