@@ -2,6 +2,7 @@ package camellos
 
 import (
 	"encoding/json"
+	"sort"
 	"strings"
 	"time"
 
@@ -38,6 +39,12 @@ type serviceRef struct {
 type listing struct {
 	entries []*entry
 	byID    map[string]*entry
+	// positions in entries, ascending, by folded city, service id and
+	// category id: the candidates of a filtered query
+	byCity     map[string][]int
+	byService  map[string][]int
+	byCategory map[string][]int
+	slugs      map[string]string // service slug → id
 }
 
 // publicIndex is the listing index of one app, rebuilt after any write that
@@ -99,7 +106,12 @@ func buildListing(app core.App) (*listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &listing{entries: make([]*entry, 0, len(rows)), byID: make(map[string]*entry, len(rows))}
+	l := &listing{entries: make([]*entry, 0, len(rows)), byID: make(map[string]*entry, len(rows)),
+		byCity: map[string][]int{}, byService: map[string][]int{}, byCategory: map[string][]int{},
+		slugs: make(map[string]string, len(svcRows))}
+	for _, s := range svcRows {
+		l.slugs[s.Slug] = s.ID
+	}
 	for i := range rows {
 		r := &rows[i]
 		en := &entry{id: r.ID, cityKey: r.CityKey, searchText: r.SearchText}
@@ -136,6 +148,14 @@ func buildListing(app core.App) (*listing, error) {
 			return nil, err
 		}
 		en.raw = raw
+		pos := len(l.entries)
+		l.byCity[en.cityKey] = append(l.byCity[en.cityKey], pos)
+		for _, s := range en.services {
+			l.byService[s.ID] = append(l.byService[s.ID], pos)
+			if c := l.byCategory[s.category]; len(c) == 0 || c[len(c)-1] != pos {
+				l.byCategory[s.category] = append(c, pos)
+			}
+		}
 		l.entries = append(l.entries, en)
 		l.byID[en.id] = en
 	}
@@ -186,11 +206,70 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 
 // filter is the listing's query, folded once.
 type filter struct {
-	words    []string
-	trades   []string
-	city     string
-	category string
-	service  string
+	words      []string
+	trades     []string
+	city       string
+	cityPrefix string // city + " "
+	category   string
+	service    string
+}
+
+// candidates returns the positions of the entries that can match f, in
+// order, from the narrowest of the city, service and category lists; all
+// is true when f has none of those conditions.
+func (l *listing) candidates(f *filter) (pos []int, all bool) {
+	var lists [][]int
+	if f.city != "" {
+		var parts [][]int
+		for k, p := range l.byCity {
+			if k == f.city || strings.HasPrefix(k, f.cityPrefix) {
+				parts = append(parts, p)
+			}
+		}
+		lists = append(lists, union(parts))
+	}
+	if f.service != "" {
+		parts := [][]int{l.byService[f.service]}
+		if id, ok := l.slugs[f.service]; ok && id != f.service {
+			parts = append(parts, l.byService[id])
+		}
+		lists = append(lists, union(parts))
+	}
+	if f.category != "" {
+		lists = append(lists, l.byCategory[f.category])
+	}
+	if len(lists) == 0 {
+		return nil, true
+	}
+	best := lists[0]
+	for _, p := range lists[1:] {
+		if len(p) < len(best) {
+			best = p
+		}
+	}
+	return best, false
+}
+
+// union merges ascending position lists into one, without repeats.
+func union(parts [][]int) []int {
+	switch len(parts) {
+	case 0:
+		return nil
+	case 1:
+		return parts[0]
+	}
+	var out []int
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	sort.Ints(out)
+	uniq := out[:0]
+	for i, v := range out {
+		if i == 0 || v != out[i-1] {
+			uniq = append(uniq, v)
+		}
+	}
+	return uniq
 }
 
 // match reports whether the camello passes every condition, as the SQL of
@@ -213,7 +292,7 @@ func (f *filter) match(en *entry) bool {
 			return false
 		}
 	}
-	if f.city != "" && en.cityKey != f.city && !strings.HasPrefix(en.cityKey, f.city+" ") {
+	if f.city != "" && en.cityKey != f.city && !strings.HasPrefix(en.cityKey, f.cityPrefix) {
 		return false
 	}
 	if f.category != "" && !en.offers(func(s *serviceRef) bool { return s.category == f.category }) {

@@ -71,6 +71,7 @@ func parseFilter(e *core.RequestEvent) (*filter, error) {
 		category: q.Get("category"),
 		service:  strings.TrimSpace(q.Get("service")), // by id or by slug
 	}
+	f.cityPrefix = f.city + " "
 	// any form of the trade: "plomero" also finds "Plomería" and "fontanero"
 	for _, t := range search.TradeForms(q.Get("trade")) {
 		f.trades = append(f.trades, strings.ToLower(t))
@@ -99,7 +100,15 @@ func (x *publicIndex) listPublic(e *core.RequestEvent) error {
 	buf := make([]byte, 0, 1024*page.PerPage)
 	buf = append(buf, `{"camellos":[`...)
 	n := 0
-	for _, en := range l.entries {
+	pos, all := l.candidates(f)
+	if all {
+		pos = nil
+	}
+	for i := 0; (all && i < len(l.entries)) || (!all && i < len(pos)); i++ {
+		en := l.entries[i]
+		if !all {
+			en = l.entries[pos[i]]
+		}
 		if !f.match(en) {
 			continue
 		}
