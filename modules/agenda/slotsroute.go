@@ -60,31 +60,32 @@ func readWindow(e *core.RequestEvent, now time.Time, def, max time.Duration) (ti
 // busyIntervals loads the camello's PROGRAMADA appointments overlapping
 // [from, to).
 func busyIntervals(app core.App, camelloID string, from, to time.Time) ([]Interval, error) {
-	var rows []struct {
-		Start string `db:"start"`
-		End   string `db:"end"`
-	}
 	// The literal status lets SQLite use the partial index
 	// idx_appointments_booked_slot (camello, start); appointments last
 	// SlotLength, so none starting before from-SlotLength reaches from.
-	err := app.DB().Select("start", "end").From(AppointmentsCollection).
-		Where(dbx.NewExp("camello = {:camello} AND status = '"+jobs.AppointmentScheduled+"'"+
-			" AND start > {:since} AND start < {:to} AND end > {:from}",
-			dbx.Params{"camello": camelloID, "since": jobs.DBTimeOf(from.Add(-SlotLength)),
-				"from": jobs.DBTimeOf(from), "to": jobs.DBTimeOf(to)})).
-		All(&rows)
+	rows, err := app.DB().NewQuery("SELECT start, end FROM " + AppointmentsCollection +
+		" WHERE camello = {:camello} AND status = '" + jobs.AppointmentScheduled + "'" +
+		" AND start > {:since} AND start < {:to} AND end > {:from}").
+		Bind(dbx.Params{"camello": camelloID, "since": jobs.DBTimeOf(from.Add(-SlotLength)),
+			"from": jobs.DBTimeOf(from), "to": jobs.DBTimeOf(to)}).
+		Rows()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Interval, 0, len(rows))
-	for _, r := range rows {
-		s, err1 := time.Parse(jobs.DBTime, r.Start)
-		en, err2 := time.Parse(jobs.DBTime, r.End)
+	defer rows.Close()
+	out := []Interval{}
+	var start, end string
+	for rows.Next() {
+		if err := rows.Scan(&start, &end); err != nil {
+			return nil, err
+		}
+		s, err1 := time.Parse(jobs.DBTime, start)
+		en, err2 := time.Parse(jobs.DBTime, end)
 		if err1 == nil && err2 == nil {
 			out = append(out, Interval{Start: s, End: en})
 		}
 	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // FreeSlotsOf lists the free slots of a camello within [from, to] at now,
