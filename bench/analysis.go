@@ -1,58 +1,56 @@
 package main
 
-// analysis is the diagnosis of the goals missed in the run of 2026-11-22
-// (CPU profiles from `go run ./bench -profile DIR`, query plans from the
-// sqlite3 shell on a `-seed` data dir). Delete an item once its fix lands.
-const analysis = `## Analysis of the misses (run of 2026-11-22, profiles with ` + "`-profile`" + `)
+// analysis is the diagnosis of the goals of issue #7 (CPU profiles from
+// `go run ./bench -profile DIR`, query plans from the sqlite3 shell on a
+// `-seed` data dir): what was fixed, and why what is still missed is missed.
+// Delete an item once its fix lands.
+const analysis = `## Analysis (run of 2026-11-22, profiles with ` + "`-profile`" + `)
 
-The machine was shared with other builds while measuring (see the load average above): absolute
-figures are noisy, ratios within one run less so. Fixes below belong to other areas; "verified"
-means applied in a scratch copy and re-measured with this bench.
+The machine is shared with other builds (see the load average above): absolute figures are noisy,
+ratios within one run less so. "Before" figures are the run of 03:14 UTC on main (0b6adcc).
 
-1. **Pool and page cache (main.go, framework config) — peak RSS, categories, slots, every DB route.**
-   PocketBase's defaults are DataMaxOpenConns 120 / DataMaxIdleConns 15 and every connection
-   opens with ` + "`cache_size(-32000)`" + ` (32 MB of page cache each). Under 32 concurrent requests
-   the pool grows past 15, so connections are closed and re-opened all the time
-   (` + "`sqlite.newConn → sqlite3ReadSchema`" + ` was ~27 % of the categories profile), and each of the
-   ~32 live connections fills its own page cache: 371 MB peak RSS under the listing load.
-   *Fix:* in main.go ` + "`pocketbase.NewWithConfig(pocketbase.Config{DataMaxOpenConns: 8, DataMaxIdleConns: 8})`" + `
-   (optionally a DBConnect with a smaller cache_size). Verified with ` + "`-open 8 -idle 8`" + `: peak RSS
-   under the listing load 371 → 134–150 MB, categories 0.19× → 0.34× of health, PocketBase's
-   generic list 617 → 1155 req/s. (The bench child mirrors main.go's construction; keep them in step,
-   or move the construction into one exported function both call.)
+1. **Pool and page cache (modules.New, on main).** DataMaxOpenConns 8 / DataMaxIdleConns 8 instead
+   of PocketBase's 120 / 15: no connection churn (` + "`sqlite3ReadSchema`" + ` was ~27 % of the categories
+   profile) and at most 8 page caches of 32 MB. Peak RSS under the listing load 387 MB → 146–148 MB
+   in the runs of perf2 (the listing index below adds ~10 MB of live heap; the limit is 150 MB, so
+   there is little headroom left).
 
-2. **Listing (modules/camellos/public.go, publicFilter) — listing vs PocketBase, p99.**
-   The city condition ` + "`cityKey = :c OR cityKey LIKE 'c %' ESCAPE '\\'`" + ` cannot use
-   idx_camellos_city (LIKE never uses an index here), so SQLite walks idx_camellos_listing over all
-   10,000 ACTIVO rows, running the services json_each/JOIN subquery per row: 50 ms per page query in
-   the sqlite3 shell, 0.07× of PocketBase's generic list (whose ` + "`cityKey='c'`" + ` uses the index).
-   *Fix:* the same prefix as a range, ` + "`cityKey = :c OR (cityKey >= :c||' ' AND cityKey < :c||'!')`" + `
-   (a MULTI-INDEX OR on idx_camellos_city; 0.2 ms in the shell). Verified together with item 1:
-   listing 44 → 395 req/s, p99 2.2 s → 215 ms. Still under PocketBase's list (0.40×) and far from
-   0.35× of health: each call runs COUNT + page + services queries, and each candidate row of the
-   city runs json_each with a two-index OR lookup on services (id OR slug). Next steps: resolve
-   ` + "`service`" + ` (id or slug) to an id once; keep a camello↔service junction table (camello, service,
-   cityKey, status, premium, ratingAvg, created) maintained by the camellos record hooks and indexed
-   (service, status, cityKey) so a (city, service) page touches only matching rows; or cache listing
-   answers in memory keyed by query, invalidated by a generation counter bumped in the camellos,
-   services and reviews record hooks.
+2. **Listing — met (was 0.11× of PocketBase, 0.01× of health, p99 2.4 s).** The SQL filter could not
+   use an index (` + "`cityKey LIKE 'c %'`" + `) and ran a json_each over the services of every ACTIVO camello.
+   Now ` + "`modules/camellos/index.go`" + ` keeps the public projection of the ACTIVO camellos in memory:
+   each camello's public JSON rendered once (byte for byte what ` + "`camellos.One`" + ` renders — a test
+   checks it), its folded city and search text, its services and their categories, in the listing
+   order, plus position lists by city, service id and category id. A request takes the narrowest
+   candidate list, applies the remaining conditions with the same semantics as the SQL (every word of
+   q and any trade form as substrings of searchText, city equal or "city " prefix, service by id or
+   slug), counts and copies the page's pre-rendered bytes. ` + "`GET /api/camellos/{id}`" + ` answers from
+   the same index. The index is built lazily in two queries (services, ACTIVO camellos), one build at
+   a time (internal/memo), and dropped by record hooks after every committed write that can change
+   an answer: camellos that are or were ACTIVO, services, categories, reviews (the rating is updated by
+   raw SQL in the review's transaction; the review's AfterCreateSuccess fires after the commit). A
+   generation counter discards a build that raced a write; a background refresh every minute covers
+   writes made around the hooks (raw SQL, another process). Measured: 46 → 18,500 req/s, 16.6× of
+   PocketBase's list, 1.2× of health (health still writes an activity-log row, the listing no longer
+   does), p99 2.4 s → 8 ms.
 
-3. **Categories (modules/catalog/categories.go) — 0.7× of health.** After item 1 the remaining cost is
-   the query with a correlated COUNT per category, its JSON, and PocketBase's per-request activity log
-   row (~20 % of CPU on every route, health included). *Fix:* keep the rendered ` + "`{categories}`" + ` answer
-   in memory (app.Store), dropped by the categories and services record hooks (create/update/delete);
-   the route then costs about what health costs.
+3. **Categories — met (was 0.22× of health).** The rendered ` + "`{categories}`" + ` answer is kept in memory
+   (app.Store, internal/memo), dropped after any committed category or service write; the public
+   catalog GETs skip the success activity log. 1,771 → 19,500–28,000 req/s (1.8× of health).
 
-4. **Slots (modules/agenda) — 0.5× of health.** ` + "`FreeSlots`" + ` checked every candidate slot against every
-   booking (` + "`busy()`" + `, O(slots × bookings) ≈ 150,000 comparisons for 31 days and 300 bookings; 23 %
-   of CPU). *Fix:* sort the bookings once and binary-search with a running max of ends (verified in a
-   scratch copy: FreeSlots 23 % → 5 % of CPU, the fuzz target FuzzFreeSlots still passes).
-   ` + "`busyIntervals`" + ` (43 % after that) filters ` + "`status`" + ` with a bound parameter, so SQLite cannot use the
-   partial index idx_appointments_booked_slot (its WHERE needs the literal ` + "`status = 'PROGRAMADA'`" + `),
-   and only bounds ` + "`start < :to`" + `: it reads every past appointment of the camello up to ` + "`to`" + `, a cost that
-   grows forever. *Fix:* literal status, plus ` + "`start > :from - 60 min`" + ` (appointments are 60 minutes).
-   Each call also loads the camello and its availability; caching the schedule per camello (invalidated
-   by the availability hook) removes one more query.
+4. **Slots — missed (0.05× → 0.08–0.10× of health, target 0.5×).** Fixed: ` + "`FreeSlots`" + ` sorts the
+   bookings once and tests each slot with a binary search over the running maximum of their ends
+   (was slots × bookings comparisons; FuzzFreeSlots and every agenda test pass); ` + "`busyIntervals`" + ` uses
+   the literal ` + "`status = 'PROGRAMADA'`" + ` and a lower bound ` + "`start > from − 60 min`" + ` — EXPLAIN QUERY PLAN:
+   ` + "`SEARCH appointments USING INDEX idx_appointments_booked_slot (camello=? AND start>? AND start<?)`" + `
+   — so past appointments are no longer read; rows are scanned without reflection; the route skips
+   the success activity log. Remaining cost (profile of this run): ` + "`busyIntervals`" + ` ~45 % of CPU — the
+   300 booked rows of the window have to come out of SQLite (modernc, pure Go) on every request;
+   the session lookup, the camello and its availability (three more queries) ~25 %; JSON and ISO
+   formatting of ~200 slots ~10 %. 0.5× of health needs the bookings in memory: a per-camello cache of
+   its PROGRAMADA appointments, dropped on every appointment write. Not done here because two writes
+   bypass the record hooks with raw SQL (` + "`UPDATE appointments SET status = 'CANCELADA'`" + ` in
+   modules/jobs/cancel.go and modules/agenda/appointments.go); they must first go through one
+   function that also drops the cache, or a stale cache would show cancelled hours as busy.
 
 5. **Reminder sweep (modules/jobs/reminders.go + modules/notifications) — 10 s, 100 MB.** 100,000
    appointments took 99 s (200,020 inbox rows written, 100,010 appointments marked; correct) and grew
