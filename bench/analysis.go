@@ -11,9 +11,11 @@ ratios within one run less so. "Before" figures are the run of 03:14 UTC on main
 
 1. **Pool and page cache (modules.New, on main).** DataMaxOpenConns 8 / DataMaxIdleConns 8 instead
    of PocketBase's 120 / 15: no connection churn (` + "`sqlite3ReadSchema`" + ` was ~27 % of the categories
-   profile) and at most 8 page caches of 32 MB. Peak RSS under the listing load 387 MB → 146–148 MB
-   in the runs of perf2 (the listing index below adds ~10 MB of live heap; the limit is 150 MB, so
-   there is little headroom left).
+   profile) and at most 8 page caches of 32 MB. Peak RSS under the listing load (VmHWM after the
+   health and listing scenarios) 387 MB → 137–150 MB in the runs of perf2: the listing index below
+   adds ~10 MB of live heap, and its build ~20 MB of garbage (it renders structs, not maps, for
+   that reason). The limit is 150 MB: little headroom is left; a smaller per-connection
+   cache_size (DBConnect) is the next lever if a run lands above it.
 
 2. **Listing — met (was 0.11× of PocketBase, 0.01× of health, p99 2.4 s).** The SQL filter could not
    use an index (` + "`cityKey LIKE 'c %'`" + `) and ran a json_each over the services of every ACTIVO camello.
@@ -29,13 +31,13 @@ ratios within one run less so. "Before" figures are the run of 03:14 UTC on main
    an answer: camellos that are or were ACTIVO, services, categories, reviews (the rating is updated by
    raw SQL in the review's transaction; the review's AfterCreateSuccess fires after the commit). A
    generation counter discards a build that raced a write; a background refresh every minute covers
-   writes made around the hooks (raw SQL, another process). Measured: 46 → 18,500 req/s, 16.6× of
-   PocketBase's list, 1.2× of health (health still writes an activity-log row, the listing no longer
+   writes made around the hooks (raw SQL, another process). Measured: 46 → 18,000–19,800 req/s, ~16× of
+   PocketBase's list, ~1.25× of health (health still writes an activity-log row, the listing no longer
    does), p99 2.4 s → 8 ms.
 
 3. **Categories — met (was 0.22× of health).** The rendered ` + "`{categories}`" + ` answer is kept in memory
    (app.Store, internal/memo), dropped after any committed category or service write; the public
-   catalog GETs skip the success activity log. 1,771 → 19,500–28,000 req/s (1.8× of health).
+   catalog GETs skip the success activity log. 1,771 → 19,500–31,000 req/s (1.8–1.95× of health).
 
 4. **Slots — missed (0.05× → 0.08–0.10× of health, target 0.5×).** Fixed: ` + "`FreeSlots`" + ` sorts the
    bookings once and tests each slot with a binary search over the running maximum of their ends

@@ -126,23 +126,11 @@ func buildListing(app core.App) (*listing, error) {
 		if r.Photo != "" {
 			photo = "/uploads/camellos/" + r.Photo
 		}
-		raw, err := json.Marshal(map[string]any{
-			"id":           r.ID,
-			"name":         r.Name,
-			"trades":       tradesOf(r.Trades),
-			"status":       r.Status,
-			"premium":      r.Premium,
-			"services":     svc,
-			"createdAt":    isoOf(r.Created),
-			"updatedAt":    isoOf(r.Updated),
-			"city":         r.City,
-			"neighborhood": r.Neighborhood,
-			"photo":        photo,
-			"description":  r.Description,
-			"rating": map[string]any{
-				"average": r.RatingAvg,
-				"count":   int(r.RatingCount),
-			},
+		raw, err := json.Marshal(publicJSON{
+			City: r.City, CreatedAt: isoOf(r.Created), Description: r.Description, ID: r.ID,
+			Name: r.Name, Neighborhood: r.Neighborhood, Photo: photo, Premium: r.Premium,
+			Rating: ratingJSON{Average: r.RatingAvg, Count: int(r.RatingCount)}, Services: svc,
+			Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: isoOf(r.Updated),
 		})
 		if err != nil {
 			return nil, err
@@ -160,6 +148,30 @@ func buildListing(app core.App) (*listing, error) {
 		l.byID[en.id] = en
 	}
 	return l, nil
+}
+
+// publicJSON is the public Camello object of JSON(app, recs, false), its
+// fields in the order encoding/json writes that map's keys (sorted), so
+// both render the same bytes with less work.
+type publicJSON struct {
+	City         string           `json:"city"`
+	CreatedAt    string           `json:"createdAt"`
+	Description  string           `json:"description"`
+	ID           string           `json:"id"`
+	Name         string           `json:"name"`
+	Neighborhood string           `json:"neighborhood"`
+	Photo        string           `json:"photo"`
+	Premium      bool             `json:"premium"`
+	Rating       ratingJSON       `json:"rating"`
+	Services     []ServiceSummary `json:"services"`
+	Status       string           `json:"status"`
+	Trades       []string         `json:"trades"`
+	UpdatedAt    string           `json:"updatedAt"`
+}
+
+type ratingJSON struct {
+	Average float64 `json:"average"`
+	Count   int     `json:"count"`
 }
 
 // tradesOf parses the stored trades as Trades does (never nil).
