@@ -39,7 +39,7 @@ ratios within one run less so. "Before" figures are the run of 03:14 UTC on main
    (app.Store, internal/memo), dropped after any committed category or service write; the public
    catalog GETs skip the success activity log. 1,771 → 19,500–31,000 req/s (1.8–1.95× of health).
 
-4. **Slots — missed (0.05× → 0.08–0.10× of health, target 0.5×).** Fixed: ` + "`FreeSlots`" + ` sorts the
+4. **Slots — missed (0.05× → 0.08–0.11× of health, target 0.5×).** Fixed: ` + "`FreeSlots`" + ` sorts the
    bookings once and tests each slot with a binary search over the running maximum of their ends
    (was slots × bookings comparisons; FuzzFreeSlots and every agenda test pass); ` + "`busyIntervals`" + ` uses
    the literal ` + "`status = 'PROGRAMADA'`" + ` and a lower bound ` + "`start > from − 60 min`" + ` — EXPLAIN QUERY PLAN:
