@@ -20,17 +20,18 @@ import (
 
 // Spanish messages shared by several modules.
 const (
-	MsgInvalidData     = "Datos inválidos"
-	MsgInvalidJSON     = "Cuerpo JSON inválido"
-	MsgUnauthenticated = "No autenticado"
-	MsgUnauthorized    = "No autorizado"
-	MsgNotAdmin        = "Sin permisos de administrador"
-	MsgNotFound        = "Recurso no encontrado"
-	MsgTooLarge        = "El cuerpo de la solicitud es demasiado grande"
-	MsgUnsupportedType = "Tipo de contenido no soportado"
-	MsgTooManyRequests = "Demasiadas solicitudes, inténtalo más tarde"
-	MsgInternal        = "Error interno del servidor"
-	MsgConflict        = "Conflicto con el estado actual"
+	MsgInvalidData      = "Datos inválidos"
+	MsgInvalidJSON      = "Cuerpo JSON inválido"
+	MsgUnauthenticated  = "No autenticado"
+	MsgUnauthorized     = "No autorizado"
+	MsgNotAdmin         = "Sin permisos de administrador"
+	MsgNotFound         = "Recurso no encontrado"
+	MsgMethodNotAllowed = "Método no permitido"
+	MsgTooLarge         = "El cuerpo de la solicitud es demasiado grande"
+	MsgUnsupportedType  = "Tipo de contenido no soportado"
+	MsgTooManyRequests  = "Demasiadas solicitudes, inténtalo más tarde"
+	MsgInternal         = "Error interno del servidor"
+	MsgConflict         = "Conflicto con el estado actual"
 )
 
 // Issues is the "issues" object of a validation error: form-level messages
@@ -237,6 +238,8 @@ func messageForStatus(status int) string {
 		return MsgUnauthorized
 	case http.StatusNotFound:
 		return MsgNotFound
+	case http.StatusMethodNotAllowed:
+		return MsgMethodNotAllowed
 	case http.StatusConflict:
 		return MsgConflict
 	case http.StatusRequestEntityTooLarge:
