@@ -174,6 +174,14 @@ func TestPatchMe(t *testing.T) {
 	if r := k.Patch("/api/me", token, map[string]any{"name": "P"}); r.Status != 400 || len(r.FieldErrors("name")) == 0 {
 		t.Fatalf("short name: %d %s", r.Status, r.Raw)
 	}
+	for _, phone := range []string{"123", "abcdefgh", strings.Repeat("1", 33)} {
+		if r := k.Patch("/api/me", token, map[string]any{"phone": phone}); r.Status != 400 || len(r.FieldErrors("phone")) == 0 {
+			t.Fatalf("phone %q: %d %s", phone, r.Status, r.Raw)
+		}
+	}
+	if r := k.Patch("/api/me", token, map[string]any{"phone": ""}); r.Status != 200 || r.Str("user.phone") != "" {
+		t.Fatalf("clearing the phone: %d %s", r.Status, r.Raw)
+	}
 	if r := k.Patch("/api/me", token, map[string]any{"role": "ADMIN"}); r.Status != 200 || r.Str("user.role") != "CLIENTE" {
 		t.Fatalf("role must be ignored: %d %s", r.Status, r.Raw)
 	}

@@ -96,6 +96,8 @@ func TestRegisterCamelloBounds(t *testing.T) {
 		{"trades 0", with(map[string]any{"trades": []string{}}), 400, "trades"},
 		{"trades 20", with(map[string]any{"trades": list(20, "t")}), 201, ""},
 		{"trades 21", with(map[string]any{"trades": list(21, "t")}), 400, "trades"},
+		{"trades 21 with repeats", with(map[string]any{"trades": append(list(20, "t"), list(1, "t")...)}), 400, "trades"},
+		{"trades repeated", with(map[string]any{"trades": []string{"Pintura", "pintura", " PINTURA "}}), 201, ""},
 		{"trades missing", with(map[string]any{"trades": nil}), 400, "trades"},
 		{"trades not list", with(map[string]any{"trades": "plomería"}), 400, "trades"},
 		{"trade empty", with(map[string]any{"trades": []string{" "}}), 400, "trades"},
