@@ -9,6 +9,8 @@ import (
 
 	"camellos/hooks"
 	"camellos/internal/testkit"
+
+	"github.com/pocketbase/pocketbase/core"
 )
 
 func clientBody(email string) map[string]any {
@@ -266,5 +268,39 @@ func TestConcurrentSignUpsOfOneEmail(t *testing.T) {
 	}
 	if created != 1 || k.Count("users", "") != 1 {
 		t.Fatalf("created %d users", created)
+	}
+}
+
+// PocketBase's own e-mail flows of the users collection neither send mail
+// nor change e-mails: verification answers 204 like for an unknown address
+// (our hook ends the chain before PocketBase's mailer), e-mail change 403.
+func TestPocketBaseEmailFlowsAreClosed(t *testing.T) {
+	k := testkit.New(t)
+	u, token := k.UserWithSession(hooks.RoleClient, testkit.UserOpts{Email: "flow@example.com"})
+	reached := false
+	k.App.OnRecordRequestVerificationRequest().BindFunc(func(e *core.RecordRequestVerificationRequestEvent) error {
+		reached = true
+		return e.Next()
+	})
+	k.App.OnRecordRequestEmailChangeRequest().BindFunc(func(e *core.RecordRequestEmailChangeRequestEvent) error {
+		reached = true
+		return e.Next()
+	})
+	for _, email := range []string{"flow@example.com", "nadie@example.com"} {
+		r := k.Post("/api/collections/users/request-verification", "", map[string]any{"email": email})
+		if r.Status != http.StatusNoContent {
+			t.Fatalf("request-verification %s: %d %s", email, r.Status, r.Raw)
+		}
+	}
+	r := k.Post("/api/collections/users/request-email-change", token, map[string]any{"newEmail": "otro@example.com"})
+	if r.Status != http.StatusForbidden {
+		t.Fatalf("request-email-change: %d %s", r.Status, r.Raw)
+	}
+	if reached || k.App.TestMailer.TotalSend() != 0 {
+		t.Fatalf("PocketBase's flow went on (mails %d)", k.App.TestMailer.TotalSend())
+	}
+	fresh, _ := k.App.FindRecordById(hooks.Users, u.Id)
+	if fresh.Email() != "flow@example.com" {
+		t.Fatalf("e-mail changed: %s", fresh.Email())
 	}
 }

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"net/http"
+
 	"camellos/hooks"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -39,6 +41,18 @@ func bindUserHooks(app core.App) {
 	}
 	app.OnRecordCreateRequest(hooks.Users).BindFunc(derive)
 	app.OnRecordUpdateRequest(hooks.Users).BindFunc(derive)
+
+	// PocketBase's own e-mail flows of the users collection are not part of
+	// the service: verification mail would go out on anyone's request (the
+	// answer stays the same 204 PocketBase gives an unknown address, so
+	// nothing is told and nothing is sent), and an e-mail change would go
+	// around our routes.
+	app.OnRecordRequestVerificationRequest(hooks.Users).BindFunc(func(e *core.RecordRequestVerificationRequestEvent) error {
+		return e.NoContent(http.StatusNoContent)
+	})
+	app.OnRecordRequestEmailChangeRequest(hooks.Users).BindFunc(func(e *core.RecordRequestEmailChangeRequestEvent) error {
+		return e.ForbiddenError("", nil)
+	})
 
 	app.OnRecordUpdate(hooks.Users).BindFunc(func(e *core.RecordEvent) error {
 		orig := e.Record.Original()
