@@ -259,12 +259,7 @@ func messageForStatus(status int) string {
 // or PocketBase's field validators) into a 400 with Spanish field messages.
 func FromValidationErrors(verrs validation.Errors) *Error {
 	v := NewValidation()
-	keys := make([]string, 0, len(verrs))
-	for k := range verrs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(verrs) {
 		flattenValidation(v, k, verrs[k])
 	}
 	if v.OK() {
@@ -273,15 +268,21 @@ func FromValidationErrors(verrs validation.Errors) *Error {
 	return v.Err().(*Error)
 }
 
+// sortedKeys returns the fields of validation errors in order, for a
+// stable detail.
+func sortedKeys(verrs validation.Errors) []string {
+	keys := make([]string, 0, len(verrs))
+	for k := range verrs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 func flattenValidation(v *Validation, field string, err error) {
 	var nested validation.Errors
 	if errors.As(err, &nested) {
-		keys := make([]string, 0, len(nested))
-		for k := range nested {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(nested) {
 			flattenValidation(v, field, nested[k])
 		}
 		return

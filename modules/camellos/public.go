@@ -144,11 +144,7 @@ func viewPublic(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	c, err := One(e.App, rec, false)
-	if err != nil {
-		return err
-	}
-	return e.JSON(http.StatusOK, map[string]any{"camello": c})
+	return Respond(e, http.StatusOK, rec, false)
 }
 
 // Review is a public review: the author is shown by first name only.

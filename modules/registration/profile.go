@@ -132,9 +132,5 @@ func patchOwnCamello(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	body, err := camellos.One(e.App, rec, true)
-	if err != nil {
-		return hooks.Internal(err)
-	}
-	return e.JSON(http.StatusOK, map[string]any{"camello": body})
+	return camellos.Respond(e, http.StatusOK, rec, true)
 }
