@@ -16,15 +16,23 @@ const MaxBodyBytes int64 = 6 << 20
 
 // API returns the /api route group of a module: every route in it answers
 // errors (and panics) in our envelope and reads at most MaxBodyBytes.
-// Modules call it inside app.OnServe(). The first call also binds the
-// group's fallback (see BindFallback), so an unknown /api path or a wrong
-// method is answered in the envelope too.
+// Modules call it inside app.OnServe().
 func API(se *core.ServeEvent) *router.RouterGroup[*core.RequestEvent] {
 	g := se.Router.Group("/api")
 	g.Bind(Envelope())
 	g.Bind(apis.BodyLimit(MaxBodyBytes))
-	BindFallback(se.Router, g)
 	return g
+}
+
+// MsgRouteNotFound answers a path under /api that no route owns.
+const MsgRouteNotFound = "Ruta no encontrada"
+
+// BindAPINotFound answers unknown /api paths (404) and wrong methods (405)
+// in our envelope instead of falling through to the static site or
+// PocketBase's own body (see BindFallback). Routes registered elsewhere are
+// more specific and keep precedence.
+func BindAPINotFound(se *core.ServeEvent) {
+	BindFallback(se.Router, API(se))
 }
 
 // fallbackMethods are the methods a fallback route answers (HEAD comes
@@ -37,7 +45,7 @@ const fallbackPath = "/{path...}"
 // BindFallback binds, once per group prefix, catch-all routes under g that
 // answer in the envelope what no route of g answers: 405 "Método no
 // permitido" with an Allow header when the path has routes for other
-// methods, else 404 "Recurso no encontrado". (Without it PocketBase's own
+// methods, else 404 "Ruta no encontrada". (Without it PocketBase's own
 // catch-all would answer in its {data, message, status} shape.) g must carry
 // the Envelope middleware.
 func BindFallback(r *router.Router[*core.RequestEvent], g *router.RouterGroup[*core.RequestEvent]) {
@@ -60,7 +68,7 @@ func BindFallback(r *router.Router[*core.RequestEvent], g *router.RouterGroup[*c
 			e.Response.Header().Set("Allow", strings.Join(allow, ", "))
 			return NewError(http.StatusMethodNotAllowed, MsgMethodNotAllowed)
 		}
-		return NotFound(MsgNotFound)
+		return NotFound(MsgRouteNotFound)
 	}
 	for _, m := range fallbackMethods {
 		g.Route(m, fallbackPath, handler)

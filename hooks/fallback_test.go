@@ -18,9 +18,9 @@ func TestAPIFallbackEnvelope(t *testing.T) {
 		status               int
 		msg, allow           string
 	}{
-		{http.MethodGet, "/api/nothing", "", 404, hooks.MsgNotFound, ""},
-		{http.MethodDelete, "/api/nothing/deeper/still", "", 404, hooks.MsgNotFound, ""},
-		{http.MethodGet, "/api/camellos/abc/unknown", "", 404, hooks.MsgNotFound, ""},
+		{http.MethodGet, "/api/nothing", "", 404, hooks.MsgRouteNotFound, ""},
+		{http.MethodDelete, "/api/nothing/deeper/still", "", 404, hooks.MsgRouteNotFound, ""},
+		{http.MethodGet, "/api/camellos/abc/unknown", "", 404, hooks.MsgRouteNotFound, ""},
 		{http.MethodGet, "/api/auth/register", "", 405, hooks.MsgMethodNotAllowed, "POST"},
 		{http.MethodPut, "/api/me", "", 405, hooks.MsgMethodNotAllowed, "GET, HEAD, PATCH"},
 		{http.MethodDelete, "/api/me", admin, 405, hooks.MsgMethodNotAllowed, "GET, HEAD, PATCH"},

@@ -26,16 +26,21 @@ func TestSlotsEndpoint(t *testing.T) {
 			_, c, _ := k.CreateCamello(testkit.CamelloOpts{Status: st})
 			expect(t, k.Get("/api/camellos/"+c.Id+"/slots", w.clientCookie), 404, jobs.MsgCamelloNotFound)
 		}
-		for q, field := range map[string]string{
-			"from=mañana":              "from",
-			"to=2026-11-24":            "to",
-			"from=2026-11-23T10:00:00": "from",
-			"from=2026-11-23T10:00:00Z&to=2026-11-23T10:00:00Z":   "to",
-			"from=2026-11-23T10:00:00Z&to=2026-11-23T09:00:00Z":   "to",
-			"from=2026-11-23T00:00:00Z&to=2026-12-24T00:00:01Z":   "to",
-			"from=2026-11-23T00:00:00Z&to=2026-12-24T00:00:00+01": "to",
+		for _, c := range []struct{ q, field, msg string }{
+			{"from=mañana", "from", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-22T14:00:00Z"},
+			{"to=2026-11-24", "to", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-29T14:00:00Z"},
+			{"from=2026-11-23T10:00:00", "from", "Fecha inválida"},
+			{"from=2026-11-23T10:00:00Z&to=2026-11-23T10:00:00Z", "to", "Debe ser posterior a from"},
+			{"from=2026-11-23T10:00:00Z&to=2026-11-23T09:00:00Z", "to", "Debe ser posterior a from"},
+			{"from=2026-11-23T00:00:00Z&to=2026-12-24T00:00:01Z", "to", "El rango no puede superar 31 días"},
+			{"from=2026-11-23T00:00:00Z&to=2026-12-24T01:00:01+01:00", "to", "El rango no puede superar 31 días"},
+			{"to=2026-11-23T05:00:00Z", "to", "Debe ser posterior a from"}, // before the default from (now)
 		} {
-			expectField(t, k.Get(path+"?"+strings.ReplaceAll(q, "+", "%2B"), w.clientCookie), field, "")
+			r := k.Get(path+"?"+strings.ReplaceAll(c.q, "+", "%2B"), w.clientCookie)
+			expectField(t, r, c.field, c.msg)
+			if d, _ := r.Get("detail").(string); !strings.HasPrefix(d, c.field+": ") {
+				t.Fatalf("detail %q", d)
+			}
 		}
 	})
 

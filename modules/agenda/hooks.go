@@ -71,7 +71,7 @@ func validateAppointment(app core.App, rec *core.Record) error {
 		}
 		return nil
 	}
-	orig := jobs.Stored(app, rec)
+	orig := hooks.Stored(app, rec)
 	for _, f := range []string{"job", "camello", "client"} {
 		if rec.GetString(f) != orig.GetString(f) {
 			return hooks.FieldRuleError(f, "No se puede cambiar")

@@ -55,7 +55,7 @@ func bindUserHooks(app core.App) {
 	})
 
 	app.OnRecordUpdate(hooks.Users).BindFunc(func(e *core.RecordEvent) error {
-		orig := e.Record.Original()
+		orig := hooks.Stored(e.App, e.Record)
 		if err := e.Next(); err != nil {
 			return err
 		}

@@ -107,7 +107,7 @@ func bindHooks(app core.App) {
 			rec.Set("status", status)
 		}
 		if !rec.IsNew() {
-			if from := rec.Original().GetString("status"); from != status && !CanTransition(from, status) {
+			if from := hooks.Stored(e.App, rec).GetString("status"); from != status && !CanTransition(from, status) {
 				return hooks.FieldRuleError("status", TransitionError(from, status))
 			}
 		}
@@ -130,7 +130,7 @@ func bindHooks(app core.App) {
 	})
 
 	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
-		from := e.Record.Original().GetString("status")
+		from := hooks.Stored(e.App, e.Record).GetString("status")
 		if err := e.Next(); err != nil {
 			return err
 		}
@@ -146,14 +146,17 @@ func bindHooks(app core.App) {
 		return nil
 	})
 
-	// A renamed service changes the search text of the camellos offering it.
-	app.OnRecordAfterUpdateSuccess("services").BindFunc(func(e *core.RecordEvent) error {
-		if e.Record.GetString("name") != e.Record.Original().GetString("name") {
-			if err := refreshSearchText(e.App, e.Record.Id); err != nil {
-				e.App.Logger().Error("refresh camello search text", "service", e.Record.Id, "error", err)
-			}
+	// A renamed service changes the search text of the camellos offering it
+	// (in the same transaction as the rename).
+	app.OnRecordUpdate("services").BindFunc(func(e *core.RecordEvent) error {
+		before := hooks.Stored(e.App, e.Record).GetString("name")
+		if err := e.Next(); err != nil {
+			return err
 		}
-		return e.Next()
+		if e.Record.GetString("name") != before {
+			return refreshSearchText(e.App, e.Record.Id)
+		}
+		return nil
 	})
 }
 

@@ -59,7 +59,7 @@ func validateJob(app core.App, rec *core.Record) error {
 		}
 		return nil
 	}
-	orig := Stored(app, rec)
+	orig := hooks.Stored(app, rec)
 	from := orig.GetString("status")
 	if !CanMove(from, status) {
 		return hooks.FieldRuleError("status", "Transición no permitida: "+from+" → "+status)
@@ -91,18 +91,4 @@ func checkProviderActive(app core.App, provider string) error {
 		return hooks.FieldRuleError("provider", "El camello no existe o no está activo")
 	}
 	return nil
-}
-
-// Stored is the record as the database holds it before this save, read
-// with app (the caller's transaction). PocketBase's Original() is only
-// refreshed when a record is loaded, so a record object saved twice (or
-// made with NewRecord and saved) would compare against stale data; the
-// row is the truth. Original() is the fallback when the row cannot be read.
-func Stored(app core.App, rec *core.Record) *core.Record {
-	if id, _ := rec.LastSavedPK().(string); id != "" {
-		if row, err := app.FindRecordById(rec.Collection(), id); err == nil {
-			return row
-		}
-	}
-	return rec.Original()
 }

@@ -80,7 +80,7 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 			var due []dueAppointment
 			err = txApp.DB().Select("a.id AS id", "a.job AS job", "a.camello AS camello", "a.client AS client",
 				"COALESCE(c.user, '') AS camelloUser", "a.start AS start", "COALESCE(j.title, '') AS title",
-				"COALESCE(av.timezone, '') AS timezone").
+				"COALESCE(NULLIF(av.timezone, ''), c.timezone, '') AS timezone").
 				From("appointments a").
 				LeftJoin("camellos c", dbx.NewExp("c.id = a.camello")).
 				LeftJoin("jobs j", dbx.NewExp("j.id = a.job")).
@@ -138,7 +138,8 @@ func notifyReminder(app core.App, a dueAppointment) error {
 }
 
 // ReminderLocation is the zone a reminder shows times in: the camello's
-// availability zone, else APP_TIMEZONE, else America/Bogota.
+// availability zone (or its profile's), else APP_TIMEZONE, else
+// America/Bogota.
 func ReminderLocation(name string) *time.Location {
 	for _, n := range []string{name, os.Getenv("APP_TIMEZONE"), "America/Bogota"} {
 		if n == "" || n == "Local" {

@@ -228,3 +228,18 @@ func TestRemindersScheduleOff(t *testing.T) {
 		}
 	}
 }
+
+// TestRemindersInternalError: a failing sweep is a 500 in the envelope,
+// leaking no SQL.
+func TestRemindersInternalError(t *testing.T) {
+	k := testkit.New(t)
+	t.Setenv("CRON_SECRET", "x")
+	if _, err := k.App.DB().NewQuery("ALTER TABLE appointments RENAME TO appointments_gone").Execute(); err != nil {
+		t.Fatal(err)
+	}
+	r := cron(k, "Bearer x")
+	expect(t, r, 500, "Error interno del servidor")
+	if strings.Contains(string(r.Raw), "appointments") || strings.Contains(string(r.Raw), "SQL") {
+		t.Fatalf("leaked: %s", r.Raw)
+	}
+}

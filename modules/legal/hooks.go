@@ -16,7 +16,7 @@ func bindHooks(app core.App) {
 	app.OnRecordUpdate(Versions).BindFunc(immutable)
 	app.OnRecordUpdate(Acceptances).BindFunc(immutable)
 	app.OnRecordUpdate(Documents).BindFunc(func(e *core.RecordEvent) error {
-		if e.Record.GetInt("version") < e.Record.Original().GetInt("version") {
+		if e.Record.GetInt("version") < hooks.Stored(e.App, e.Record).GetInt("version") {
 			return hooks.FieldRuleError("version", "La versión de un documento no puede disminuir")
 		}
 		return e.Next()
