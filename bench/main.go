@@ -21,6 +21,7 @@ import (
 
 	"camellos/modules"
 	_ "camellos/pb_migrations"
+	_ "time/tzdata"
 
 	"github.com/pocketbase/pocketbase"
 )
@@ -75,12 +76,10 @@ func runService() {
 	// The same construction as main.go; the pool sizes only when asked for.
 	idle, _ := strconv.Atoi(os.Getenv("BENCH_DATA_MAX_IDLE"))
 	open, _ := strconv.Atoi(os.Getenv("BENCH_DATA_MAX_OPEN"))
-	app := pocketbase.New()
+	app := modules.New()
 	if idle > 0 || open > 0 {
-		app = pocketbase.NewWithConfig(pocketbase.Config{DataMaxIdleConns: idle, DataMaxOpenConns: open})
+		app = modules.NewWithConfig(pocketbase.Config{DataMaxIdleConns: idle, DataMaxOpenConns: open})
 	}
-	modules.Register(app)
-	app.RootCmd.AddCommand(modules.Commands(app)...)
 	if err := app.Start(); err != nil {
 		log.Fatal(err)
 	}
