@@ -304,3 +304,44 @@ func TestPocketBaseEmailFlowsAreClosed(t *testing.T) {
 		t.Fatalf("e-mail changed: %s", fresh.Email())
 	}
 }
+
+func TestDisablingACamelloUserSuspendsTheProfile(t *testing.T) {
+	k := testkit.New(t)
+	u, cam, _ := k.CreateCamello(testkit.CamelloOpts{Status: "ACTIVO"})
+	fresh, _ := k.App.FindRecordById("users", u.Id)
+	fresh.Set("disabled", true)
+	if err := k.App.Save(fresh); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := k.App.FindRecordById("camellos", cam.Id)
+	if c.GetString("status") != "SUSPENDIDO" {
+		t.Fatalf("camello of a disabled user is %s", c.GetString("status"))
+	}
+	if r := k.Get("/api/camellos/"+cam.Id, ""); r.Status != 404 {
+		t.Fatalf("still public: %d", r.Status)
+	}
+}
+
+func TestRoleChangesKeepProfilesConsistent(t *testing.T) {
+	k := testkit.New(t)
+	camUser, _, _ := k.CreateCamello()
+	client := k.CreateUser(hooks.RoleClient)
+	cases := []struct {
+		user *core.Record
+		to   string
+		ok   bool
+	}{
+		{camUser, hooks.RoleClient, false},
+		{camUser, hooks.RoleAdmin, false},
+		{client, hooks.RoleCamello, false},
+		{client, hooks.RoleAdmin, true},
+	}
+	for _, c := range cases {
+		fresh, _ := k.App.FindRecordById("users", c.user.Id)
+		fresh.Set("role", c.to)
+		err := k.App.Save(fresh)
+		if (err == nil) != c.ok {
+			t.Fatalf("%s → %s: %v", c.user.GetString("role"), c.to, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"camellos/hooks"
+	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -16,6 +17,21 @@ func bindUserHooks(app core.App) {
 		e.Record.SetEmail(NormalizeEmail(e.Record.Email()))
 		if e.Record.GetString("role") == "" {
 			e.Record.Set("role", hooks.RoleClient)
+		}
+		// A camello profile belongs to a CAMELLOS user: the role of a user with
+		// a profile stays CAMELLOS, and a user without one cannot take it.
+		if !e.Record.IsNew() {
+			from, to := hooks.Stored(e.App, e.Record).GetString("role"), e.Record.GetString("role")
+			if from != to && (from == hooks.RoleCamello || to == hooks.RoleCamello) {
+				_, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.Record.Id)
+				hasProfile := err == nil
+				if from == hooks.RoleCamello && hasProfile {
+					return hooks.FieldRuleError("role", "Un camello con perfil no puede cambiar de rol")
+				}
+				if to == hooks.RoleCamello && !hasProfile {
+					return hooks.FieldRuleError("role", "El rol CAMELLOS requiere un perfil de camello (registro de camello)")
+				}
+			}
 		}
 		return e.Next()
 	})
@@ -62,8 +78,24 @@ func bindUserHooks(app core.App) {
 		// The token key changes with the password (or e-mail) at save time.
 		revoke := e.Record.GetBool("disabled") && !orig.GetBool("disabled") || e.Record.TokenKey() != orig.TokenKey()
 		if revoke { // same transaction as the update, when there is one
-			return hooks.RevokeUserSessions(e.App, e.Record.Id)
+			if err := hooks.RevokeUserSessions(e.App, e.Record.Id); err != nil {
+				return err
+			}
+		}
+		if e.Record.GetBool("disabled") && !orig.GetBool("disabled") {
+			return suspendCamello(e.App, e.Record.Id)
 		}
 		return nil
 	})
+}
+
+// suspendCamello takes a disabled user's ACTIVO camello out of the listing,
+// the assignments and the bookings (an admin re-activates it later).
+func suspendCamello(app core.App, userID string) error {
+	cam, err := app.FindFirstRecordByData(camellos.Collection, "user", userID)
+	if err != nil || cam.GetString("status") != camellos.StatusActive {
+		return nil
+	}
+	cam.Set("status", camellos.StatusSuspended)
+	return app.Save(cam)
 }
