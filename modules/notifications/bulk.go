@@ -1,0 +1,247 @@
+package notifications
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/security"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// Addressed is one message for one user, an item of NotifyMany.
+type Addressed struct {
+	UserID string
+	Message
+}
+
+// insertChunk is how many inbox rows one multi-row INSERT writes (7 bound
+// values a row, well under SQLite's 32,766 variables).
+const insertChunk = 400
+
+// Bounds of the inbox fields, as the notifications collection declares them.
+const (
+	maxTitleChars = 200
+	maxBodyChars  = 2000
+	maxURLChars   = 2048
+	maxDataBytes  = 16 << 10
+)
+
+// NotifyMany tells many users about events with the semantics of Notify
+// (each user's preferences honoured; critical kinds always reach the
+// inbox; push and e-mail only after the write commits), at the cost of a
+// few queries instead of a full record save per notification:
+//
+//   - the users and their preferences are read with one query (an unknown
+//     user fails the whole call, like Notify's relation check);
+//   - the inbox rows are written with multi-row INSERTs through app.DB();
+//   - one query finds which of the users have a push subscription, so
+//     deliveries are queued only for users who can receive something (a
+//     push subscription with push on, or e-mail on while SMTP is enabled).
+//
+// app may be a transaction: the rows commit or roll back with it, and the
+// deliveries are queued only once it commits. Without a transaction the
+// call runs in its own. The raw INSERTs bypass the record hooks, so the
+// notifications after-create hook does not fire for these rows; delivery
+// is queued here instead, never dropped when the queue is full (see
+// dispatcher.enqueue).
+func NotifyMany(app core.App, items []Addressed) error {
+	if len(items) == 0 {
+		return nil
+	}
+	if app.TxInfo() == nil {
+		return app.RunInTransaction(func(txApp core.App) error {
+			return NotifyMany(txApp, items)
+		})
+	}
+
+	datas := make([]string, len(items))
+	users := make([]string, 0, len(items))
+	seen := make(map[string]bool, len(items))
+	for i := range items {
+		raw, err := validateAddressed(&items[i])
+		if err != nil {
+			return err
+		}
+		datas[i] = raw
+		if !seen[items[i].UserID] {
+			seen[items[i].UserID] = true
+			users = append(users, items[i].UserID)
+		}
+	}
+	prefs, err := loadPreferencesMany(app, users)
+	if err != nil {
+		return err
+	}
+
+	created := types.NowDateTime().String()
+	ids := make([]string, len(items))
+	inbox := make([]int, 0, len(items)) // indexes of the items stored in the inbox
+	for i, it := range items {
+		if prefs[it.UserID].allows(it.Kind, ChannelInApp) {
+			ids[i] = security.RandomStringWithAlphabet(core.DefaultIdLength, core.DefaultIdAlphabet)
+			inbox = append(inbox, i)
+		}
+	}
+	for start := 0; start < len(inbox); start += insertChunk {
+		if err := insertInbox(app, items, datas, ids, inbox[start:min(start+insertChunk, len(inbox))], created); err != nil {
+			return err
+		}
+	}
+
+	jobs, err := deliverable(app, items, ids, prefs)
+	if err != nil || len(jobs) == 0 {
+		return err
+	}
+	app.TxInfo().OnComplete(func(txErr error) error {
+		if txErr == nil {
+			d := dispatcherOf(app)
+			for _, j := range jobs {
+				d.enqueue(j)
+			}
+		}
+		return nil
+	})
+	return nil
+}
+
+// validateAddressed checks an item against the notifications collection
+// (what a record save would check) and returns its data as JSON text.
+func validateAddressed(it *Addressed) (string, error) {
+	if !hooks.ValidID(it.UserID) {
+		return "", hooks.FieldRuleError("user", "Usuario inválido")
+	}
+	if !isKind(it.Kind) {
+		return "", errUnknownKind(it.Kind)
+	}
+	if n := utf8.RuneCountInString(it.Title); n < 1 || n > maxTitleChars {
+		return "", hooks.FieldRuleError("title", "Debe tener entre 1 y 200 caracteres")
+	}
+	if utf8.RuneCountInString(it.Body) > maxBodyChars {
+		return "", hooks.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
+	}
+	if utf8.RuneCountInString(it.URL) > maxURLChars {
+		return "", hooks.FieldRuleError("url", "Debe tener como máximo 2048 caracteres")
+	}
+	if it.Data == nil {
+		return "{}", nil
+	}
+	raw, err := json.Marshal(it.Data)
+	if err != nil {
+		return "", hooks.FieldRuleError("data", "Datos inválidos")
+	}
+	if len(raw) > maxDataBytes {
+		return "", hooks.FieldRuleError("data", "Demasiado grande")
+	}
+	return string(raw), nil
+}
+
+// idsParam is a list of ids as one JSON array parameter, read in SQL with
+// json_each so a query takes any number of ids with one bound value.
+func idsParam(ids []string) string {
+	raw, _ := json.Marshal(ids)
+	return string(raw)
+}
+
+// loadPreferencesMany reads the preferences of users with one query,
+// failing like a relation check when one of them does not exist.
+func loadPreferencesMany(app core.App, users []string) (map[string]Preferences, error) {
+	var rows []struct {
+		ID    string `db:"id"`
+		Prefs string `db:"prefs"`
+	}
+	err := app.DB().NewQuery("SELECT u.id AS id, COALESCE(p.prefs, '') AS prefs FROM " + hooks.Users + " u " +
+		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
+		"WHERE u.id IN (SELECT value FROM json_each({:ids}))").
+		Bind(dbx.Params{"ids": idsParam(users)}).All(&rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != len(users) {
+		return nil, hooks.FieldRuleError("user", "Usuario inexistente")
+	}
+	out := make(map[string]Preferences, len(rows))
+	for _, r := range rows {
+		p := Preferences{}
+		if r.Prefs != "" && r.Prefs != "null" {
+			if json.Unmarshal([]byte(r.Prefs), &p) != nil || p == nil {
+				p = Preferences{} // unreadable: defaults
+			}
+		}
+		out[r.ID] = p
+	}
+	return out, nil
+}
+
+// insertInbox writes the inbox rows of items[at...] with one INSERT.
+func insertInbox(app core.App, items []Addressed, datas, ids []string, at []int, created string) error {
+	var sql strings.Builder
+	sql.Grow(100 + len(at)*80)
+	sql.WriteString("INSERT INTO " + colNotifications +
+		" (id, user, kind, title, body, url, data, readAt, created) VALUES ")
+	params := make(dbx.Params, len(at)*7+1)
+	params["created"] = created
+	for n, i := range at {
+		if n > 0 {
+			sql.WriteByte(',')
+		}
+		p := "p" + strconv.Itoa(n) + "_"
+		sql.WriteString("({:" + p + "i},{:" + p + "u},{:" + p + "k},{:" + p + "t},{:" + p + "b},{:" + p + "l},{:" + p + "d},'',{:created})")
+		it := items[i]
+		params[p+"i"] = ids[i]
+		params[p+"u"] = it.UserID
+		params[p+"k"] = it.Kind
+		params[p+"t"] = it.Title
+		params[p+"b"] = it.Body
+		params[p+"l"] = it.URL
+		params[p+"d"] = datas[i]
+	}
+	_, err := app.DB().NewQuery(sql.String()).Bind(params).Execute()
+	return err
+}
+
+// deliverable returns the deliveries beyond the inbox that can reach
+// someone: push when the user has a subscription and push on for the
+// kind, e-mail when SMTP is enabled and e-mail on. One query at most.
+func deliverable(app core.App, items []Addressed, ids []string, prefs map[string]Preferences) ([]job, error) {
+	mail := app.Settings().SMTP.Enabled
+	var wantPush []string
+	asked := map[string]bool{}
+	for _, it := range items {
+		if !asked[it.UserID] && prefs[it.UserID].allows(it.Kind, ChannelPush) {
+			asked[it.UserID] = true
+			wantPush = append(wantPush, it.UserID)
+		}
+	}
+	subscribed := map[string]bool{}
+	if len(wantPush) > 0 {
+		var with []string
+		err := app.DB().NewQuery("SELECT DISTINCT user FROM " + colSubscriptions +
+			" WHERE user IN (SELECT value FROM json_each({:ids}))").
+			Bind(dbx.Params{"ids": idsParam(wantPush)}).Column(&with)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range with {
+			subscribed[u] = true
+		}
+	}
+	var jobs []job
+	for i, it := range items {
+		p := prefs[it.UserID]
+		if (subscribed[it.UserID] && p.allows(it.Kind, ChannelPush)) || (mail && p.allows(it.Kind, ChannelEmail)) {
+			data := it.Data
+			if data == nil {
+				data = map[string]any{}
+			}
+			jobs = append(jobs, job{ID: ids[i], UserID: it.UserID, Kind: it.Kind,
+				Title: it.Title, Body: it.Body, URL: it.URL, Data: data})
+		}
+	}
+	return jobs, nil
+}
