@@ -19,7 +19,7 @@ func TestReminderClaimUsesPartialIndex(t *testing.T) {
 	var plan []struct {
 		Detail string `db:"detail"`
 	}
-	err := k.App.DB().NewQuery("EXPLAIN QUERY PLAN "+jobs.ClaimReminders).Bind(dbx.Params{
+	err := k.App.DB().NewQuery("EXPLAIN QUERY PLAN " + jobs.ClaimReminders).Bind(dbx.Params{
 		"now": jobs.DBTimeOf(now), "until": jobs.DBTimeOf(now.Add(jobs.ReminderWindow)), "limit": 1000,
 	}).All(&plan)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -27,12 +28,12 @@ const (
 	// DefaultReminderSchedule is the built-in sweep's cron expression.
 	DefaultReminderSchedule = "*/15 * * * *"
 	// reminderBatch is how many appointments one transaction claims.
-	reminderBatch = 1000
+	reminderBatch = 2000
 )
 
 // claimReminders marks up to {:limit} due appointments reminded and
-// returns their ids. The inner SELECT repeats the partial index's WHERE
-// (status = 'PROGRAMADA' AND reminderSentAt = '') so SQLite walks
+// returns them. The inner SELECT repeats the partial index's WHERE
+// (status = 'PROGRAMADA' AND reminderSentAt = ”) so SQLite walks
 // idx_appointments_reminder_due by start; the outer conditions make the
 // claim atomic against a concurrent sweep.
 const claimReminders = "UPDATE appointments SET reminderSentAt = {:now}, updated = {:now} " +
@@ -40,7 +41,7 @@ const claimReminders = "UPDATE appointments SET reminderSentAt = {:now}, updated
 	"WHERE status = 'PROGRAMADA' AND reminderSentAt = '' " +
 	"AND start > {:now} AND start <= {:until} ORDER BY start LIMIT {:limit}) " +
 	"AND reminderSentAt = '' AND status = 'PROGRAMADA' " +
-	"RETURNING id"
+	"RETURNING id, job, camello, client, start"
 
 // dueAppointment is what a reminder needs of an appointment.
 type dueAppointment struct {
@@ -75,22 +76,12 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 		claimed := 0
 		err := app.RunInTransaction(func(txApp core.App) error {
 			claimed = 0
-			var ids []string
-			err := txApp.DB().NewQuery(claimReminders).Bind(params).Column(&ids)
-			if err != nil || len(ids) == 0 {
+			var due []dueAppointment
+			err := txApp.DB().NewQuery(claimReminders).Bind(params).All(&due)
+			if err != nil || len(due) == 0 {
 				return err
 			}
-			var due []dueAppointment
-			err = txApp.DB().NewQuery("SELECT a.id AS id, a.job AS job, a.camello AS camello, a.client AS client, " +
-				"COALESCE(c.user, '') AS camelloUser, a.start AS start, COALESCE(j.title, '') AS title, " +
-				"COALESCE(NULLIF(av.timezone, ''), c.timezone, '') AS timezone " +
-				"FROM appointments a " +
-				"LEFT JOIN camellos c ON c.id = a.camello " +
-				"LEFT JOIN jobs j ON j.id = a.job " +
-				"LEFT JOIN availability av ON av.camello = a.camello " +
-				"WHERE a.id IN (SELECT value FROM json_each({:ids})) ORDER BY a.start").
-				Bind(dbx.Params{"ids": jsonList(ids)}).All(&due)
-			if err != nil {
+			if err := describeDue(txApp, due); err != nil {
 				return err
 			}
 			items := make([]notifications.Addressed, 0, 2*len(due))
@@ -101,7 +92,7 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 			if err := notifications.NotifyMany(txApp, items); err != nil {
 				return err
 			}
-			claimed = len(ids)
+			claimed = len(due)
 			return nil
 		})
 		if err != nil {
@@ -112,6 +103,59 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 			return sent, nil
 		}
 	}
+}
+
+// describeDue completes the claimed appointments with what their
+// reminders show (the camello's user and time zone, the job's title) by
+// reading each distinct camello and job once, and sorts them by start.
+func describeDue(app core.App, due []dueAppointment) error {
+	camelloIDs, jobIDs := []string{}, []string{}
+	seen := map[string]bool{}
+	for _, a := range due {
+		if !seen["c"+a.Camello] {
+			seen["c"+a.Camello] = true
+			camelloIDs = append(camelloIDs, a.Camello)
+		}
+		if !seen["j"+a.Job] {
+			seen["j"+a.Job] = true
+			jobIDs = append(jobIDs, a.Job)
+		}
+	}
+	var cams []struct {
+		ID       string `db:"id"`
+		User     string `db:"user"`
+		Timezone string `db:"timezone"`
+	}
+	err := app.DB().NewQuery("SELECT c.id AS id, c.user AS user, " +
+		"COALESCE(NULLIF(av.timezone, ''), c.timezone, '') AS timezone FROM camellos c " +
+		"LEFT JOIN availability av ON av.camello = c.id " +
+		"WHERE c.id IN (SELECT value FROM json_each({:ids}))").
+		Bind(dbx.Params{"ids": jsonList(camelloIDs)}).All(&cams)
+	if err != nil {
+		return err
+	}
+	var titles []struct {
+		ID    string `db:"id"`
+		Title string `db:"title"`
+	}
+	err = app.DB().NewQuery("SELECT id, title FROM jobs WHERE id IN (SELECT value FROM json_each({:ids}))").
+		Bind(dbx.Params{"ids": jsonList(jobIDs)}).All(&titles)
+	if err != nil {
+		return err
+	}
+	camUser, camZone, jobTitle := map[string]string{}, map[string]string{}, map[string]string{}
+	for _, c := range cams {
+		camUser[c.ID], camZone[c.ID] = c.User, c.Timezone
+	}
+	for _, j := range titles {
+		jobTitle[j.ID] = j.Title
+	}
+	for i := range due {
+		a := &due[i]
+		a.CamelloUser, a.Timezone, a.Title = camUser[a.Camello], camZone[a.Camello], jobTitle[a.Job]
+	}
+	sort.SliceStable(due, func(i, j int) bool { return due[i].Start < due[j].Start })
+	return nil
 }
 
 // appendReminders adds the client's and the camello's reminder of a to

@@ -1,7 +1,9 @@
 package notifications
 
 import (
+	"crypto/rand"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,7 +12,6 @@ import (
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/security"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
@@ -22,7 +23,7 @@ type Addressed struct {
 
 // insertChunk is how many inbox rows one multi-row INSERT writes (7 bound
 // values a row, well under SQLite's 32,766 variables).
-const insertChunk = 400
+const insertChunk = 50
 
 // Bounds of the inbox fields, as the notifications collection declares them.
 const (
@@ -63,12 +64,20 @@ func NotifyMany(app core.App, items []Addressed) error {
 	datas := make([]string, len(items))
 	users := make([]string, 0, len(items))
 	seen := make(map[string]bool, len(items))
+	var lastData uintptr // items often share one Data map (e.g. both parties of an appointment)
 	for i := range items {
-		raw, err := validateAddressed(&items[i])
-		if err != nil {
+		if err := validateAddressed(&items[i]); err != nil {
 			return err
 		}
-		datas[i] = raw
+		if p := reflect.ValueOf(items[i].Data).Pointer(); i > 0 && p != 0 && p == lastData {
+			datas[i] = datas[i-1]
+		} else {
+			raw, err := dataJSON(items[i].Data)
+			if err != nil {
+				return err
+			}
+			datas[i], lastData = raw, p
+		}
 		if !seen[items[i].UserID] {
 			seen[items[i].UserID] = true
 			users = append(users, items[i].UserID)
@@ -84,14 +93,12 @@ func NotifyMany(app core.App, items []Addressed) error {
 	inbox := make([]int, 0, len(items)) // indexes of the items stored in the inbox
 	for i, it := range items {
 		if prefs[it.UserID].allows(it.Kind, ChannelInApp) {
-			ids[i] = security.RandomStringWithAlphabet(core.DefaultIdLength, core.DefaultIdAlphabet)
+			ids[i] = newID()
 			inbox = append(inbox, i)
 		}
 	}
-	for start := 0; start < len(inbox); start += insertChunk {
-		if err := insertInbox(app, items, datas, ids, inbox[start:min(start+insertChunk, len(inbox))], created); err != nil {
-			return err
-		}
+	if err := insertInbox(app, items, datas, ids, inbox, created); err != nil {
+		return err
 	}
 
 	jobs, err := deliverable(app, items, ids, prefs)
@@ -110,28 +117,33 @@ func NotifyMany(app core.App, items []Addressed) error {
 	return nil
 }
 
-// validateAddressed checks an item against the notifications collection
-// (what a record save would check) and returns its data as JSON text.
-func validateAddressed(it *Addressed) (string, error) {
+// validateAddressed checks an item against the bounds of the
+// notifications collection (what a record save would check).
+func validateAddressed(it *Addressed) error {
 	if !hooks.ValidID(it.UserID) {
-		return "", hooks.FieldRuleError("user", "Usuario inválido")
+		return hooks.FieldRuleError("user", "Usuario inválido")
 	}
 	if !isKind(it.Kind) {
-		return "", errUnknownKind(it.Kind)
+		return errUnknownKind(it.Kind)
 	}
 	if n := utf8.RuneCountInString(it.Title); n < 1 || n > maxTitleChars {
-		return "", hooks.FieldRuleError("title", "Debe tener entre 1 y 200 caracteres")
+		return hooks.FieldRuleError("title", "Debe tener entre 1 y 200 caracteres")
 	}
 	if utf8.RuneCountInString(it.Body) > maxBodyChars {
-		return "", hooks.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
+		return hooks.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
 	}
 	if utf8.RuneCountInString(it.URL) > maxURLChars {
-		return "", hooks.FieldRuleError("url", "Debe tener como máximo 2048 caracteres")
+		return hooks.FieldRuleError("url", "Debe tener como máximo 2048 caracteres")
 	}
-	if it.Data == nil {
+	return nil
+}
+
+// dataJSON is the data field as stored: JSON text, {} when empty.
+func dataJSON(data map[string]any) (string, error) {
+	if data == nil {
 		return "{}", nil
 	}
-	raw, err := json.Marshal(it.Data)
+	raw, err := json.Marshal(data)
 	if err != nil {
 		return "", hooks.FieldRuleError("data", "Datos inválidos")
 	}
@@ -178,21 +190,51 @@ func loadPreferencesMany(app core.App, users []string) (map[string]Preferences, 
 	return out, nil
 }
 
-// insertInbox writes the inbox rows of items[at...] with one INSERT.
+// insertInbox writes the inbox rows of items[at...] with multi-row
+// INSERTs of insertChunk rows: one statement prepared for the full chunks,
+// another for the rest.
 func insertInbox(app core.App, items []Addressed, datas, ids []string, at []int, created string) error {
+	full := len(at) / insertChunk * insertChunk
+	if full > 0 {
+		q := app.DB().NewQuery(insertSQL(insertChunk)).Prepare()
+		defer q.Close()
+		for start := 0; start < full; start += insertChunk {
+			_, err := q.Bind(insertParams(items, datas, ids, at[start:start+insertChunk], created)).Execute()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if rest := at[full:]; len(rest) > 0 {
+		_, err := app.DB().NewQuery(insertSQL(len(rest))).Bind(insertParams(items, datas, ids, rest, created)).Execute()
+		return err
+	}
+	return nil
+}
+
+// insertSQL is an INSERT of n inbox rows with named placeholders.
+func insertSQL(n int) string {
 	var sql strings.Builder
-	sql.Grow(100 + len(at)*80)
-	sql.WriteString("INSERT INTO " + colNotifications +
+	sql.Grow(100 + n*90)
+	sql.WriteString("INSERT OR FAIL INTO " + colNotifications +
 		" (id, user, kind, title, body, url, data, readAt, created) VALUES ")
-	params := make(dbx.Params, len(at)*7+1)
-	params["created"] = created
-	for n, i := range at {
-		if n > 0 {
+	for r := 0; r < n; r++ {
+		if r > 0 {
 			sql.WriteByte(',')
 		}
-		p := "p" + strconv.Itoa(n) + "_"
+		p := "p" + strconv.Itoa(r) + "_"
 		sql.WriteString("({:" + p + "i},{:" + p + "u},{:" + p + "k},{:" + p + "t},{:" + p + "b},{:" + p + "l},{:" + p + "d},'',{:created})")
-		it := items[i]
+	}
+	return sql.String()
+}
+
+// insertParams are the values of insertSQL(len(at)) for items[at...].
+func insertParams(items []Addressed, datas, ids []string, at []int, created string) dbx.Params {
+	params := make(dbx.Params, len(at)*7+1)
+	params["created"] = created
+	for r, i := range at {
+		p := "p" + strconv.Itoa(r) + "_"
+		it := &items[i]
 		params[p+"i"] = ids[i]
 		params[p+"u"] = it.UserID
 		params[p+"k"] = it.Kind
@@ -201,8 +243,26 @@ func insertInbox(app core.App, items []Addressed, datas, ids []string, at []int,
 		params[p+"l"] = it.URL
 		params[p+"d"] = datas[i]
 	}
-	_, err := app.DB().NewQuery(sql.String()).Bind(params).Execute()
-	return err
+	return params
+}
+
+// newID is a record id like PocketBase's: 15 characters of [a-z0-9],
+// from the system's cryptographic random source (rejection sampling keeps
+// every character equally likely).
+func newID() string {
+	const alphabet = core.DefaultIdAlphabet
+	const limit = 256 - 256%len(alphabet)
+	id := make([]byte, 0, core.DefaultIdLength)
+	var buf [32]byte
+	for len(id) < core.DefaultIdLength {
+		_, _ = rand.Read(buf[:])
+		for _, b := range buf {
+			if int(b) < limit && len(id) < core.DefaultIdLength {
+				id = append(id, alphabet[int(b)%len(alphabet)])
+			}
+		}
+	}
+	return string(id)
 }
 
 // deliverable returns the deliveries beyond the inbox that can reach
