@@ -72,7 +72,7 @@ func reachable(app core.App, userID string) bool {
 		return true
 	}
 	var one int
-	err := app.DB().Select("1").From(colSubscriptions).
-		Where(dbx.HashExp{"user": userID}).Limit(1).Row(&one)
+	err := app.DB().NewQuery("SELECT 1 FROM " + colSubscriptions + " WHERE user = {:user} LIMIT 1").
+		Bind(dbx.Params{"user": userID}).Row(&one)
 	return !errors.Is(err, sql.ErrNoRows)
 }
