@@ -22,7 +22,9 @@ type Addressed struct {
 }
 
 // insertChunk is how many inbox rows one multi-row INSERT writes (7 bound
-// values a row, well under SQLite's 32,766 variables).
+// values a row). The SQLite driver looks each bound value up linearly, so
+// a statement's binding cost grows with the square of its size: 50 rows
+// measured faster than 100–400 and far faster than one row a statement.
 const insertChunk = 50
 
 // Bounds of the inbox fields, as the notifications collection declares them.
@@ -51,6 +53,11 @@ const (
 // notifications after-create hook does not fire for these rows; delivery
 // is queued here instead, never dropped when the queue is full (see
 // dispatcher.enqueue).
+//
+// On error the caller rolls its transaction back (RunInTransaction does
+// when the error is returned): the INSERTs are OR FAIL, which spares
+// SQLite a statement journal, so a failing statement keeps its earlier
+// rows until the rollback.
 func NotifyMany(app core.App, items []Addressed) error {
 	if len(items) == 0 {
 		return nil
