@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"net/http"
+
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
@@ -18,4 +20,19 @@ func API(se *core.ServeEvent) *router.RouterGroup[*core.RequestEvent] {
 	g.Bind(Envelope())
 	g.Bind(apis.BodyLimit(MaxBodyBytes))
 	return g
+}
+
+// MsgRouteNotFound answers a path under /api that no route owns.
+const MsgRouteNotFound = "Ruta no encontrada"
+
+// BindAPINotFound answers unknown /api paths in our envelope (404) instead
+// of falling through to the static site or PocketBase's own 404 body.
+// Routes registered elsewhere are more specific and keep precedence.
+func BindAPINotFound(se *core.ServeEvent) {
+	g := API(se)
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		g.Route(m, "/{path...}", func(e *core.RequestEvent) error {
+			return NotFound(MsgRouteNotFound)
+		})
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"camellos/modules/notifications"
 	"camellos/modules/registration"
 	"camellos/modules/search"
+	"camellos/modules/seed"
 	"camellos/modules/web"
 
 	"camellos/hooks"
@@ -26,6 +27,8 @@ import (
 func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(hooks.LoadSession())
+		se.Router.Bind(hooks.CheckOrigin(), hooks.SecurityHeaders())
+		hooks.BindAPINotFound(se)
 		return se.Next()
 	})
 	auth.Register(app)
@@ -47,5 +50,6 @@ func Commands(app core.App) []*cobra.Command {
 	return []*cobra.Command{
 		auth.AdminCommand(app),
 		jobs.RemindersCommand(app),
+		seed.Command(app),
 	}
 }

@@ -3,7 +3,8 @@ package pb_public
 
 import "embed"
 
-// Files holds the static site; Go sources are excluded from serving.
+// Files holds the static site: the pages, their styles, scripts, images and
+// the service worker. Go sources are excluded from serving.
 //
-//go:embed *.html
+//go:embed *.html sw.js css js img
 var Files embed.FS

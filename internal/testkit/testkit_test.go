@@ -38,3 +38,20 @@ func TestKitBootsAndRecognisesSessions(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknownAPIPathsAnswerInTheEnvelope(t *testing.T) {
+	k := testkit.New(t)
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		r := k.Do(testkit.Req{Method: m, Path: "/api/no-existe/de/verdad"})
+		if r.Status != http.StatusNotFound || r.Error() != "Ruta no encontrada" {
+			t.Fatalf("%s: %d %s", m, r.Status, r.Raw)
+		}
+	}
+	// Built-in and our own routes keep precedence over the catch-all.
+	if r := k.Get("/api/health", ""); r.Status != http.StatusOK {
+		t.Fatalf("health: %d", r.Status)
+	}
+	if r := k.Get("/api/categories", ""); r.Status != http.StatusOK {
+		t.Fatalf("categories: %d", r.Status)
+	}
+}

@@ -1,9 +1,21 @@
-// Package docs serves the OpenAPI document of the service.
+// Package docs serves the OpenAPI document of the service
+// (GET /api/docs/openapi.json) and a page listing its operations (GET /api/docs).
 package docs
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/hooks"
 
-// Register binds the docs area's record hooks and routes.
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Register binds the docs area's routes.
 func Register(app core.App) {
-	_ = app
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		g := hooks.API(se).Group("/docs")
+		// The operations rendered as a small HTML page (no scripts, no CDN).
+		g.GET("", page)
+		// The OpenAPI 3.0.3 document as JSON.
+		g.GET("/openapi.json", document)
+		return se.Next()
+	})
 }

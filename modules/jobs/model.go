@@ -119,6 +119,10 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 			providers[p.Id] = p
 		}
 	}
+	clients, reviewed, err := partiesOf(app, recs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]map[string]any, 0, len(recs))
 	for _, r := range recs {
 		svc, ok := services[r.GetString("service")]
@@ -140,11 +144,50 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 			"service":      svc,
 			"provider":     provider,
 			"clientId":     r.GetString("client"),
+			"client":       map[string]any{"id": r.GetString("client"), "name": clients[r.GetString("client")]},
+			"reviewed":     reviewed[r.Id],
 			"createdAt":    hooks.ISO(r.GetDateTime("created").Time()),
 			"updatedAt":    hooks.ISO(r.GetDateTime("updated").Time()),
 		})
 	}
 	return out, nil
+}
+
+// partiesOf loads, in one query each, the clients' names and which of the
+// jobs already have a review.
+func partiesOf(app core.App, recs []*core.Record) (map[string]string, map[string]bool, error) {
+	clientIDs, jobIDs := []any{}, []any{}
+	seen := map[string]bool{}
+	for _, r := range recs {
+		jobIDs = append(jobIDs, r.Id)
+		if c := r.GetString("client"); c != "" && !seen[c] {
+			seen[c] = true
+			clientIDs = append(clientIDs, c)
+		}
+	}
+	names := map[string]string{}
+	reviewed := map[string]bool{}
+	if len(recs) == 0 {
+		return names, reviewed, nil
+	}
+	var users []struct {
+		ID   string `db:"id"`
+		Name string `db:"name"`
+	}
+	if err := app.DB().Select("id", "name").From("users").Where(dbx.In("id", clientIDs...)).All(&users); err != nil {
+		return nil, nil, err
+	}
+	for _, u := range users {
+		names[u.ID] = u.Name
+	}
+	var withReview []string
+	if err := app.DB().Select("job").From("reviews").Where(dbx.In("job", jobIDs...)).Column(&withReview); err != nil {
+		return nil, nil, err
+	}
+	for _, id := range withReview {
+		reviewed[id] = true
+	}
+	return names, reviewed, nil
 }
 
 // One renders a single job (see JSON).

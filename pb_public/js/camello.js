@@ -1,0 +1,173 @@
+// Camello profile: description, services, reviews with the average, free
+// slots (signed in) and the "Solicitar trabajo" form for clients.
+import {
+  api, el, $, param, renderChrome, showAlert, stars, ratingOf, avatar, fmtDate, fmtShortDate, formError, clearFieldErrors,
+} from './app.js';
+import { loadSlots, renderSlots, book } from './slots.js';
+
+const id = param('id');
+let camello = null;
+let session = null;
+
+function header(c) {
+  const r = ratingOf(c);
+  return el('div', { class: 'card profile-head' },
+    avatar(c.photo, c.name, true),
+    el('div', {},
+      el('h1', { style: 'margin:0' }, c.name, ' ', c.premium ? el('span', { class: 'premium' }, 'Premium') : null),
+      el('ul', { class: 'tags', 'aria-label': 'Oficios' }, (c.trades || []).map((t) => el('li', {}, t))),
+      el('div', { class: 'meta' },
+        el('span', {}, [c.city, c.neighborhood].filter(Boolean).join(', ')),
+        stars(r.average, r.count))));
+}
+
+function about(c) {
+  return el('section', { class: 'card o-about', 'aria-labelledby': 'about-title' },
+    el('h2', { id: 'about-title', style: 'margin-top:0' }, 'Sobre mí'),
+    el('p', { style: 'white-space:pre-line' }, c.description || 'Este camello aún no ha escrito una descripción.'),
+    el('h3', {}, 'Servicios'),
+    (c.services || []).length
+      ? el('ul', { class: 'tags' }, c.services.map((s) => el('li', {}, s.name)))
+      : el('p', { class: 'muted' }, 'Sin servicios registrados.'));
+}
+
+async function reviews() {
+  const box = el('section', { class: 'card o-reviews', 'aria-labelledby': 'reviews-title' },
+    el('h2', { id: 'reviews-title', style: 'margin-top:0' }, 'Reseñas'));
+  try {
+    const r = await api('GET', `/api/camellos/${encodeURIComponent(id)}/reviews`);
+    const list = r.reviews || [];
+    box.append(el('p', {}, r.count ? el('span', {}, 'Promedio: ', stars(r.average, r.count)) : 'Aún no tiene reseñas.'));
+    for (const rv of list) {
+      const who = (rv.author && rv.author.name) || (rv.client && rv.client.name) || 'Cliente';
+      box.append(el('div', { class: 'review' },
+        el('p', { style: 'margin:0' }, el('span', { class: 'stars', 'aria-label': `${rv.rating} de 5` }, '★'.repeat(rv.rating) + '☆'.repeat(5 - rv.rating)),
+          ' ', el('strong', {}, who), ' ', el('span', { class: 'muted' }, fmtShortDate(rv.createdAt))),
+        rv.comment ? el('p', { style: 'margin:.25rem 0 0' }, rv.comment) : null));
+    }
+  } catch (e) {
+    box.append(el('p', { class: 'muted' }, 'No se pudieron cargar las reseñas.'));
+  }
+  return box;
+}
+
+async function slotsSection() {
+  const box = el('section', { class: 'card o-slots', 'aria-labelledby': 'slots-title', id: 'slots' },
+    el('h2', { id: 'slots-title', style: 'margin-top:0' }, 'Horarios libres'));
+  if (!session) {
+    box.append(el('p', {}, el('a', { href: '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search) }, 'Ingresa'), ' para ver los horarios libres de los próximos días.'));
+    return box;
+  }
+  const status = el('p', { class: 'muted', 'aria-live': 'polite' });
+  const body = el('div', {}, el('p', { class: 'muted' }, 'Cargando horarios…'));
+  box.append(status, body);
+  // A client with an assigned job with this camello can book right here.
+  let job = null;
+  if (session.user.role === 'CLIENTE') {
+    try {
+      const r = await api('GET', '/api/jobs?perPage=100');
+      job = (r.jobs || []).find((j) => j.provider && j.provider.id === id && ['ASIGNADO', 'EN_PROGRESO'].includes(j.status));
+    } catch (e) { job = null; }
+  }
+  const draw = async () => {
+    try {
+      const slots = await loadSlots(id);
+      body.replaceChildren(renderSlots(slots, job ? pick : null));
+      if (job) status.textContent = `Elige un horario para «${job.title}».`;
+    } catch (e) {
+      body.replaceChildren(el('p', { class: 'muted' }, e.message));
+    }
+  };
+  const pick = async (slot, btn) => {
+    btn.disabled = true;
+    try {
+      await book(job.id, slot.start);
+      status.textContent = `Cita reservada: ${fmtDate(slot.start)}.`;
+      await draw();
+    } catch (e) {
+      btn.disabled = false;
+      status.textContent = e.message;
+      if (e.status === 409) await draw();
+    }
+  };
+  await draw();
+  return box;
+}
+
+async function requestSection(c) {
+  const box = el('section', { class: 'card o-request', 'aria-labelledby': 'req-title' },
+    el('h2', { id: 'req-title', style: 'margin-top:0' }, 'Solicitar trabajo'));
+  if (!session) {
+    box.append(el('p', {}, el('a', { href: '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search) }, 'Ingresa'),
+      ' o ', el('a', { href: '/registro.html' }, 'crea una cuenta'), ' para solicitar un trabajo a ', c.name, '.'));
+    return box;
+  }
+  if (session.user.role !== 'CLIENTE') {
+    box.append(el('p', { class: 'muted' }, 'Solo los clientes pueden solicitar trabajos.'));
+    return box;
+  }
+  let services = c.services || [];
+  if (!services.length) {
+    try { services = (await api('GET', '/api/services')).services || []; } catch (e) { services = []; }
+  }
+  const alert = el('div', { class: 'alert', role: 'alert', tabindex: '-1' });
+  const field = (name, label, input) => el('div', { class: 'field' },
+    el('label', { for: 'job-' + name }, label), input,
+    el('p', { class: 'field-error', id: 'err-' + name }));
+  const form = el('form', { novalidate: true, id: 'job-form' },
+    field('title', 'Qué necesitas', el('input', { id: 'job-title', name: 'title', type: 'text', required: true, minlength: 3, maxlength: 120, placeholder: 'Ej.: Arreglar fuga del lavamanos' })),
+    field('serviceId', 'Servicio', el('select', { id: 'job-serviceId', name: 'serviceId', required: true },
+      services.map((s) => el('option', { value: s.id }, s.name)))),
+    field('description', 'Detalles (opcional)', el('textarea', { id: 'job-description', name: 'description', maxlength: 5000 })),
+    el('div', { class: 'grid-2' },
+      field('city', 'Ciudad', el('input', { id: 'job-city', name: 'city', type: 'text', required: true, maxlength: 120, value: session.user.city || c.city || '' })),
+      field('neighborhood', 'Barrio (opcional)', el('input', { id: 'job-neighborhood', name: 'neighborhood', type: 'text', maxlength: 120 }))),
+    el('button', { class: 'btn', type: 'submit' }, 'Solicitar trabajo'));
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    clearFieldErrors(form);
+    const data = Object.fromEntries(new FormData(form));
+    const title = data.title.trim();
+    if (title.length < 3) {
+      formError(form, alert, { fieldErrors: { title: ['Escribe al menos 3 caracteres'] } });
+      return;
+    }
+    try {
+      const r = await api('POST', '/api/jobs', {
+        title, description: data.description, serviceId: data.serviceId,
+        city: data.city.trim(), neighborhood: data.neighborhood.trim(), camelloId: id,
+      });
+      form.replaceWith(el('div', { class: 'alert ok', role: 'status' },
+        'Solicitud enviada. ', el('a', { href: '/trabajos.html#job-' + (r.job && r.job.id) }, 'Ver mis trabajos'), '.'));
+    } catch (e) {
+      formError(form, alert, e);
+    }
+  });
+  box.append(alert, form);
+  return box;
+}
+
+async function main() {
+  session = await renderChrome();
+  const root = $('#profile');
+  if (!id) {
+    root.replaceChildren(el('p', {}, 'Falta el camello. ', el('a', { href: '/' }, 'Volver al inicio')));
+    return;
+  }
+  try {
+    const r = await api('GET', `/api/camellos/${encodeURIComponent(id)}`);
+    camello = r.camello;
+  } catch (e) {
+    root.replaceChildren(el('h1', {}, e.status === 404 ? 'Camello no encontrado' : 'No se pudo cargar el perfil'),
+      el('p', {}, el('a', { href: '/' }, 'Volver al inicio')));
+    return;
+  }
+  document.title = `${camello.name} · Camellos`;
+  const [rev, slots, req] = await Promise.all([reviews(), slotsSection(), requestSection(camello)]);
+  root.replaceChildren(header(camello),
+    // In reading order (phones); wide screens place them in two columns.
+    el('div', { class: 'profile-grid' }, about(camello), req, slots, rev));
+  showAlert($('#alert'), '');
+}
+
+main();
