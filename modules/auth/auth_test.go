@@ -345,3 +345,23 @@ func TestRoleChangesKeepProfilesConsistent(t *testing.T) {
 		}
 	}
 }
+
+func TestTheLastActiveAdminStays(t *testing.T) {
+	k := testkit.New(t)
+	only := k.CreateUser(hooks.RoleAdmin)
+	for _, change := range []map[string]any{{"role": hooks.RoleClient}, {"disabled": true}} {
+		fresh, _ := k.App.FindRecordById("users", only.Id)
+		for f, v := range change {
+			fresh.Set(f, v)
+		}
+		if err := k.App.Save(fresh); err == nil {
+			t.Fatalf("%v: the last admin was removed", change)
+		}
+	}
+	k.CreateUser(hooks.RoleAdmin)
+	fresh, _ := k.App.FindRecordById("users", only.Id)
+	fresh.Set("role", hooks.RoleClient)
+	if err := k.App.Save(fresh); err != nil {
+		t.Fatalf("with another admin: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"camellos/hooks"
 	"camellos/modules/camellos"
 
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -17,6 +18,23 @@ func bindUserHooks(app core.App) {
 		e.Record.SetEmail(NormalizeEmail(e.Record.Email()))
 		if e.Record.GetString("role") == "" {
 			e.Record.Set("role", hooks.RoleClient)
+		}
+		// The service always keeps one active administrator, whatever path
+		// (route, dashboard) demotes or disables one.
+		if !e.Record.IsNew() {
+			stored := hooks.Stored(e.App, e.Record)
+			wasAdmin := stored.GetString("role") == hooks.RoleAdmin && !stored.GetBool("disabled")
+			isAdmin := e.Record.GetString("role") == hooks.RoleAdmin && !e.Record.GetBool("disabled")
+			if wasAdmin && !isAdmin {
+				others, err := e.App.CountRecords(hooks.Users, dbx.HashExp{"role": hooks.RoleAdmin, "disabled": false},
+					dbx.Not(dbx.HashExp{"id": e.Record.Id}))
+				if err != nil {
+					return err
+				}
+				if others == 0 {
+					return hooks.FieldRuleError("role", "Debe quedar al menos un administrador activo")
+				}
+			}
 		}
 		// A camello profile belongs to a CAMELLOS user: the role of a user with
 		// a profile stays CAMELLOS, and a user without one cannot take it.
