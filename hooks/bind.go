@@ -50,16 +50,26 @@ func ReadJSON(e *core.RequestEvent, dst any) error {
 
 // DecodeObject decodes a JSON object into dst field by field, collecting a
 // "Tipo inválido" error for every field whose value has the wrong type.
+// The fields of an embedded struct without json tag are the object's own,
+// as with encoding/json.
 func DecodeObject(raw []byte, dst any) error {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		return BadRequest(MsgInvalidJSON)
 	}
 	v := NewValidation()
-	rv := reflect.ValueOf(dst).Elem()
+	decodeFields(fields, reflect.ValueOf(dst).Elem(), v)
+	return v.Err()
+}
+
+func decodeFields(fields map[string]json.RawMessage, rv reflect.Value, v *Validation) {
 	rt := rv.Type()
 	for i := 0; i < rt.NumField(); i++ {
 		sf := rt.Field(i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("json") == "" {
+			decodeFields(fields, rv.Field(i), v)
+			continue
+		}
 		name := strings.Split(sf.Tag.Get("json"), ",")[0]
 		if name == "" || name == "-" || !sf.IsExported() {
 			continue
@@ -72,7 +82,6 @@ func DecodeObject(raw []byte, dst any) error {
 			v.Add(name, typeMessage(sf.Type))
 		}
 	}
-	return v.Err()
 }
 
 func typeMessage(t reflect.Type) string {

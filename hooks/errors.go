@@ -20,17 +20,18 @@ import (
 
 // Spanish messages shared by several modules.
 const (
-	MsgInvalidData     = "Datos inválidos"
-	MsgInvalidJSON     = "Cuerpo JSON inválido"
-	MsgUnauthenticated = "No autenticado"
-	MsgUnauthorized    = "No autorizado"
-	MsgNotAdmin        = "Sin permisos de administrador"
-	MsgNotFound        = "Recurso no encontrado"
-	MsgTooLarge        = "El cuerpo de la solicitud es demasiado grande"
-	MsgUnsupportedType = "Tipo de contenido no soportado"
-	MsgTooManyRequests = "Demasiadas solicitudes, inténtalo más tarde"
-	MsgInternal        = "Error interno del servidor"
-	MsgConflict        = "Conflicto con el estado actual"
+	MsgInvalidData      = "Datos inválidos"
+	MsgInvalidJSON      = "Cuerpo JSON inválido"
+	MsgUnauthenticated  = "No autenticado"
+	MsgUnauthorized     = "No autorizado"
+	MsgNotAdmin         = "Sin permisos de administrador"
+	MsgNotFound         = "Recurso no encontrado"
+	MsgMethodNotAllowed = "Método no permitido"
+	MsgTooLarge         = "El cuerpo de la solicitud es demasiado grande"
+	MsgUnsupportedType  = "Tipo de contenido no soportado"
+	MsgTooManyRequests  = "Demasiadas solicitudes, inténtalo más tarde"
+	MsgInternal         = "Error interno del servidor"
+	MsgConflict         = "Conflicto con el estado actual"
 )
 
 // Issues is the "issues" object of a validation error: form-level messages
@@ -237,6 +238,8 @@ func messageForStatus(status int) string {
 		return MsgUnauthorized
 	case http.StatusNotFound:
 		return MsgNotFound
+	case http.StatusMethodNotAllowed:
+		return MsgMethodNotAllowed
 	case http.StatusConflict:
 		return MsgConflict
 	case http.StatusRequestEntityTooLarge:
@@ -256,12 +259,7 @@ func messageForStatus(status int) string {
 // or PocketBase's field validators) into a 400 with Spanish field messages.
 func FromValidationErrors(verrs validation.Errors) *Error {
 	v := NewValidation()
-	keys := make([]string, 0, len(verrs))
-	for k := range verrs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(verrs) {
 		flattenValidation(v, k, verrs[k])
 	}
 	if v.OK() {
@@ -270,15 +268,21 @@ func FromValidationErrors(verrs validation.Errors) *Error {
 	return v.Err().(*Error)
 }
 
+// sortedKeys returns the fields of validation errors in order, for a
+// stable detail.
+func sortedKeys(verrs validation.Errors) []string {
+	keys := make([]string, 0, len(verrs))
+	for k := range verrs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 func flattenValidation(v *Validation, field string, err error) {
 	var nested validation.Errors
 	if errors.As(err, &nested) {
-		keys := make([]string, 0, len(nested))
-		for k := range nested {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(nested) {
 			flattenValidation(v, field, nested[k])
 		}
 		return

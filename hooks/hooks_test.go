@@ -81,6 +81,29 @@ func TestDecodeObject(t *testing.T) {
 	}
 }
 
+// The fields of an embedded struct are read as the object's own.
+func TestDecodeObjectEmbedded(t *testing.T) {
+	type base struct {
+		Name string `json:"name"`
+		City string `json:"city"`
+	}
+	type in struct {
+		base
+		Trades []string `json:"trades"`
+	}
+	var dst in
+	if err := hooks.DecodeObject([]byte(`{"name":"Ana","city":"Cali","trades":["x"]}`), &dst); err != nil {
+		t.Fatal(err)
+	}
+	if dst.Name != "Ana" || dst.City != "Cali" || len(dst.Trades) != 1 {
+		t.Fatalf("decoded %+v", dst)
+	}
+	e := hooks.ToError(hooks.DecodeObject([]byte(`{"name":5,"trades":"x"}`), &in{}))
+	if e.Status != 400 || len(e.Issues.FieldErrors["name"]) == 0 || len(e.Issues.FieldErrors["trades"]) == 0 {
+		t.Fatalf("type errors: %+v", e)
+	}
+}
+
 func TestToError(t *testing.T) {
 	cases := []struct {
 		err    error

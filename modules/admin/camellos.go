@@ -11,9 +11,6 @@ import (
 	"github.com/pocketbase/pocketbase/tools/router"
 )
 
-// MsgCamelloNotFound is the 404 of an unknown camello id.
-const MsgCamelloNotFound = "Camello no encontrado"
-
 func bindCamellos(g *router.RouterGroup[*core.RequestEvent]) {
 	// An admin reads one camello with every field (endpoint 7).
 	g.GET("/camellos/{id}", getCamello)
@@ -28,13 +25,9 @@ func getCamello(e *core.RequestEvent) error {
 	}
 	rec, err := e.App.FindRecordById(camellos.Collection, id)
 	if err != nil {
-		return hooks.NotFound(MsgCamelloNotFound)
+		return hooks.NotFound(camellos.MsgCamelloNotFound)
 	}
-	body, err := camellos.One(e.App, rec, true)
-	if err != nil {
-		return hooks.Internal(err)
-	}
-	return e.JSON(http.StatusOK, map[string]any{"camello": body})
+	return camellos.Respond(e, http.StatusOK, rec, true)
 }
 
 type patchCamelloInput struct {
@@ -74,7 +67,7 @@ func patchCamello(e *core.RequestEvent) error {
 		var err error
 		rec, err = tx.FindRecordById(camellos.Collection, id)
 		if err != nil {
-			return hooks.NotFound(MsgCamelloNotFound)
+			return hooks.NotFound(camellos.MsgCamelloNotFound)
 		}
 		if in.Status != nil {
 			from := rec.GetString("status")
@@ -94,9 +87,5 @@ func patchCamello(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	body, err := camellos.One(e.App, rec, true)
-	if err != nil {
-		return hooks.Internal(err)
-	}
-	return e.JSON(http.StatusOK, map[string]any{"camello": body})
+	return camellos.Respond(e, http.StatusOK, rec, true)
 }

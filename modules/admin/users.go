@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"camellos/hooks"
+	"camellos/modules/auth"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/dbx"
@@ -36,19 +37,13 @@ func validRole(r string) bool {
 	return r == hooks.RoleAdmin || r == hooks.RoleCamello || r == hooks.RoleClient
 }
 
-// userJSON is the admin view of a user (never a password or token).
+// userJSON is the admin view of a user: the User object plus disabled and
+// updatedAt (never a password or token).
 func userJSON(u *core.Record) map[string]any {
-	return map[string]any{
-		"id":        u.Id,
-		"email":     u.Email(),
-		"name":      u.GetString("name"),
-		"role":      u.GetString("role"),
-		"phone":     u.GetString("phone"),
-		"city":      u.GetString("city"),
-		"disabled":  u.GetBool("disabled"),
-		"createdAt": hooks.ISO(u.GetDateTime("created").Time()),
-		"updatedAt": hooks.ISO(u.GetDateTime("updated").Time()),
-	}
+	m := auth.UserJSON(u)
+	m["disabled"] = u.GetBool("disabled")
+	m["updatedAt"] = hooks.ISO(u.GetDateTime("updated").Time())
+	return m
 }
 
 // listUsers answers {users, page, perPage, total}, newest first; role
@@ -70,14 +65,7 @@ func listUsers(e *core.RequestEvent) error {
 		where = append(where, dbx.NewExp(`(name LIKE {:q} ESCAPE '\' OR email LIKE {:q} ESCAPE '\')`,
 			dbx.Params{"q": hooks.LikePattern(s)}))
 	}
-	cond := allOf(where)
-	var total int64
-	if err := e.App.RecordQuery(hooks.Users).Select("COUNT(*)").AndWhere(cond).Row(&total); err != nil {
-		return err
-	}
-	var recs []*core.Record
-	err = e.App.RecordQuery(hooks.Users).AndWhere(cond).
-		OrderBy("created DESC", "id DESC").Limit(int64(page.PerPage)).Offset(page.Offset()).All(&recs)
+	recs, total, err := newestPage(e.App, hooks.Users, where, page)
 	if err != nil {
 		return err
 	}
@@ -166,14 +154,7 @@ func listCamellos(e *core.RequestEvent) error {
 	if m := camellos.MatchText(q.Get("q")); m != nil {
 		where = append(where, m)
 	}
-	cond := allOf(where)
-	var total int64
-	if err := e.App.RecordQuery(camellos.Collection).Select("COUNT(*)").AndWhere(cond).Row(&total); err != nil {
-		return err
-	}
-	var recs []*core.Record
-	err = e.App.RecordQuery(camellos.Collection).AndWhere(cond).
-		OrderBy("created DESC", "id DESC").Limit(int64(page.PerPage)).Offset(page.Offset()).All(&recs)
+	recs, total, err := newestPage(e.App, camellos.Collection, where, page)
 	if err != nil {
 		return err
 	}
@@ -184,10 +165,19 @@ func listCamellos(e *core.RequestEvent) error {
 	return e.JSON(http.StatusOK, page.Answer("camellos", list, total))
 }
 
-// allOf joins conditions with AND; no condition matches everything.
-func allOf(exps []dbx.Expression) dbx.Expression {
-	if len(exps) == 0 {
-		return dbx.NewExp("1=1")
+// newestPage returns the page of a collection's records matching every
+// condition (none: all), newest first, and how many match.
+func newestPage(app core.App, collection string, where []dbx.Expression, page hooks.Page) ([]*core.Record, int64, error) {
+	var cond dbx.Expression = dbx.NewExp("1=1")
+	if len(where) > 0 {
+		cond = dbx.And(where...)
 	}
-	return dbx.And(exps...)
+	var total int64
+	if err := app.RecordQuery(collection).Select("COUNT(*)").AndWhere(cond).Row(&total); err != nil {
+		return nil, 0, err
+	}
+	var recs []*core.Record
+	err := app.RecordQuery(collection).AndWhere(cond).
+		OrderBy("created DESC", "id DESC").Limit(int64(page.PerPage)).Offset(page.Offset()).All(&recs)
+	return recs, total, err
 }

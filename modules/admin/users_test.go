@@ -123,7 +123,8 @@ func TestAdminUpdateUser(t *testing.T) {
 		{"own name", me.Id, map[string]any{"name": "Jefa", "role": "ADMIN", "disabled": false}, 200, ""},
 		{"name 120", target.Id, map[string]any{"name": strings.Repeat("ñ", 120)}, 200, ""},
 		{"name 2", target.Id, map[string]any{"name": "Xi"}, 200, ""},
-		{"role", target.Id, map[string]any{"role": "CAMELLOS", "name": "Nuevo Nombre"}, 200, ""},
+		{"camellos without profile", target.Id, map[string]any{"role": "CAMELLOS"}, 400, "Datos inválidos"},
+		{"role", target.Id, map[string]any{"role": "ADMIN", "name": "Nuevo Nombre"}, 200, ""},
 	}
 	for _, c := range cases {
 		res := k.Patch("/api/admin/users/"+c.id, admin, c.body)
@@ -132,7 +133,7 @@ func TestAdminUpdateUser(t *testing.T) {
 		}
 	}
 	res := k.Get("/api/admin/users?q=Nuevo", admin)
-	if res.Str("users.0.role") != "CAMELLOS" || res.Str("users.0.name") != "Nuevo Nombre" {
+	if res.Str("users.0.role") != "ADMIN" || res.Str("users.0.name") != "Nuevo Nombre" {
 		t.Fatalf("after patch: %s", res.Raw)
 	}
 

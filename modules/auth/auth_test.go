@@ -9,6 +9,8 @@ import (
 
 	"camellos/hooks"
 	"camellos/internal/testkit"
+
+	"github.com/pocketbase/pocketbase/core"
 )
 
 func clientBody(email string) map[string]any {
@@ -174,6 +176,14 @@ func TestPatchMe(t *testing.T) {
 	if r := k.Patch("/api/me", token, map[string]any{"name": "P"}); r.Status != 400 || len(r.FieldErrors("name")) == 0 {
 		t.Fatalf("short name: %d %s", r.Status, r.Raw)
 	}
+	for _, phone := range []string{"123", "abcdefgh", strings.Repeat("1", 33)} {
+		if r := k.Patch("/api/me", token, map[string]any{"phone": phone}); r.Status != 400 || len(r.FieldErrors("phone")) == 0 {
+			t.Fatalf("phone %q: %d %s", phone, r.Status, r.Raw)
+		}
+	}
+	if r := k.Patch("/api/me", token, map[string]any{"phone": ""}); r.Status != 200 || r.Str("user.phone") != "" {
+		t.Fatalf("clearing the phone: %d %s", r.Status, r.Raw)
+	}
 	if r := k.Patch("/api/me", token, map[string]any{"role": "ADMIN"}); r.Status != 200 || r.Str("user.role") != "CLIENTE" {
 		t.Fatalf("role must be ignored: %d %s", r.Status, r.Raw)
 	}
@@ -258,5 +268,100 @@ func TestConcurrentSignUpsOfOneEmail(t *testing.T) {
 	}
 	if created != 1 || k.Count("users", "") != 1 {
 		t.Fatalf("created %d users", created)
+	}
+}
+
+// PocketBase's own e-mail flows of the users collection neither send mail
+// nor change e-mails: verification answers 204 like for an unknown address
+// (our hook ends the chain before PocketBase's mailer), e-mail change 403.
+func TestPocketBaseEmailFlowsAreClosed(t *testing.T) {
+	k := testkit.New(t)
+	u, token := k.UserWithSession(hooks.RoleClient, testkit.UserOpts{Email: "flow@example.com"})
+	reached := false
+	k.App.OnRecordRequestVerificationRequest().BindFunc(func(e *core.RecordRequestVerificationRequestEvent) error {
+		reached = true
+		return e.Next()
+	})
+	k.App.OnRecordRequestEmailChangeRequest().BindFunc(func(e *core.RecordRequestEmailChangeRequestEvent) error {
+		reached = true
+		return e.Next()
+	})
+	for _, email := range []string{"flow@example.com", "nadie@example.com"} {
+		r := k.Post("/api/collections/users/request-verification", "", map[string]any{"email": email})
+		if r.Status != http.StatusNoContent {
+			t.Fatalf("request-verification %s: %d %s", email, r.Status, r.Raw)
+		}
+	}
+	r := k.Post("/api/collections/users/request-email-change", token, map[string]any{"newEmail": "otro@example.com"})
+	if r.Status != http.StatusForbidden {
+		t.Fatalf("request-email-change: %d %s", r.Status, r.Raw)
+	}
+	if reached || k.App.TestMailer.TotalSend() != 0 {
+		t.Fatalf("PocketBase's flow went on (mails %d)", k.App.TestMailer.TotalSend())
+	}
+	fresh, _ := k.App.FindRecordById(hooks.Users, u.Id)
+	if fresh.Email() != "flow@example.com" {
+		t.Fatalf("e-mail changed: %s", fresh.Email())
+	}
+}
+
+func TestDisablingACamelloUserSuspendsTheProfile(t *testing.T) {
+	k := testkit.New(t)
+	u, cam, _ := k.CreateCamello(testkit.CamelloOpts{Status: "ACTIVO"})
+	fresh, _ := k.App.FindRecordById("users", u.Id)
+	fresh.Set("disabled", true)
+	if err := k.App.Save(fresh); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := k.App.FindRecordById("camellos", cam.Id)
+	if c.GetString("status") != "SUSPENDIDO" {
+		t.Fatalf("camello of a disabled user is %s", c.GetString("status"))
+	}
+	if r := k.Get("/api/camellos/"+cam.Id, ""); r.Status != 404 {
+		t.Fatalf("still public: %d", r.Status)
+	}
+}
+
+func TestRoleChangesKeepProfilesConsistent(t *testing.T) {
+	k := testkit.New(t)
+	camUser, _, _ := k.CreateCamello()
+	client := k.CreateUser(hooks.RoleClient)
+	cases := []struct {
+		user *core.Record
+		to   string
+		ok   bool
+	}{
+		{camUser, hooks.RoleClient, false},
+		{camUser, hooks.RoleAdmin, false},
+		{client, hooks.RoleCamello, false},
+		{client, hooks.RoleAdmin, true},
+	}
+	for _, c := range cases {
+		fresh, _ := k.App.FindRecordById("users", c.user.Id)
+		fresh.Set("role", c.to)
+		err := k.App.Save(fresh)
+		if (err == nil) != c.ok {
+			t.Fatalf("%s → %s: %v", c.user.GetString("role"), c.to, err)
+		}
+	}
+}
+
+func TestTheLastActiveAdminStays(t *testing.T) {
+	k := testkit.New(t)
+	only := k.CreateUser(hooks.RoleAdmin)
+	for _, change := range []map[string]any{{"role": hooks.RoleClient}, {"disabled": true}} {
+		fresh, _ := k.App.FindRecordById("users", only.Id)
+		for f, v := range change {
+			fresh.Set(f, v)
+		}
+		if err := k.App.Save(fresh); err == nil {
+			t.Fatalf("%v: the last admin was removed", change)
+		}
+	}
+	k.CreateUser(hooks.RoleAdmin)
+	fresh, _ := k.App.FindRecordById("users", only.Id)
+	fresh.Set("role", hooks.RoleClient)
+	if err := k.App.Save(fresh); err != nil {
+		t.Fatalf("with another admin: %v", err)
 	}
 }

@@ -78,9 +78,7 @@ func patchMe(e *core.RequestEvent) error {
 	}
 	if in.Phone != nil {
 		*in.Phone = strings.TrimSpace(*in.Phone)
-		if *in.Phone != "" && hooks.CheckLength(v, "phone", *in.Phone, 7, 32) && !validPhone(*in.Phone) {
-			v.Add("phone", "Solo se permiten dígitos, espacios, +, -, ( y )")
-		}
+		CheckPhone(v, "phone", *in.Phone, false)
 	}
 	if in.City != nil {
 		*in.City = strings.TrimSpace(*in.City)

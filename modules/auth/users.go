@@ -55,11 +55,7 @@ func (a *Account) Validate(v *hooks.Validation, requireContact bool) {
 	} else if hooks.Chars(a.Email) > 254 || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
 		v.Add("email", "Correo electrónico inválido")
 	}
-	if requireContact || a.Phone != "" {
-		if hooks.CheckLength(v, "phone", a.Phone, 7, 32) && !validPhone(a.Phone) {
-			v.Add("phone", "Solo se permiten dígitos, espacios, +, -, ( y )")
-		}
-	}
+	CheckPhone(v, "phone", a.Phone, requireContact)
 	if requireContact || a.City != "" {
 		hooks.CheckLength(v, "city", a.City, 2, 120)
 	}
@@ -79,6 +75,18 @@ func CheckNewPassword(v *hooks.Validation, field, password, confirmField, confir
 		v.Add(confirmField, "Es obligatorio")
 	} else if confirm != password {
 		v.Add(confirmField, "Las contraseñas no coinciden")
+	}
+}
+
+// CheckPhone adds a field error unless phone is 7 to 32 characters of
+// digits (at least 7), spaces, +, -, (, ) and dots; "" passes when the
+// phone is not required.
+func CheckPhone(v *hooks.Validation, field, phone string, required bool) {
+	if phone == "" && !required {
+		return
+	}
+	if hooks.CheckLength(v, field, phone, 7, 32) && !validPhone(phone) {
+		v.Add(field, "Solo se permiten dígitos, espacios, +, -, ( y )")
 	}
 }
 

@@ -54,6 +54,9 @@ func TransitionError(from, to string) string {
 // NormalizeTrades trims the trades, drops repeats (accent- and
 // case-insensitively) and checks the bounds; the message is "" when valid.
 func NormalizeTrades(in []string) ([]string, string) {
+	if len(in) > MaxTrades { // the bound is on the elements sent, repeats included
+		return nil, fmt.Sprintf("Debe tener entre 1 y %d oficios", MaxTrades)
+	}
 	out := make([]string, 0, len(in))
 	seen := map[string]bool{}
 	for _, t := range in {

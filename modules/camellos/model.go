@@ -142,3 +142,13 @@ func One(app core.App, rec *core.Record, private bool) (map[string]any, error) {
 	}
 	return list[0], nil
 }
+
+// Respond answers {camello} for one record with status (see JSON for
+// private).
+func Respond(e *core.RequestEvent, status int, rec *core.Record, private bool) error {
+	body, err := One(e.App, rec, private)
+	if err != nil {
+		return hooks.Internal(err)
+	}
+	return e.JSON(status, map[string]any{"camello": body})
+}

@@ -198,7 +198,7 @@ func firstName(name string) string {
 	return ""
 }
 
-// listReviews answers {reviews, average, count, page, perPage}, newest
+// listReviews answers {reviews, average, count, page, perPage, total}, newest
 // first; 404 unless the camello is ACTIVO.
 func listReviews(e *core.RequestEvent) error {
 	rec, err := findActive(e)
@@ -232,11 +232,8 @@ func listReviews(e *core.RequestEvent) error {
 			reviews[i].CreatedAt = hooks.ISO(dt.Time())
 		}
 	}
-	return e.JSON(http.StatusOK, map[string]any{
-		"reviews": reviews,
-		"average": math.Round(stats.Average*100) / 100,
-		"count":   stats.Count,
-		"page":    page.Page,
-		"perPage": page.PerPage,
-	})
+	body := page.Answer("reviews", reviews, stats.Count)
+	body["average"] = math.Round(stats.Average*100) / 100
+	body["count"] = stats.Count
+	return e.JSON(http.StatusOK, body)
 }

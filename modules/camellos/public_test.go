@@ -226,7 +226,8 @@ func TestReviews(t *testing.T) {
 		t.Fatalf("author leaks: %s", res.Raw)
 	}
 	res = k.Get("/api/camellos/"+f.ana.Id+"/reviews?perPage=2&page=2", "")
-	if res.Status != 200 || len(res.Get("reviews").([]any)) != 1 || res.Get("count") != 3.0 || res.Str("reviews.0.comment") != "Comentario 0" {
+	if res.Status != 200 || len(res.Get("reviews").([]any)) != 1 || res.Get("count") != 3.0 || res.Get("total") != 3.0 ||
+		res.Get("page") != 2.0 || res.Get("perPage") != 2.0 || res.Str("reviews.0.comment") != "Comentario 0" {
 		t.Fatalf("page 2: %s", res.Raw)
 	}
 	if res := k.Get("/api/camellos/"+f.ana.Id+"/reviews?perPage=101", ""); res.Status != 400 {

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"math"
-	"net/http"
 	"regexp"
 	"strings"
 
@@ -28,9 +27,13 @@ type categoryInput struct {
 	SortOrder   *int64  `json:"sortOrder"`
 }
 
-// validate checks the bounds of the fields present; on create the name is
-// required and an id may be chosen.
-func (in *categoryInput) validate(create bool) error {
+// validate checks the bounds of the fields present; on create (id "") the
+// name is required and an id may be chosen; an update may repeat its id.
+func (in *categoryInput) validate(_ core.App, id string) error {
+	create := id == ""
+	if !create && in.ID != nil && *in.ID == id {
+		in.ID = nil
+	}
 	v := hooks.NewValidation()
 	if in.ID != nil {
 		if !create {
@@ -91,10 +94,7 @@ type Category struct {
 	SortOrder   int           `db:"sortOrder" json:"sortOrder"`
 	Count       categoryCount `db:"-" json:"_count"`
 	Services    int           `db:"services" json:"-"`
-	Created     string        `db:"created" json:"-"`
-	Updated     string        `db:"updated" json:"-"`
-	CreatedAt   string        `db:"-" json:"createdAt"`
-	UpdatedAt   string        `db:"-" json:"updatedAt"`
+	stamps
 }
 
 type categoryCount struct {
@@ -114,10 +114,23 @@ func finishCategories(rows []Category) []Category {
 	}
 	for i := range rows {
 		rows[i].Count.Services = rows[i].Services
-		rows[i].CreatedAt = isoText(rows[i].Created)
-		rows[i].UpdatedAt = isoText(rows[i].Updated)
+		rows[i].stamps.finish()
 	}
 	return rows
+}
+
+// stamps are a catalog row's stored dates and their ISO answers.
+type stamps struct {
+	Created   string `db:"created" json:"-"`
+	Updated   string `db:"updated" json:"-"`
+	CreatedAt string `db:"-" json:"createdAt"`
+	UpdatedAt string `db:"-" json:"updatedAt"`
+}
+
+// finish fills createdAt and updatedAt from the stored dates.
+func (s *stamps) finish() {
+	s.CreatedAt = isoText(s.Created)
+	s.UpdatedAt = isoText(s.Updated)
 }
 
 // isoText turns a stored PocketBase date into our ISO format.
@@ -172,97 +185,20 @@ func adminListCategories(e *core.RequestEvent) error {
 	if q := hooks.Fold(e.Request.URL.Query().Get("q")); q != "" {
 		where = dbx.NewExp(`c.nameKey LIKE {:q} ESCAPE '\'`, dbx.Params{"q": hooks.LikePattern(q)})
 	}
-	var total int64
-	if err := e.App.DB().Select("COUNT(*)").From(Categories + " c").Where(where).Row(&total); err != nil {
-		return err
-	}
-	var rows []Category
-	if err := categoryQuery(e.App).Where(where).Limit(int64(page.PerPage)).Offset(page.Offset()).All(&rows); err != nil {
-		return err
-	}
-	return e.JSON(http.StatusOK, page.Answer("categories", finishCategories(rows), total))
+	return listPage(e, page, "categories", Categories+" c", where, categoryQuery(e.App), finishCategories)
 }
 
-// saveOrConflict saves a record, answering a "taken" hook error as 409.
-func saveOrConflict(app core.App, rec *core.Record) error {
-	if err := app.Save(rec); err != nil {
-		if msg, ok := takenMessage(err); ok {
-			return hooks.Conflict(msg)
-		}
-		return err
-	}
-	return nil
+// categories is the admin create, update and delete of categories.
+var categories = resource[Category]{
+	collection: Categories, key: "category", notFound: MsgCategoryNotFound,
+	save: saveOrConflict, load: loadCategory,
 }
 
 // createCategory is endpoint 3: 201 {category}.
-func createCategory(e *core.RequestEvent) error {
-	var in categoryInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
-		return err
-	}
-	if err := in.validate(true); err != nil {
-		return err
-	}
-	col, err := e.App.FindCachedCollectionByNameOrId(Categories)
-	if err != nil {
-		return err
-	}
-	rec := core.NewRecord(col)
-	rec.Set("sortOrder", 0)
-	in.apply(rec)
-	if err := saveOrConflict(e.App, rec); err != nil {
-		return err
-	}
-	cat, err := loadCategory(e.App, rec.Id)
-	if err != nil {
-		return err
-	}
-	return e.JSON(http.StatusCreated, map[string]any{"category": cat})
-}
+func createCategory(e *core.RequestEvent) error { return categories.create(e, &categoryInput{}) }
 
 // updateCategory changes the fields given: 200 {category}.
-func updateCategory(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
-	if err != nil {
-		return err
-	}
-	var in categoryInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
-		return err
-	}
-	if in.ID != nil && *in.ID == id {
-		in.ID = nil
-	}
-	if err := in.validate(false); err != nil {
-		return err
-	}
-	rec, err := e.App.FindRecordById(Categories, id)
-	if err != nil {
-		return hooks.NotFound(MsgCategoryNotFound)
-	}
-	in.apply(rec)
-	if err := saveOrConflict(e.App, rec); err != nil {
-		return err
-	}
-	cat, err := loadCategory(e.App, rec.Id)
-	if err != nil {
-		return err
-	}
-	return e.JSON(http.StatusOK, map[string]any{"category": cat})
-}
+func updateCategory(e *core.RequestEvent) error { return categories.update(e, &categoryInput{}) }
 
 // deleteCategory deletes a category without services: 204.
-func deleteCategory(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
-	if err != nil {
-		return err
-	}
-	rec, err := e.App.FindRecordById(Categories, id)
-	if err != nil {
-		return hooks.NotFound(MsgCategoryNotFound)
-	}
-	if err := e.App.Delete(rec); err != nil {
-		return err
-	}
-	return e.NoContent(http.StatusNoContent)
-}
+func deleteCategory(e *core.RequestEvent) error { return categories.remove(e) }

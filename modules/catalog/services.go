@@ -24,7 +24,10 @@ type serviceInput struct {
 	Description *string `json:"description"`
 }
 
-func (in *serviceInput) validate(app core.App, create bool) error {
+// validate checks the fields present; on create (id "") name and
+// categoryId are required.
+func (in *serviceInput) validate(app core.App, id string) error {
+	create := id == ""
 	v := hooks.NewValidation()
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
@@ -81,10 +84,7 @@ type Service struct {
 	CategoryID   string          `db:"category" json:"categoryId"`
 	CategoryName string          `db:"categoryName" json:"-"`
 	Category     serviceCategory `db:"-" json:"category"`
-	Created      string          `db:"created" json:"-"`
-	Updated      string          `db:"updated" json:"-"`
-	CreatedAt    string          `db:"-" json:"createdAt"`
-	UpdatedAt    string          `db:"-" json:"updatedAt"`
+	stamps
 }
 
 type serviceCategory struct {
@@ -106,8 +106,7 @@ func finishServices(rows []Service) []Service {
 	}
 	for i := range rows {
 		rows[i].Category = serviceCategory{ID: rows[i].CategoryID, Name: rows[i].CategoryName}
-		rows[i].CreatedAt = isoText(rows[i].Created)
-		rows[i].UpdatedAt = isoText(rows[i].Updated)
+		rows[i].stamps.finish()
 	}
 	return rows
 }
@@ -166,15 +165,7 @@ func adminListServices(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	var total int64
-	if err := e.App.DB().Select("COUNT(*)").From(Services + " s").Where(where).Row(&total); err != nil {
-		return err
-	}
-	var rows []Service
-	if err := serviceQuery(e.App).Where(where).Limit(int64(page.PerPage)).Offset(page.Offset()).All(&rows); err != nil {
-		return err
-	}
-	return e.JSON(http.StatusOK, page.Answer("services", finishServices(rows), total))
+	return listPage(e, page, "services", Services+" s", where, serviceQuery(e.App), finishServices)
 }
 
 // saveServiceRecord saves in one transaction, so the slug chosen by the
@@ -185,72 +176,18 @@ func saveServiceRecord(app core.App, rec *core.Record) error {
 	})
 }
 
-// createService answers 201 {service}.
-func createService(e *core.RequestEvent) error {
-	var in serviceInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
-		return err
-	}
-	if err := in.validate(e.App, true); err != nil {
-		return err
-	}
-	col, err := e.App.FindCachedCollectionByNameOrId(Services)
-	if err != nil {
-		return err
-	}
-	rec := core.NewRecord(col)
-	in.apply(rec)
-	if err := saveServiceRecord(e.App, rec); err != nil {
-		return err
-	}
-	svc, err := loadService(e.App, rec.Id)
-	if err != nil {
-		return err
-	}
-	return e.JSON(http.StatusCreated, map[string]any{"service": svc})
+// services is the admin create, update and delete of services.
+var services = resource[Service]{
+	collection: Services, key: "service", notFound: MsgServiceNotFound,
+	save: saveServiceRecord, load: loadService,
 }
 
+// createService answers 201 {service}.
+func createService(e *core.RequestEvent) error { return services.create(e, &serviceInput{}) }
+
 // updateService changes the fields given: 200 {service}.
-func updateService(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
-	if err != nil {
-		return err
-	}
-	var in serviceInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
-		return err
-	}
-	if err := in.validate(e.App, false); err != nil {
-		return err
-	}
-	rec, err := e.App.FindRecordById(Services, id)
-	if err != nil {
-		return hooks.NotFound(MsgServiceNotFound)
-	}
-	in.apply(rec)
-	if err := saveServiceRecord(e.App, rec); err != nil {
-		return err
-	}
-	svc, err := loadService(e.App, rec.Id)
-	if err != nil {
-		return err
-	}
-	return e.JSON(http.StatusOK, map[string]any{"service": svc})
-}
+func updateService(e *core.RequestEvent) error { return services.update(e, &serviceInput{}) }
 
 // deleteService deletes a service no job uses (it leaves the camellos'
 // lists): 204.
-func deleteService(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
-	if err != nil {
-		return err
-	}
-	rec, err := e.App.FindRecordById(Services, id)
-	if err != nil {
-		return hooks.NotFound(MsgServiceNotFound)
-	}
-	if err := e.App.Delete(rec); err != nil {
-		return err
-	}
-	return e.NoContent(http.StatusNoContent)
-}
+func deleteService(e *core.RequestEvent) error { return services.remove(e) }

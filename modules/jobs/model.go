@@ -39,7 +39,7 @@ var Statuses = []string{StatusPending, StatusAssigned, StatusInProgress, StatusC
 // Spanish messages of the jobs area.
 const (
 	MsgJobNotFound     = "Trabajo no encontrado"
-	MsgCamelloNotFound = "Camello no encontrado"
+	MsgCamelloNotFound = camellos.MsgCamelloNotFound
 )
 
 // DBTime is how PocketBase stores dates in text columns.

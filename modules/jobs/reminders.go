@@ -3,9 +3,11 @@ package jobs
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -26,8 +28,20 @@ const (
 	// DefaultReminderSchedule is the built-in sweep's cron expression.
 	DefaultReminderSchedule = "*/15 * * * *"
 	// reminderBatch is how many appointments one transaction claims.
-	reminderBatch = 500
+	reminderBatch = 2000
 )
+
+// claimReminders marks up to {:limit} due appointments reminded and
+// returns them. The inner SELECT repeats the partial index's WHERE
+// (status = 'PROGRAMADA' AND reminderSentAt = ”) so SQLite walks
+// idx_appointments_reminder_due by start; the outer conditions make the
+// claim atomic against a concurrent sweep.
+const claimReminders = "UPDATE appointments SET reminderSentAt = {:now}, updated = {:now} " +
+	"WHERE id IN (SELECT id FROM appointments " +
+	"WHERE status = 'PROGRAMADA' AND reminderSentAt = '' " +
+	"AND start > {:now} AND start <= {:until} ORDER BY start LIMIT {:limit}) " +
+	"AND reminderSentAt = '' AND status = 'PROGRAMADA' " +
+	"RETURNING id, job, camello, client, start"
 
 // dueAppointment is what a reminder needs of an appointment.
 type dueAppointment struct {
@@ -62,39 +76,23 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 		claimed := 0
 		err := app.RunInTransaction(func(txApp core.App) error {
 			claimed = 0
-			var ids []string
-			err := txApp.DB().NewQuery(
-				"UPDATE appointments SET reminderSentAt = {:now}, updated = {:now} " +
-					"WHERE id IN (SELECT id FROM appointments " +
-					"WHERE status = 'PROGRAMADA' AND reminderSentAt = '' " +
-					"AND start > {:now} AND start <= {:until} ORDER BY start LIMIT {:limit}) " +
-					"AND reminderSentAt = '' AND status = 'PROGRAMADA' " +
-					"RETURNING id").Bind(params).Column(&ids)
-			if err != nil || len(ids) == 0 {
-				return err
-			}
-			in := make([]any, len(ids))
-			for i, id := range ids {
-				in[i] = id
-			}
 			var due []dueAppointment
-			err = txApp.DB().Select("a.id AS id", "a.job AS job", "a.camello AS camello", "a.client AS client",
-				"COALESCE(c.user, '') AS camelloUser", "a.start AS start", "COALESCE(j.title, '') AS title",
-				"COALESCE(NULLIF(av.timezone, ''), c.timezone, '') AS timezone").
-				From("appointments a").
-				LeftJoin("camellos c", dbx.NewExp("c.id = a.camello")).
-				LeftJoin("jobs j", dbx.NewExp("j.id = a.job")).
-				LeftJoin("availability av", dbx.NewExp("av.camello = a.camello")).
-				Where(dbx.In("a.id", in...)).OrderBy("a.start").All(&due)
-			if err != nil {
+			err := txApp.DB().NewQuery(claimReminders).Bind(params).All(&due)
+			if err != nil || len(due) == 0 {
 				return err
 			}
-			for _, a := range due {
-				if err := notifyReminder(txApp, a); err != nil {
-					return err
-				}
+			if err := describeDue(txApp, due); err != nil {
+				return err
 			}
-			claimed = len(ids)
+			items := make([]notifications.Addressed, 0, 2*len(due))
+			zones := map[string]*time.Location{}
+			for _, a := range due {
+				items = appendReminders(items, a, zones)
+			}
+			if err := notifications.NotifyMany(txApp, items); err != nil {
+				return err
+			}
+			claimed = len(due)
 			return nil
 		})
 		if err != nil {
@@ -107,11 +105,69 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 	}
 }
 
-// notifyReminder writes the client's and the camello's reminder.
-func notifyReminder(app core.App, a dueAppointment) error {
+// describeDue completes the claimed appointments with what their
+// reminders show (the camello's user and time zone, the job's title) by
+// reading each distinct camello and job once, and sorts them by start.
+func describeDue(app core.App, due []dueAppointment) error {
+	camelloIDs, jobIDs := []string{}, []string{}
+	seen := map[string]bool{}
+	for _, a := range due {
+		if !seen["c"+a.Camello] {
+			seen["c"+a.Camello] = true
+			camelloIDs = append(camelloIDs, a.Camello)
+		}
+		if !seen["j"+a.Job] {
+			seen["j"+a.Job] = true
+			jobIDs = append(jobIDs, a.Job)
+		}
+	}
+	var cams []struct {
+		ID       string `db:"id"`
+		User     string `db:"user"`
+		Timezone string `db:"timezone"`
+	}
+	err := app.DB().NewQuery("SELECT c.id AS id, c.user AS user, " +
+		"COALESCE(NULLIF(av.timezone, ''), c.timezone, '') AS timezone FROM camellos c " +
+		"LEFT JOIN availability av ON av.camello = c.id " +
+		"WHERE c.id IN (SELECT value FROM json_each({:ids}))").
+		Bind(dbx.Params{"ids": jsonList(camelloIDs)}).All(&cams)
+	if err != nil {
+		return err
+	}
+	var titles []struct {
+		ID    string `db:"id"`
+		Title string `db:"title"`
+	}
+	err = app.DB().NewQuery("SELECT id, title FROM jobs WHERE id IN (SELECT value FROM json_each({:ids}))").
+		Bind(dbx.Params{"ids": jsonList(jobIDs)}).All(&titles)
+	if err != nil {
+		return err
+	}
+	camUser, camZone, jobTitle := map[string]string{}, map[string]string{}, map[string]string{}
+	for _, c := range cams {
+		camUser[c.ID], camZone[c.ID] = c.User, c.Timezone
+	}
+	for _, j := range titles {
+		jobTitle[j.ID] = j.Title
+	}
+	for i := range due {
+		a := &due[i]
+		a.CamelloUser, a.Timezone, a.Title = camUser[a.Camello], camZone[a.Camello], jobTitle[a.Job]
+	}
+	sort.SliceStable(due, func(i, j int) bool { return due[i].Start < due[j].Start })
+	return nil
+}
+
+// appendReminders adds the client's and the camello's reminder of a to
+// items; zones caches the time zones already loaded.
+func appendReminders(items []notifications.Addressed, a dueAppointment, zones map[string]*time.Location) []notifications.Addressed {
 	when := a.Start
 	if t, err := time.Parse(DBTime, a.Start); err == nil {
-		loc := ReminderLocation(a.Timezone)
+		loc, ok := zones[a.Timezone]
+		if !ok {
+			loc = ReminderLocation(a.Timezone)
+			zones[a.Timezone] = loc
+		}
 		when = t.In(loc).Format("02/01/2006 15:04") + " (" + loc.String() + ")"
 	}
 	data := map[string]any{"appointmentId": a.ID, "jobId": a.Job, "camelloId": a.Camello}
@@ -119,22 +175,25 @@ func notifyReminder(app core.App, a dueAppointment) error {
 	if a.Title != "" {
 		body += " para el trabajo: " + a.Title
 	}
+	msg := notifications.Message{
+		Kind:  notifications.KindAppointmentReminder,
+		Title: "Recordatorio de cita",
+		Body:  body,
+		URL:   JobURL(a.Job),
+		Data:  data,
+	}
 	for _, user := range []string{a.Client, a.CamelloUser} {
-		if user == "" {
-			continue
-		}
-		err := notifications.Notify(app, user, notifications.Message{
-			Kind:  notifications.KindAppointmentReminder,
-			Title: "Recordatorio de cita",
-			Body:  body,
-			URL:   JobURL(a.Job),
-			Data:  data,
-		})
-		if err != nil {
-			return err
+		if user != "" {
+			items = append(items, notifications.Addressed{UserID: user, Message: msg})
 		}
 	}
-	return nil
+	return items
+}
+
+// jsonList is ids as a JSON array, one bound value read with json_each.
+func jsonList(ids []string) string {
+	raw, _ := json.Marshal(ids)
+	return string(raw)
 }
 
 // ReminderLocation is the zone a reminder shows times in: the camello's

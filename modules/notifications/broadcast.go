@@ -138,9 +138,9 @@ func broadcast(e *core.RequestEvent) error {
 	return e.JSON(http.StatusAccepted, map[string]any{"queued": len(recipients)})
 }
 
-// runBroadcast writes the broadcast's inbox records in batches, one
-// transaction per batch, waiting for room in the delivery queue before
-// each batch so push and e-mail are never dropped.
+// runBroadcast writes the broadcast's inbox records in batches with
+// NotifyMany, one transaction per batch, waiting for room in the delivery
+// queue before each batch so a huge broadcast does not pile up in memory.
 func (d *dispatcher) runBroadcast(msg Message, recipients []string) {
 	defer d.wg.Done()
 	defer d.done()
@@ -151,16 +151,11 @@ func (d *dispatcher) runBroadcast(msg Message, recipients []string) {
 		}
 		end := min(start+size, len(recipients))
 		batch := recipients[start:end]
-		err := d.app.RunInTransaction(func(txApp core.App) error {
-			for _, userID := range batch {
-				m := msg
-				m.Data = map[string]any{}
-				if err := Notify(txApp, userID, m); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		items := make([]Addressed, len(batch))
+		for i, userID := range batch {
+			items[i] = Addressed{UserID: userID, Message: msg}
+		}
+		err := NotifyMany(d.app, items) // one transaction per batch
 		if err != nil {
 			d.app.Logger().Error("notifications: broadcast batch failed",
 				"from", start, "to", end, "error", err.Error())

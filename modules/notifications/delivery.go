@@ -96,10 +96,12 @@ type dispatcher struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu      sync.Mutex
-	pending int // queued, running or waiting to be retried
-	stopped bool
-	timers  map[*time.Timer]struct{}
+	mu       sync.Mutex
+	pending  int // queued, running or waiting to be retried
+	stopped  bool
+	timers   map[*time.Timer]struct{}
+	overflow []task // deliveries waiting for room in the queue, in order
+	spilling bool   // the goroutine moving overflow into the queue runs
 
 	vapidMu sync.Mutex
 	vapid   *vapidKeys
@@ -152,16 +154,71 @@ func WaitIdle(app core.App, timeout time.Duration) bool {
 	}
 }
 
-// enqueue queues t without ever blocking; a full queue drops it (logged).
+// enqueue queues a delivery without ever blocking and without dropping
+// it: when the queue is full (or older deliveries already wait), the task
+// joins an in-memory overflow list that one background goroutine, tracked
+// by the dispatcher (WaitIdle counts it, stop ends it), moves into the
+// queue as room frees up. Only deliveries that can reach someone are
+// enqueued (see NotifyMany and the after-create hook), so the overflow
+// holds deliverable work only.
 func (d *dispatcher) enqueue(j job) {
 	if d == nil {
 		return
 	}
-	d.push(task{job: j}, false)
+	t := task{job: j}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return
+	}
+	d.pending++
+	if !d.spilling {
+		select {
+		case d.queue <- t:
+			return
+		default:
+		}
+	}
+	d.overflow = append(d.overflow, t)
+	if !d.spilling {
+		d.spilling = true
+		d.wg.Add(1)
+		go d.spill()
+	}
 }
 
-// push adds a task to the queue; wait says whether to wait for room.
-func (d *dispatcher) push(t task, wait bool) bool {
+// spill moves the overflow into the queue, waiting for room, until the
+// overflow is empty or the dispatcher stops (what is left is then
+// dropped, like the queue itself).
+func (d *dispatcher) spill() {
+	defer d.wg.Done()
+	for {
+		d.mu.Lock()
+		if len(d.overflow) == 0 {
+			d.overflow = nil
+			d.spilling = false
+			d.mu.Unlock()
+			return
+		}
+		t := d.overflow[0]
+		d.overflow[0] = task{}
+		d.overflow = d.overflow[1:]
+		d.mu.Unlock()
+		select {
+		case d.queue <- t:
+		case <-d.ctx.Done():
+			d.mu.Lock()
+			d.pending -= 1 + len(d.overflow)
+			d.overflow = nil
+			d.spilling = false
+			d.mu.Unlock()
+			return
+		}
+	}
+}
+
+// push adds a task to the queue, waiting for room (retries use it).
+func (d *dispatcher) push(t task) bool {
 	d.mu.Lock()
 	if d.stopped {
 		d.mu.Unlock()
@@ -169,20 +226,10 @@ func (d *dispatcher) push(t task, wait bool) bool {
 	}
 	d.pending++
 	d.mu.Unlock()
-	if wait {
-		select {
-		case d.queue <- t:
-			return true
-		case <-d.ctx.Done():
-		}
-	} else {
-		select {
-		case d.queue <- t:
-			return true
-		default:
-			d.app.Logger().Error("notifications: delivery queue full, dropped",
-				"notification", t.job.ID, "user", t.job.UserID, "kind", t.job.Kind)
-		}
+	select {
+	case d.queue <- t:
+		return true
+	case <-d.ctx.Done():
 	}
 	d.done()
 	return false
@@ -236,7 +283,7 @@ func (d *dispatcher) retryLater(t task, wait time.Duration) {
 		d.mu.Lock()
 		delete(d.timers, timer)
 		d.mu.Unlock()
-		d.push(t, true)
+		d.push(t)
 		d.done()
 	})
 	d.timers[timer] = struct{}{}

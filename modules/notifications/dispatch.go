@@ -78,6 +78,9 @@ func Notify(app core.App, userID string, msg Message) error {
 	if !isKind(msg.Kind) {
 		return errUnknownKind(msg.Kind)
 	}
+	if !reachable(app, userID) {
+		return nil // no subscription and no e-mail: nothing to deliver
+	}
 	j := job{UserID: userID, Kind: msg.Kind, Title: msg.Title, Body: msg.Body, URL: msg.URL, Data: msg.Data}
 	if tx := app.TxInfo(); tx != nil {
 		tx.OnComplete(func(txErr error) error {

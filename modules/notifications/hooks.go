@@ -1,19 +1,27 @@
 package notifications
 
 import (
+	"database/sql"
+	"errors"
 	"strings"
 
 	"camellos/hooks"
 
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
 // bindRecordHooks binds the area's invariants and the delivery trigger.
 func bindRecordHooks(app core.App) {
 	// Every inbox record, whoever writes it, is delivered on the other
-	// channels once it committed (this hook fires after the commit).
+	// channels once it committed (this hook fires after the commit) —
+	// when its user can receive something at all: one indexed lookup skips
+	// users without a push subscription while e-mail is off, so they never
+	// take room in the queue. The queueing itself never blocks nor drops.
 	app.OnRecordAfterCreateSuccess(colNotifications).BindFunc(func(e *core.RecordEvent) error {
-		dispatcherOf(e.App).enqueue(jobFromRecord(e.Record))
+		if reachable(e.App, e.Record.GetString("user")) {
+			dispatcherOf(e.App).enqueue(jobFromRecord(e.Record))
+		}
 		return e.Next()
 	})
 
@@ -53,4 +61,18 @@ func bindRecordHooks(app core.App) {
 		}
 		return e.Next()
 	})
+}
+
+// reachable reports whether a user may get anything beyond the inbox:
+// SMTP is enabled (the worker then checks the user's e-mail preference),
+// or the user has a push subscription. A failed lookup counts as
+// reachable, so an error never loses a delivery.
+func reachable(app core.App, userID string) bool {
+	if app.Settings().SMTP.Enabled {
+		return true
+	}
+	var one int
+	err := app.DB().NewQuery("SELECT 1 FROM " + colSubscriptions + " WHERE user = {:user} LIMIT 1").
+		Bind(dbx.Params{"user": userID}).Row(&one)
+	return !errors.Is(err, sql.ErrNoRows)
 }

@@ -2,7 +2,6 @@ package notifications
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,12 +13,6 @@ import (
 )
 
 const msgNotificationMissing = "Notificación no encontrada"
-
-// Page bounds of the inbox list.
-const (
-	DefaultPerPage = 20
-	MaxPerPage     = 100
-)
 
 // notificationJSON is the notification object of the API.
 func notificationJSON(rec *core.Record) map[string]any {
@@ -40,34 +33,10 @@ func notificationJSON(rec *core.Record) map[string]any {
 	}
 }
 
-// pageParams reads page (≥ 1) and perPage (1–100, default 20).
-func pageParams(e *core.RequestEvent) (page, perPage int, err error) {
-	v := hooks.NewValidation()
-	q := e.Request.URL.Query()
-	page, perPage = 1, DefaultPerPage
-	if s := q.Get("page"); s != "" {
-		n, convErr := strconv.Atoi(s)
-		if convErr != nil || n < 1 {
-			v.Add("page", "Debe ser un entero mayor o igual a 1")
-		} else {
-			page = n
-		}
-	}
-	if s := q.Get("perPage"); s != "" {
-		n, convErr := strconv.Atoi(s)
-		if convErr != nil || n < 1 || n > MaxPerPage {
-			v.Add("perPage", "Debe ser un entero entre 1 y 100")
-		} else {
-			perPage = n
-		}
-	}
-	return page, perPage, v.Err()
-}
-
 // inboxList answers the caller's notifications, newest first, with the
 // unread count; ?unread=true lists only unread ones.
 func inboxList(e *core.RequestEvent) error {
-	page, perPage, err := pageParams(e)
+	page, err := hooks.Paging(e)
 	if err != nil {
 		return err
 	}
@@ -98,7 +67,7 @@ func inboxList(e *core.RequestEvent) error {
 		q = q.AndWhere(unreadExp)
 	}
 	var recs []*core.Record
-	err = q.OrderBy("created DESC", "id DESC").Offset(int64((page - 1) * perPage)).Limit(int64(perPage)).All(&recs)
+	err = q.OrderBy("created DESC", "id DESC").Offset(page.Offset()).Limit(int64(page.PerPage)).All(&recs)
 	if err != nil {
 		return hooks.Internal(err)
 	}
@@ -106,13 +75,9 @@ func inboxList(e *core.RequestEvent) error {
 	for _, r := range recs {
 		items = append(items, notificationJSON(r))
 	}
-	return e.JSON(http.StatusOK, map[string]any{
-		"notifications": items,
-		"unread":        unread,
-		"page":          page,
-		"perPage":       perPage,
-		"total":         total,
-	})
+	body := page.Answer("notifications", items, total)
+	body["unread"] = unread
+	return e.JSON(http.StatusOK, body)
 }
 
 // markRead marks one of the caller's notifications read (idempotent: the

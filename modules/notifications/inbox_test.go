@@ -98,7 +98,7 @@ func TestInboxList(t *testing.T) {
 		}
 	}
 	for _, q := range []struct{ query, field string }{
-		{"page=0", "page"}, {"page=-1", "page"}, {"page=x", "page"},
+		{"page=0", "page"}, {"page=-1", "page"}, {"page=x", "page"}, {"page=922337203685477580", "page"},
 		{"perPage=0", "perPage"}, {"perPage=101", "perPage"}, {"perPage=2.5", "perPage"},
 		{"unread=maybe", "unread"},
 	} {

@@ -26,13 +26,7 @@ const MaxPhotoBytes = 5 << 20
 
 // camelloInput is the body of POST /api/register/camello.
 type camelloInput struct {
-	Name             string   `json:"name"`
-	Email            string   `json:"email"`
-	Phone            string   `json:"phone"`
-	Password         string   `json:"password"`
-	ConfirmPassword  string   `json:"confirmPassword"`
-	AcceptTerms      *bool    `json:"acceptTerms"`
-	City             string   `json:"city"`
+	auth.Account              // name, email, phone, password, confirmPassword, acceptTerms, city
 	Trades           []string `json:"trades"`
 	DocumentID       string   `json:"documentId"`
 	Neighborhood     string   `json:"neighborhood"`
@@ -47,13 +41,6 @@ type camelloInput struct {
 type photo struct {
 	data []byte
 	ext  string
-}
-
-func (in *camelloInput) account() *auth.Account {
-	return &auth.Account{
-		Name: in.Name, Email: in.Email, Phone: in.Phone, Password: in.Password,
-		ConfirmPassword: in.ConfirmPassword, AcceptTerms: in.AcceptTerms, City: in.City,
-	}
 }
 
 // readInput binds a JSON or multipart body. In multipart, trades and
@@ -187,7 +174,7 @@ func readPhoto(fh *multipart.FileHeader) (*photo, string, error) {
 // account (normalised) for the user.
 func (in *camelloInput) validate(app core.App) (*auth.Account, error) {
 	v := hooks.NewValidation()
-	acc := in.account()
+	acc := &in.Account
 	acc.Validate(v, true)
 
 	if !in.tradesSet || in.Trades == nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"camellos/hooks"
+	"camellos/modules/auth"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -69,7 +70,10 @@ func patchOwnCamello(e *core.RequestEvent) error {
 		}
 	}
 	check("name", in.Name, 2, 120)
-	check("phone", in.Phone, 7, 32)
+	if in.Phone != nil {
+		*in.Phone = strings.TrimSpace(*in.Phone)
+		auth.CheckPhone(v, "phone", *in.Phone, true)
+	}
 	check("city", in.City, 2, 120)
 	check("neighborhood", in.Neighborhood, 0, 120)
 	check("description", in.Description, 0, 5000)
@@ -128,9 +132,5 @@ func patchOwnCamello(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	body, err := camellos.One(e.App, rec, true)
-	if err != nil {
-		return hooks.Internal(err)
-	}
-	return e.JSON(http.StatusOK, map[string]any{"camello": body})
+	return camellos.Respond(e, http.StatusOK, rec, true)
 }

@@ -31,6 +31,8 @@ func TestPatchOwnCamello(t *testing.T) {
 	}{
 		{map[string]any{"name": "A"}, "name"},
 		{map[string]any{"phone": "12"}, "phone"},
+		{map[string]any{"phone": "llámame ya"}, "phone"},
+		{map[string]any{"phone": ""}, "phone"},
 		{map[string]any{"trades": []string{}}, "trades"},
 		{map[string]any{"description": strings.Repeat("d", 5001)}, "description"},
 		{map[string]any{"serviceIds": []string{"desconocido1"}}, "serviceIds"},

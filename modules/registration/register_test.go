@@ -96,6 +96,8 @@ func TestRegisterCamelloBounds(t *testing.T) {
 		{"trades 0", with(map[string]any{"trades": []string{}}), 400, "trades"},
 		{"trades 20", with(map[string]any{"trades": list(20, "t")}), 201, ""},
 		{"trades 21", with(map[string]any{"trades": list(21, "t")}), 400, "trades"},
+		{"trades 21 with repeats", with(map[string]any{"trades": append(list(20, "t"), list(1, "t")...)}), 400, "trades"},
+		{"trades repeated", with(map[string]any{"trades": []string{"Pintura", "pintura", " PINTURA "}}), 201, ""},
 		{"trades missing", with(map[string]any{"trades": nil}), 400, "trades"},
 		{"trades not list", with(map[string]any{"trades": "plomería"}), 400, "trades"},
 		{"trade empty", with(map[string]any{"trades": []string{" "}}), 400, "trades"},
@@ -253,10 +255,15 @@ func TestRegisterCamelloMultipartPhoto(t *testing.T) {
 	if served.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatal("photo served without nosniff")
 	}
-	for _, p := range []string{"/uploads/camellos/..%2F..%2Fdata.db", "/uploads/camellos/nope.png", "/uploads/camellos/x.html"} {
-		if r := k.Get(p, ""); r.Status != 404 {
-			t.Fatalf("%s: %d", p, r.Status)
+	for _, p := range []string{"/uploads/camellos/..%2F..%2Fdata.db", "/uploads/camellos/nope.png", "/uploads/camellos/x.html",
+		"/uploads/otros/x.png", "/uploads/camellos/a/b.png"} {
+		if r := k.Get(p, ""); r.Status != 404 || r.Error() == "" {
+			t.Fatalf("%s: %d %s", p, r.Status, r.Raw)
 		}
+	}
+	// A wrong method is a 405 in the envelope, not PocketBase's own answer.
+	if r := k.Post(photo, "", map[string]any{}); r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD" || r.Error() != hooks.MsgMethodNotAllowed {
+		t.Fatalf("POST photo: %d %q %s", r.Status, r.Header.Get("Allow"), r.Raw)
 	}
 }
 

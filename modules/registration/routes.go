@@ -23,6 +23,8 @@ func Register(app core.App) {
 		uploads.Bind(hooks.Envelope())
 		// Anyone reads a camello's photo.
 		uploads.GET("/camellos/{file}", servePhoto)
+		// Any other path or method under /uploads: 404 or 405 in the envelope.
+		hooks.BindFallback(se.Router, uploads)
 		return se.Next()
 	})
 }

@@ -1,0 +1,314 @@
+package notifications
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"camellos/hooks"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// Addressed is one message for one user, an item of NotifyMany.
+type Addressed struct {
+	UserID string
+	Message
+}
+
+// insertChunk is how many inbox rows one multi-row INSERT writes (7 bound
+// values a row). The SQLite driver looks each bound value up linearly, so
+// a statement's binding cost grows with the square of its size: 50 rows
+// measured faster than 100–400 and far faster than one row a statement.
+const insertChunk = 50
+
+// Bounds of the inbox fields, as the notifications collection declares them.
+const (
+	maxTitleChars = 200
+	maxBodyChars  = 2000
+	maxURLChars   = 2048
+	maxDataBytes  = 16 << 10
+)
+
+// NotifyMany tells many users about events with the semantics of Notify
+// (each user's preferences honoured; critical kinds always reach the
+// inbox; push and e-mail only after the write commits), at the cost of a
+// few queries instead of a full record save per notification:
+//
+//   - the users and their preferences are read with one query (an unknown
+//     user fails the whole call, like Notify's relation check);
+//   - the inbox rows are written with multi-row INSERTs through app.DB();
+//   - one query finds which of the users have a push subscription, so
+//     deliveries are queued only for users who can receive something (a
+//     push subscription with push on, or e-mail on while SMTP is enabled).
+//
+// app may be a transaction: the rows commit or roll back with it, and the
+// deliveries are queued only once it commits. Without a transaction the
+// call runs in its own. The raw INSERTs bypass the record hooks, so the
+// notifications after-create hook does not fire for these rows; delivery
+// is queued here instead, never dropped when the queue is full (see
+// dispatcher.enqueue).
+//
+// On error the caller rolls its transaction back (RunInTransaction does
+// when the error is returned): the INSERTs are OR FAIL, which spares
+// SQLite a statement journal, so a failing statement keeps its earlier
+// rows until the rollback.
+func NotifyMany(app core.App, items []Addressed) error {
+	if len(items) == 0 {
+		return nil
+	}
+	if app.TxInfo() == nil {
+		return app.RunInTransaction(func(txApp core.App) error {
+			return NotifyMany(txApp, items)
+		})
+	}
+
+	datas := make([]string, len(items))
+	users := make([]string, 0, len(items))
+	seen := make(map[string]bool, len(items))
+	var lastData uintptr // items often share one Data map (e.g. both parties of an appointment)
+	for i := range items {
+		if err := validateAddressed(&items[i]); err != nil {
+			return err
+		}
+		if p := reflect.ValueOf(items[i].Data).Pointer(); i > 0 && p != 0 && p == lastData {
+			datas[i] = datas[i-1]
+		} else {
+			raw, err := dataJSON(items[i].Data)
+			if err != nil {
+				return err
+			}
+			datas[i], lastData = raw, p
+		}
+		if !seen[items[i].UserID] {
+			seen[items[i].UserID] = true
+			users = append(users, items[i].UserID)
+		}
+	}
+	prefs, err := loadPreferencesMany(app, users)
+	if err != nil {
+		return err
+	}
+
+	created := types.NowDateTime().String()
+	ids := make([]string, len(items))
+	inbox := make([]int, 0, len(items)) // indexes of the items stored in the inbox
+	for i, it := range items {
+		if prefs[it.UserID].allows(it.Kind, ChannelInApp) {
+			ids[i] = newID()
+			inbox = append(inbox, i)
+		}
+	}
+	if err := insertInbox(app, items, datas, ids, inbox, created); err != nil {
+		return err
+	}
+
+	jobs, err := deliverable(app, items, ids, prefs)
+	if err != nil || len(jobs) == 0 {
+		return err
+	}
+	app.TxInfo().OnComplete(func(txErr error) error {
+		if txErr == nil {
+			d := dispatcherOf(app)
+			for _, j := range jobs {
+				d.enqueue(j)
+			}
+		}
+		return nil
+	})
+	return nil
+}
+
+// validateAddressed checks an item against the bounds of the
+// notifications collection (what a record save would check).
+func validateAddressed(it *Addressed) error {
+	if !hooks.ValidID(it.UserID) {
+		return hooks.FieldRuleError("user", "Usuario inválido")
+	}
+	if !isKind(it.Kind) {
+		return errUnknownKind(it.Kind)
+	}
+	if n := utf8.RuneCountInString(it.Title); n < 1 || n > maxTitleChars {
+		return hooks.FieldRuleError("title", "Debe tener entre 1 y 200 caracteres")
+	}
+	if utf8.RuneCountInString(it.Body) > maxBodyChars {
+		return hooks.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
+	}
+	if utf8.RuneCountInString(it.URL) > maxURLChars {
+		return hooks.FieldRuleError("url", "Debe tener como máximo 2048 caracteres")
+	}
+	return nil
+}
+
+// dataJSON is the data field as stored: JSON text, {} when empty.
+func dataJSON(data map[string]any) (string, error) {
+	if data == nil {
+		return "{}", nil
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return "", hooks.FieldRuleError("data", "Datos inválidos")
+	}
+	if len(raw) > maxDataBytes {
+		return "", hooks.FieldRuleError("data", "Demasiado grande")
+	}
+	return string(raw), nil
+}
+
+// idsParam is a list of ids as one JSON array parameter, read in SQL with
+// json_each so a query takes any number of ids with one bound value.
+func idsParam(ids []string) string {
+	raw, _ := json.Marshal(ids)
+	return string(raw)
+}
+
+// loadPreferencesMany reads the preferences of users with one query,
+// failing like a relation check when one of them does not exist.
+func loadPreferencesMany(app core.App, users []string) (map[string]Preferences, error) {
+	var rows []struct {
+		ID    string `db:"id"`
+		Prefs string `db:"prefs"`
+	}
+	err := app.DB().NewQuery("SELECT u.id AS id, COALESCE(p.prefs, '') AS prefs FROM " + hooks.Users + " u " +
+		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
+		"WHERE u.id IN (SELECT value FROM json_each({:ids}))").
+		Bind(dbx.Params{"ids": idsParam(users)}).All(&rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != len(users) {
+		return nil, hooks.FieldRuleError("user", "Usuario inexistente")
+	}
+	out := make(map[string]Preferences, len(rows))
+	for _, r := range rows {
+		p := Preferences{}
+		if r.Prefs != "" && r.Prefs != "null" {
+			if json.Unmarshal([]byte(r.Prefs), &p) != nil || p == nil {
+				p = Preferences{} // unreadable: defaults
+			}
+		}
+		out[r.ID] = p
+	}
+	return out, nil
+}
+
+// insertInbox writes the inbox rows of items[at...] with multi-row
+// INSERTs of insertChunk rows: one statement prepared for the full chunks,
+// another for the rest.
+func insertInbox(app core.App, items []Addressed, datas, ids []string, at []int, created string) error {
+	full := len(at) / insertChunk * insertChunk
+	if full > 0 {
+		q := app.DB().NewQuery(insertSQL(insertChunk)).Prepare()
+		defer q.Close()
+		for start := 0; start < full; start += insertChunk {
+			_, err := q.Bind(insertParams(items, datas, ids, at[start:start+insertChunk], created)).Execute()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if rest := at[full:]; len(rest) > 0 {
+		_, err := app.DB().NewQuery(insertSQL(len(rest))).Bind(insertParams(items, datas, ids, rest, created)).Execute()
+		return err
+	}
+	return nil
+}
+
+// insertSQL is an INSERT of n inbox rows with named placeholders.
+func insertSQL(n int) string {
+	var sql strings.Builder
+	sql.Grow(100 + n*90)
+	sql.WriteString("INSERT OR FAIL INTO " + colNotifications +
+		" (id, user, kind, title, body, url, data, readAt, created) VALUES ")
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			sql.WriteByte(',')
+		}
+		p := "p" + strconv.Itoa(r) + "_"
+		sql.WriteString("({:" + p + "i},{:" + p + "u},{:" + p + "k},{:" + p + "t},{:" + p + "b},{:" + p + "l},{:" + p + "d},'',{:created})")
+	}
+	return sql.String()
+}
+
+// insertParams are the values of insertSQL(len(at)) for items[at...].
+func insertParams(items []Addressed, datas, ids []string, at []int, created string) dbx.Params {
+	params := make(dbx.Params, len(at)*7+1)
+	params["created"] = created
+	for r, i := range at {
+		p := "p" + strconv.Itoa(r) + "_"
+		it := &items[i]
+		params[p+"i"] = ids[i]
+		params[p+"u"] = it.UserID
+		params[p+"k"] = it.Kind
+		params[p+"t"] = it.Title
+		params[p+"b"] = it.Body
+		params[p+"l"] = it.URL
+		params[p+"d"] = datas[i]
+	}
+	return params
+}
+
+// newID is a record id like PocketBase's: 15 characters of [a-z0-9],
+// from the system's cryptographic random source (rejection sampling keeps
+// every character equally likely).
+func newID() string {
+	const alphabet = core.DefaultIdAlphabet
+	const limit = 256 - 256%len(alphabet)
+	id := make([]byte, 0, core.DefaultIdLength)
+	var buf [32]byte
+	for len(id) < core.DefaultIdLength {
+		_, _ = rand.Read(buf[:])
+		for _, b := range buf {
+			if int(b) < limit && len(id) < core.DefaultIdLength {
+				id = append(id, alphabet[int(b)%len(alphabet)])
+			}
+		}
+	}
+	return string(id)
+}
+
+// deliverable returns the deliveries beyond the inbox that can reach
+// someone: push when the user has a subscription and push on for the
+// kind, e-mail when SMTP is enabled and e-mail on. One query at most.
+func deliverable(app core.App, items []Addressed, ids []string, prefs map[string]Preferences) ([]job, error) {
+	mail := app.Settings().SMTP.Enabled
+	var wantPush []string
+	asked := map[string]bool{}
+	for _, it := range items {
+		if !asked[it.UserID] && prefs[it.UserID].allows(it.Kind, ChannelPush) {
+			asked[it.UserID] = true
+			wantPush = append(wantPush, it.UserID)
+		}
+	}
+	subscribed := map[string]bool{}
+	if len(wantPush) > 0 {
+		var with []string
+		err := app.DB().NewQuery("SELECT DISTINCT user FROM " + colSubscriptions +
+			" WHERE user IN (SELECT value FROM json_each({:ids}))").
+			Bind(dbx.Params{"ids": idsParam(wantPush)}).Column(&with)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range with {
+			subscribed[u] = true
+		}
+	}
+	var jobs []job
+	for i, it := range items {
+		p := prefs[it.UserID]
+		if (subscribed[it.UserID] && p.allows(it.Kind, ChannelPush)) || (mail && p.allows(it.Kind, ChannelEmail)) {
+			data := it.Data
+			if data == nil {
+				data = map[string]any{}
+			}
+			jobs = append(jobs, job{ID: ids[i], UserID: it.UserID, Kind: it.Kind,
+				Title: it.Title, Body: it.Body, URL: it.URL, Data: data})
+		}
+	}
+	return jobs, nil
+}
