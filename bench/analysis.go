@@ -54,20 +54,10 @@ ratios within one run less so. "Before" figures are the run of 03:14 UTC on main
    modules/jobs/cancel.go and modules/agenda/appointments.go); they must first go through one
    function that also drops the cache, or a stale cache would show cancelled hours as busy.
 
-5. **Reminder sweep (modules/jobs/reminders.go + modules/notifications) — 10 s, 100 MB.** 100,000
-   appointments took 99 s (200,020 inbox rows written, 100,010 appointments marked; correct) and grew
-   the service by 191–301 MB. The claim UPDATE is batched (500), but
-   per appointment ` + "`notifyReminder`" + ` calls ` + "`notifications.Notify`" + ` twice, each a preferences query plus a
-   full ` + "`app.Save`" + ` of a record (validators, hooks, and an id generated from a regexp pattern: regexp
-   ` + "`ReplaceAll`" + ` ~22 % of the sweep's CPU); each saved notification then queues a delivery job whose
-   worker runs two more queries (preferences, subscriptions) while the sweep is still writing:
-   200,000 jobs through a bounded, non-blocking queue (4096). In a sweep-only run (` + "`-keep`" + `, logs
-   inspected) no "delivery queue full, dropped" line was logged — the four workers kept up — but
-   nothing guarantees it on a slower disk or with push subscriptions to send to. *Fix:* a batch path in notifications, e.g.
-   ` + "`NotifyMany(txApp, []Message)`" + `: one query for the preferences of the batch's users, one multi-row
-   INSERT of the inbox rows (ids from core.GenerateDefaultRandomId), one query for the subscriptions of
-   the users that want push, and one queued delivery task per batch (blocking with back-pressure, not
-   dropping), all after the claim in the same transaction.
+5. **Reminder sweep — met since the bulk path merged from main** (was 1m30s and 222 MB of growth on
+   0b6adcc). The sweep claims appointments in batches and writes their notifications through
+   ` + "`notifications.NotifyMany`" + ` (one preferences query, multi-row INSERTs, a delivery queue that
+   never drops). Not part of issue #7's changes; kept here for the record.
 
 6. **Register camello — 0.8× of raw bcrypt.** 90 % of its CPU is the single bcrypt hash (cost 10,
    ` + "`auth.PrepareUser`" + `), as it should be; ` + "`auth.EmailTaken`" + ` (FindAuthRecordByEmail, ~8 %) is the rest.
