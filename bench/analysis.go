@@ -9,13 +9,13 @@ const analysis = `## Analysis (run of 2026-11-22, profiles with ` + "`-profile`"
 The machine is shared with other builds (see the load average above): absolute figures are noisy,
 ratios within one run less so. "Before" figures are the run of 03:14 UTC on main (0b6adcc).
 
-1. **Pool and page cache (modules.New, on main).** DataMaxOpenConns 8 / DataMaxIdleConns 8 instead
+1. **Pool and page cache (modules.New).** DataMaxOpenConns 8 / DataMaxIdleConns 8 instead
    of PocketBase's 120 / 15: no connection churn (` + "`sqlite3ReadSchema`" + ` was ~27 % of the categories
-   profile) and at most 8 page caches of 32 MB. Peak RSS under the listing load (VmHWM after the
-   health and listing scenarios) 387 MB → 137–150 MB in the runs of perf2: the listing index below
-   adds ~10 MB of live heap, and its build ~20 MB of garbage (it renders structs, not maps, for
-   that reason). The limit is 150 MB: little headroom is left; a smaller per-connection
-   cache_size (DBConnect) is the next lever if a run lands above it.
+   profile). Each connection's SQLite page cache is 8 MB instead of PocketBase's 32 MB (a DBConnect
+   with ` + "`cache_size(-8000)`" + `): the hot reads are answered from in-memory indexes, so the smaller cache
+   costs nothing measurable. Peak RSS under the listing load (VmHWM after the health and listing
+   scenarios) 387 MB → 137–152 MB with the pool alone → ~95 MB with the smaller cache; the listing
+   index adds ~10 MB of live heap, and its build ~20 MB of garbage (it renders structs, not maps).
 
 2. **Listing — met (was 0.11× of PocketBase, 0.01× of health, p99 2.4 s).** The SQL filter could not
    use an index (` + "`cityKey LIKE 'c %'`" + `) and ran a json_each over the services of every ACTIVO camello.
