@@ -234,6 +234,18 @@ export async function renderChrome() {
 }
 
 /** setUnread updates the unread badge of the header. */
+// renderPager fills nav with "‹ Anterior · Página p de n · Siguiente ›" (or
+// empties it when everything fits one page); go(p) loads page p.
+export function renderPager(nav, page, total, perPage, go) {
+  const pages = Math.max(1, Math.ceil((total || 0) / perPage));
+  nav.replaceChildren();
+  if (pages <= 1) return;
+  nav.append(
+    el('button', { class: 'btn secondary small', type: 'button', disabled: page <= 1, onclick: () => go(page - 1) }, '‹ Anterior'),
+    el('span', { 'aria-current': 'page' }, `Página ${page} de ${pages}`),
+    el('button', { class: 'btn secondary small', type: 'button', disabled: page >= pages, onclick: () => go(page + 1) }, 'Siguiente ›'));
+}
+
 export function setUnread(n) {
   const b = $('#unread-count');
   if (!b) return;

@@ -1,6 +1,6 @@
 // Home: natural-language search turned into removable filter chips, the
 // categories, and the paginated list of active camellos.
-import { api, el, $, renderChrome, showAlert, stars, ratingOf, avatar, fmtDay } from './app.js';
+import { api, el, $, renderChrome, showAlert, stars, ratingOf, avatar, fmtDay, renderPager } from './app.js';
 
 const PER_PAGE = 12;
 // filters: {q, category, service, city, trade}; labels: what each chip shows.
@@ -78,16 +78,8 @@ function card(c) {
         stars(r.average, r.count))));
 }
 
-function renderPager(total) {
-  const pages = Math.max(1, Math.ceil(total / PER_PAGE));
-  const nav = $('#pager');
-  nav.replaceChildren();
-  if (pages <= 1) return;
-  const go = (p) => () => { page = p; refresh(); $('#results-title').scrollIntoView(); };
-  nav.append(
-    el('button', { class: 'btn secondary small', type: 'button', disabled: page <= 1, onclick: go(page - 1) }, '‹ Anterior'),
-    el('span', { 'aria-current': 'page' }, `Página ${page} de ${pages}`),
-    el('button', { class: 'btn secondary small', type: 'button', disabled: page >= pages, onclick: go(page + 1) }, 'Siguiente ›'));
+function showPager(total) {
+  renderPager($('#pager'), page, total, PER_PAGE, (p) => { page = p; refresh(); $('#results-title').scrollIntoView(); });
 }
 
 async function refresh() {
@@ -106,7 +98,7 @@ async function refresh() {
     $('#results-count').textContent = total === 1 ? '1 camello encontrado' : `${total} camellos encontrados`;
     list.replaceChildren(...items.map(card));
     if (!items.length) list.append(el('li', { class: 'empty card' }, 'No encontramos camellos con esos filtros. Quita alguno para ver más.'));
-    renderPager(total);
+    showPager(total);
     showAlert($('#alert'), '');
   } catch (e) {
     showAlert($('#alert'), e.message);

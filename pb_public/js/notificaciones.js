@@ -1,6 +1,6 @@
 // Notifications: inbox with unread count, mark read, preferences, and Web
 // Push activation (service worker + VAPID subscription).
-import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread } from './app.js';
+import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread, renderPager } from './app.js';
 
 const PER_PAGE = 20;
 let page = 1;
@@ -44,15 +44,7 @@ async function refresh() {
           }, 'Marcar como leída') : null));
     }));
     if (!items.length) ul.append(el('li', { class: 'card empty' }, 'No tienes notificaciones.'));
-    const pages = Math.max(1, Math.ceil((r.total || 0) / PER_PAGE));
-    const pager = $('#pager');
-    pager.replaceChildren();
-    if (pages > 1) {
-      pager.append(
-        el('button', { class: 'btn secondary small', type: 'button', disabled: page <= 1, onclick: () => { page -= 1; refresh(); } }, '‹ Anterior'),
-        el('span', {}, `Página ${page} de ${pages}`),
-        el('button', { class: 'btn secondary small', type: 'button', disabled: page >= pages, onclick: () => { page += 1; refresh(); } }, 'Siguiente ›'));
-    }
+    renderPager($('#pager'), page, r.total, PER_PAGE, (p) => { page = p; refresh(); });
   } catch (e) {
     showAlert($('#alert'), e.message);
   }

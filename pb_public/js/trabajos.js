@@ -1,7 +1,7 @@
 // My jobs: the client's and the camello's views. Cancel, accept, start,
 // complete, book an appointment from the free slots, review when completed.
 import {
-  api, el, $, requireSession, renderChrome, showAlert, statusLabel, fmtDate, avatar,
+  api, el, $, requireSession, renderChrome, showAlert, statusLabel, fmtDate, avatar, renderPager,
 } from './app.js';
 import { loadSlots, renderSlots, book } from './slots.js';
 
@@ -190,15 +190,7 @@ async function refresh() {
       target.focus({ preventScroll: true });
     }
     const total = r.total ?? jobs.length;
-    const pages = Math.max(1, Math.ceil(total / PER_PAGE));
-    const pager = $('#pager');
-    pager.replaceChildren();
-    if (pages > 1) {
-      pager.append(
-        el('button', { class: 'btn secondary small', type: 'button', disabled: page <= 1, onclick: () => { page -= 1; refresh(); } }, '‹ Anterior'),
-        el('span', {}, `Página ${page} de ${pages}`),
-        el('button', { class: 'btn secondary small', type: 'button', disabled: page >= pages, onclick: () => { page += 1; refresh(); } }, 'Siguiente ›'));
-    }
+    renderPager($('#pager'), page, total, PER_PAGE, (p) => { page = p; refresh(); });
   } catch (e) {
     showAlert($('#alert'), e.message);
   }
