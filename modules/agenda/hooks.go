@@ -9,6 +9,7 @@ import (
 
 // bindHooks keeps availability and appointments valid whatever saves them.
 func bindHooks(app core.App) {
+	bindViewHooks(app)
 	app.OnRecordValidate(AvailabilityCollection).BindFunc(func(e *core.RecordEvent) error {
 		if err := validateAvailability(e.Record); err != nil {
 			return err

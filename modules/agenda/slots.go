@@ -51,6 +51,12 @@ type SlotQuery struct {
 // range and inside [From, To], starts no earlier than Now, is not on a
 // blocked date and overlaps no busy interval.
 func FreeSlots(q SlotQuery) []Interval {
+	return freeSlots(q, sortedBusy(q.Busy))
+}
+
+// freeSlots is FreeSlots with the busy intervals already indexed (q.Busy
+// is not read).
+func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 	out := []Interval{}
 	loc := q.Location
 	if loc == nil {
@@ -63,7 +69,6 @@ func FreeSlots(q SlotQuery) []Interval {
 	if q.Now.After(earliest) {
 		earliest = q.Now
 	}
-	busyList := sortedBusy(q.Busy)
 	var byDay [7][]Range
 	for _, r := range q.Weekly {
 		if r.Weekday >= 0 && r.Weekday < 7 && r.Start >= 0 && r.End <= DayMinutes && r.Start < r.End {
