@@ -57,22 +57,23 @@ func FreeSlots(q SlotQuery) []Interval {
 // freeSlots is FreeSlots with the busy intervals already indexed (q.Busy
 // is not read).
 func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
-	out := []Interval{}
 	loc := q.Location
 	if loc == nil {
 		loc = time.UTC
 	}
 	if !q.To.After(q.From) {
-		return out
+		return []Interval{}
 	}
 	earliest := q.From
 	if q.Now.After(earliest) {
 		earliest = q.Now
 	}
 	var byDay [7][]Range
+	weekHours := 0
 	for _, r := range q.Weekly {
 		if r.Weekday >= 0 && r.Weekday < 7 && r.Start >= 0 && r.End <= DayMinutes && r.Start < r.End {
 			byDay[r.Weekday] = append(byDay[r.Weekday], r)
+			weekHours += (r.End - r.Start) / 60
 		}
 	}
 	// Local calendar dates that can hold a slot of the window: a range of
@@ -81,6 +82,9 @@ func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 	ty, tm, td := q.To.In(loc).Date()
 	first := time.Date(fy, fm, fd-1, 0, 0, 0, 0, time.UTC)
 	last := time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC)
+	// room for every slot of the window, busy or not (a guess: no growth)
+	weeks := int(last.Sub(first)/(7*24*time.Hour)) + 1
+	out := make([]Interval, 0, min(weekHours*weeks+1, 2048))
 	for day := first; !day.After(last); day = day.AddDate(0, 0, 1) {
 		if q.Blocked[day.Format(DateLayout)] {
 			continue
@@ -100,9 +104,21 @@ func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 			}
 		}
 	}
+	// Days and their sorted, disjoint ranges lay the slots in order; sort
+	// only when they did not (ranges given out of order or overlapping).
+	// Keep each start once, so ranges saved around the hook (raw SQL)
+	// cannot double a slot.
+	inOrder := true
+	for i := 1; i < len(out); i++ {
+		if !out[i-1].Start.Before(out[i].Start) {
+			inOrder = false
+			break
+		}
+	}
+	if inOrder {
+		return out
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
-	// Stored ranges never overlap; keep each start once all the same, so
-	// ranges saved around the hook (raw SQL) cannot double a slot.
 	uniq := out[:0]
 	for i, s := range out {
 		if i == 0 || !s.Start.Equal(uniq[len(uniq)-1].Start) {
@@ -135,8 +151,17 @@ func sortedBusy(in []Interval) busyIndex {
 // overlaps reports whether s overlaps some busy interval: among those
 // starting before s ends, the latest end must be after s starts.
 func (x busyIndex) overlaps(s Interval) bool {
-	n := sort.Search(len(x.list), func(i int) bool { return !x.list[i].Start.Before(s.End) })
-	return n > 0 && x.maxEnd[n-1].After(s.Start)
+	// n = the number of intervals starting before s.End
+	lo, hi := 0, len(x.list)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if x.list[mid].Start.Before(s.End) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo > 0 && x.maxEnd[lo-1].After(s.Start)
 }
 
 // WallTime is the instant at which the wall clock of loc reads the given

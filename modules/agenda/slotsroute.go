@@ -153,7 +153,18 @@ func appendSlotsJSON(buf []byte, slots []Interval) []byte {
 	return append(buf, "]}\n"...)
 }
 
-// appendISO appends hooks.ISO(t).
+// appendISO appends hooks.ISO(t), digit by digit for years 0–9999.
 func appendISO(buf []byte, t time.Time) []byte {
-	return t.UTC().AppendFormat(buf, hooks.TimeLayout)
+	t = t.UTC()
+	y, m, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(buf, hooks.TimeLayout)
+	}
+	h, mi, s := t.Clock()
+	ms := t.Nanosecond() / int(time.Millisecond)
+	return append(buf,
+		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+int(m)/10), byte('0'+int(m)%10), '-', byte('0'+d/10), byte('0'+d%10), 'T',
+		byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':',
+		byte('0'+s/10), byte('0'+s%10), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }

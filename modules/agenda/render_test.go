@@ -1,0 +1,54 @@
+package agenda
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand"
+	"testing"
+	"time"
+
+	"camellos/hooks"
+)
+
+// TestSlotsJSONBytes checks that the hand-written slots answer is byte for
+// byte what e.JSON renders for map{"slots": []slotJSON}.
+func TestSlotsJSONBytes(t *testing.T) {
+	rnd := rand.New(rand.NewSource(7))
+	base := time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC)
+	cases := [][]Interval{nil, {}}
+	var many []Interval
+	for i := 0; i < 500; i++ {
+		s := base.Add(time.Duration(i) * SlotLength)
+		many = append(many, Interval{Start: s, End: s.Add(SlotLength)})
+	}
+	cases = append(cases, many)
+	var odd []Interval
+	for _, s := range []time.Time{
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 29, 1, 30, 0, 0, time.FixedZone("x", 5400)),
+		time.Date(2026, 10, 25, 2, 30, 15, 123456789, time.FixedZone("y", -17762)),
+	} {
+		odd = append(odd, Interval{Start: s, End: s.Add(SlotLength)})
+	}
+	for i := 0; i < 2000; i++ {
+		s := time.Unix(rnd.Int63n(400*365*86400)-100*365*86400, rnd.Int63n(1e9))
+		odd = append(odd, Interval{Start: s, End: s.Add(SlotLength)})
+	}
+	cases = append(cases, odd)
+	for i, slots := range cases {
+		out := make([]slotJSON, 0, len(slots))
+		for _, s := range slots {
+			out = append(out, slotJSON{Start: hooks.ISO(s.Start), End: hooks.ISO(s.End)})
+		}
+		var want bytes.Buffer
+		if err := json.NewEncoder(&want).Encode(map[string]any{"slots": out}); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendSlotsJSON(nil, slots); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("case %d:\ngot  %.300s\nwant %.300s", i, got, want.Bytes())
+		}
+	}
+}
