@@ -52,3 +52,34 @@ func TestSlotsJSONBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestBusyCursor compares the cursor's overlap answers with a plain scan,
+// for slots asked forward, backward and repeated.
+func TestBusyCursor(t *testing.T) {
+	rnd := rand.New(rand.NewSource(3))
+	base := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	for round := 0; round < 200; round++ {
+		var busy []Interval
+		for i := rnd.Intn(40); i > 0; i-- {
+			s := base.Add(time.Duration(rnd.Intn(48*60)) * time.Minute)
+			busy = append(busy, Interval{Start: s, End: s.Add(time.Duration(1+rnd.Intn(180)) * time.Minute)})
+		}
+		cur := sortedBusy(busy).cursor()
+		at := base.Add(-2 * time.Hour)
+		for q := 0; q < 100; q++ {
+			if rnd.Intn(10) == 0 {
+				at = at.Add(-time.Duration(rnd.Intn(600)) * time.Minute)
+			} else {
+				at = at.Add(time.Duration(rnd.Intn(90)) * time.Minute)
+			}
+			s := Interval{Start: at, End: at.Add(SlotLength)}
+			want := false
+			for _, b := range busy {
+				want = want || s.Overlaps(b)
+			}
+			if got := cur.overlaps(s); got != want {
+				t.Fatalf("round %d: overlaps(%v) = %v, want %v (busy %v)", round, s.Start, got, want, busy)
+			}
+		}
+	}
+}

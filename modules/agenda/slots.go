@@ -82,22 +82,24 @@ func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 	ty, tm, td := q.To.In(loc).Date()
 	first := time.Date(fy, fm, fd-1, 0, 0, 0, 0, time.UTC)
 	last := time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC)
-	// room for every slot of the window, busy or not (a guess: no growth)
-	weeks := int(last.Sub(first)/(7*24*time.Hour)) + 1
-	out := make([]Interval, 0, min(weekHours*weeks+1, 2048))
+	// room for the slots of the window less its bookings (a guess)
+	days := int(last.Sub(first)/(24*time.Hour)) + 1
+	guess := weekHours*days/7 - busyList.count(earliest, q.To) + 8
+	out := make([]Interval, 0, max(min(guess, 2048), 8))
+	cur := busyList.cursor()
 	for day := first; !day.After(last); day = day.AddDate(0, 0, 1) {
-		if q.Blocked[day.Format(DateLayout)] {
+		if len(q.Blocked) > 0 && q.Blocked[day.Format(DateLayout)] {
 			continue
 		}
 		y, m, d := day.Date()
 		for _, r := range byDay[day.Weekday()] {
 			rangeEnd := WallTime(y, m, d, r.End, loc)
 			for t := WallTime(y, m, d, r.Start, loc); !t.Add(SlotLength).After(rangeEnd); t = t.Add(SlotLength) {
-				s := Interval{Start: t.UTC(), End: t.Add(SlotLength).UTC()}
+				s := Interval{Start: t, End: t.Add(SlotLength)} // WallTime is in UTC
 				if s.End.After(q.To) {
 					break
 				}
-				if s.Start.Before(earliest) || busyList.overlaps(s) {
+				if s.Start.Before(earliest) || cur.overlaps(s) {
 					continue
 				}
 				out = append(out, s)
@@ -148,20 +150,53 @@ func sortedBusy(in []Interval) busyIndex {
 	return busyIndex{list: list, maxEnd: maxEnd}
 }
 
-// overlaps reports whether s overlaps some busy interval: among those
-// starting before s ends, the latest end must be after s starts.
-func (x busyIndex) overlaps(s Interval) bool {
-	// n = the number of intervals starting before s.End
+// before returns how many intervals start before t (a binary search).
+func (x busyIndex) before(t time.Time) int {
 	lo, hi := 0, len(x.list)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if x.list[mid].Start.Before(s.End) {
+		if x.list[mid].Start.Before(t) {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	return lo > 0 && x.maxEnd[lo-1].After(s.Start)
+	return lo
+}
+
+// count returns how many intervals start within [from, to).
+func (x busyIndex) count(from, to time.Time) int {
+	if !from.Before(to) {
+		return 0
+	}
+	return x.before(to) - x.before(from)
+}
+
+// busyCursor tells whether a slot overlaps some busy interval: among those
+// starting before the slot ends, the latest end must be after it starts.
+// Slots are asked mostly in increasing order:
+// it walks forward from the previous answer, and searches again only when
+// a slot ends earlier than the previous one.
+type busyCursor struct {
+	x       busyIndex
+	n       int // intervals starting before end
+	end     time.Time
+	started bool
+}
+
+func (x busyIndex) cursor() *busyCursor { return &busyCursor{x: x} }
+
+func (c *busyCursor) overlaps(s Interval) bool {
+	list := c.x.list
+	if !c.started || s.End.Before(c.end) {
+		c.n, c.started = c.x.before(s.End), true
+	} else {
+		for c.n < len(list) && list[c.n].Start.Before(s.End) {
+			c.n++
+		}
+	}
+	c.end = s.End
+	return c.n > 0 && c.x.maxEnd[c.n-1].After(s.Start)
 }
 
 // WallTime is the instant at which the wall clock of loc reads the given
