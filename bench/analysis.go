@@ -56,7 +56,7 @@ ratios within one run less so. "Before" figures are the run of 03:14 UTC on main
    cursor: → 0.34×. (c) ` + "`hooks/sessioncache.go`" + `: LoadSession keeps token hash → session, user (each
    request gets a Clone), expiry; dropped at once by RevokeSession/RevokeUserSessions (and again after
    the commit), by any users or sessions record write, re-read at least every 15 s (writes around this
-   process): → 0.57–0.61× (8,773–9,796 req/s). Tests: every kind of write shows on the very next slots
+   process): → 0.57–0.61× (8,773–9,796 req/s); the full run above: 10,195 req/s, 0.65×. Tests: every kind of write shows on the very next slots
    request and equals FreeSlotsOf read from the database; the session cache follows renames,
    revocations (also in a transaction) and disabled users. Remaining cost (profile): slot
    generation ~30 % (WallTime and the 31 days of ranges), rendering ~10 %, the rest net/http,
