@@ -39,20 +39,28 @@ ratios within one run less so. "Before" figures are the run of 03:14 UTC on main
    (app.Store, internal/memo), dropped after any committed category or service write; the public
    catalog GETs skip the success activity log. 1,771 → 19,500–31,000 req/s (1.8–1.95× of health).
 
-4. **Slots — missed (0.05× → 0.08–0.11× of health, target 0.5×).** Fixed: ` + "`FreeSlots`" + ` sorts the
-   bookings once and tests each slot with a binary search over the running maximum of their ends
-   (was slots × bookings comparisons; FuzzFreeSlots and every agenda test pass); ` + "`busyIntervals`" + ` uses
-   the literal ` + "`status = 'PROGRAMADA'`" + ` and a lower bound ` + "`start > from − 60 min`" + ` — EXPLAIN QUERY PLAN:
-   ` + "`SEARCH appointments USING INDEX idx_appointments_booked_slot (camello=? AND start>? AND start<?)`" + `
-   — so past appointments are no longer read; rows are scanned without reflection; the route skips
-   the success activity log. Remaining cost (profile of this run): ` + "`busyIntervals`" + ` ~45 % of CPU — the
-   300 booked rows of the window have to come out of SQLite (modernc, pure Go) on every request;
-   the session lookup, the camello and its availability (three more queries) ~25 %; JSON and ISO
-   formatting of ~200 slots ~10 %. 0.5× of health needs the bookings in memory: a per-camello cache of
-   its PROGRAMADA appointments, dropped on every appointment write. Not done here because two writes
-   bypass the record hooks with raw SQL (` + "`UPDATE appointments SET status = 'CANCELADA'`" + ` in
-   modules/jobs/cancel.go and modules/agenda/appointments.go); they must first go through one
-   function that also drops the cache, or a stale cache would show cancelled hours as busy.
+4. **Slots — met (0.05× → 0.11× on main → ~0.6× of health).** Earlier: ` + "`FreeSlots`" + ` sorts the bookings
+   once (binary search over the running maximum of their ends), the bookings query uses the partial
+   index, the route skips the success activity log. Then, measured one step at a time with
+   ` + "`-skip sweep,register`" + ` (slots req/s / health req/s of the same run):
+   (a) ` + "`modules/agenda/view.go`" + `: a per-camello agenda view in memory (app.Store, one internal/memo
+   cache per camello, bounded at 20,000): status, zone, weekly ranges, blocked dates and the sorted
+   busy intervals of its PROGRAMADA appointments starting after now − 1 h, built in two queries on
+   first use; a build that raced a write is handed to its reader only. It is dropped after the commit
+   of every write that can change it: appointment, availability and camello record hooks
+   (After*Success), and the two raw ` + "`UPDATE appointments SET status = 'CANCELADA'`" + ` paths, which now both
+   go through ` + "`jobs.CancelAppointments`" + ` (one conditional UPDATE … RETURNING camello, then the drop on
+   the transaction's OnComplete). Booking still decides on the database (transaction + unique partial
+   index). 0.15× → 0.29× (1,312 → 4,731 req/s). (b) The answer is appended to a byte buffer (same bytes
+   as encoding/json — tested), the slots come out in order without a sort, bookings are walked with a
+   cursor: → 0.34×. (c) ` + "`hooks/sessioncache.go`" + `: LoadSession keeps token hash → session, user (each
+   request gets a Clone), expiry; dropped at once by RevokeSession/RevokeUserSessions (and again after
+   the commit), by any users or sessions record write, re-read at least every 15 s (writes around this
+   process): → 0.57–0.61× (8,773–9,796 req/s); the full run above: 10,195 req/s, 0.65×. Tests: every kind of write shows on the very next slots
+   request and equals FreeSlotsOf read from the database; the session cache follows renames,
+   revocations (also in a transaction) and disabled users. Remaining cost (profile): slot
+   generation ~30 % (WallTime and the 31 days of ranges), rendering ~10 %, the rest net/http,
+   PocketBase's middleware chain and GC; the session lookup and the view are no longer visible.
 
 5. **Reminder sweep — met since the bulk path merged from main** (was 1m30s and 222 MB of growth on
    0b6adcc). The sweep claims appointments in batches and writes their notifications through

@@ -75,14 +75,19 @@ func truncate(s string, n int) string {
 }
 
 // RevokeSession deletes the session behind a token (logout).
+// The session cache forgets it at once (and again after the commit).
 func RevokeSession(app core.App, token string) error {
-	_, err := app.DB().Delete(Sessions, dbx.HashExp{"tokenHash": hashToken(token)}).Execute()
+	hash := hashToken(token)
+	_, err := app.DB().Delete(Sessions, dbx.HashExp{"tokenHash": hash}).Execute()
+	dropTokenHash(app, hash)
 	return err
 }
 
-// RevokeUserSessions deletes every session of a user.
+// RevokeUserSessions deletes every session of a user. The session cache
+// forgets them at once (and again after the commit).
 func RevokeUserSessions(app core.App, userID string) error {
 	_, err := app.DB().Delete(Sessions, dbx.HashExp{"user": userID}).Execute()
+	dropUserSessions(app, userID)
 	return err
 }
 
@@ -129,10 +134,12 @@ type sessionRow struct {
 	ID           string `db:"id"`
 	User         string `db:"user"`
 	UserTokenKey string `db:"userTokenKey"`
+	ExpiresAt    string `db:"expiresAt"`
 }
 
 // LoadSession is the global middleware that turns a valid session cookie
-// into the request's authenticated user (e.Auth). An unknown, expired or
+// into the request's authenticated user (e.Auth, a copy of its own), read
+// through the session cache (see sessioncache.go). An unknown, expired or
 // revoked token, a disabled user, or one whose password changed since the
 // session was opened is simply not authenticated.
 func LoadSession() *hook.Handler[*core.RequestEvent] {
@@ -144,20 +151,12 @@ func LoadSession() *hook.Handler[*core.RequestEvent] {
 			if token == "" || len(token) > 100 {
 				return e.Next()
 			}
-			var row sessionRow
-			err := e.App.DB().Select("id", "user", "userTokenKey").From(Sessions).
-				Where(dbx.HashExp{"tokenHash": hashToken(token)}).
-				AndWhere(dbx.NewExp("expiresAt > {:now}", dbx.Params{"now": time.Now().UTC().Format("2006-01-02 15:04:05.000Z")})).
-				Limit(1).One(&row)
-			if err != nil {
+			s := lookupSession(e.App, hashToken(token))
+			if s == nil {
 				return e.Next()
 			}
-			user, err := e.App.FindRecordById(Users, row.User)
-			if err != nil || user.GetBool("disabled") || user.TokenKey() != row.UserTokenKey {
-				return e.Next()
-			}
-			e.Auth = user
-			e.Set(sessionIDKey, row.ID)
+			e.Auth = s.user.Clone()
+			e.Set(sessionIDKey, s.id)
 			return e.Next()
 		},
 	}

@@ -25,6 +25,7 @@ import (
 
 // Register binds every module's record hooks and routes to app.
 func Register(app core.App) {
+	hooks.BindSessionCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(hooks.LoadSession())
 		se.Router.Bind(hooks.CheckOrigin(), hooks.SecurityHeaders())

@@ -205,15 +205,11 @@ func appointmentCancel(e *core.RequestEvent) error {
 		return hooks.Forbidden(hooks.MsgUnauthorized)
 	}
 	err = e.App.RunInTransaction(func(txApp core.App) error {
-		now := jobs.Now(txApp)
-		res, err := txApp.DB().NewQuery(
-			"UPDATE appointments SET status = 'CANCELADA', updated = {:now} " +
-				"WHERE id = {:id} AND status = 'PROGRAMADA' AND start > {:now}").
-			Bind(dbx.Params{"id": appt.Id, "now": jobs.DBTimeOf(now)}).Execute()
+		n, err := jobs.CancelAppointments(txApp, "id", appt.Id, jobs.Now(txApp))
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
+		if n != 1 {
 			fresh, err := txApp.FindRecordById(AppointmentsCollection, appt.Id)
 			if err == nil && fresh.GetString("status") == jobs.AppointmentScheduled {
 				return hooks.Conflict(MsgAlreadyStarted)

@@ -7,8 +7,10 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// bindHooks keeps availability and appointments valid whatever saves them.
+// bindHooks keeps availability and appointments valid whatever saves them,
+// and drops the agenda views after the writes that change them.
 func bindHooks(app core.App) {
+	bindViewHooks(app)
 	app.OnRecordValidate(AvailabilityCollection).BindFunc(func(e *core.RecordEvent) error {
 		if err := validateAvailability(e.Record); err != nil {
 			return err

@@ -53,7 +53,12 @@ func LoadZone(name string) (*time.Location, bool) {
 // DefaultZone is the zone of a camello without saved availability: its
 // profile's timezone, else APP_TIMEZONE, else America/Bogota.
 func DefaultZone(camello *core.Record) string {
-	for _, name := range []string{camello.GetString("timezone"), os.Getenv("APP_TIMEZONE")} {
+	return defaultZoneOf(camello.GetString("timezone"))
+}
+
+// defaultZoneOf is DefaultZone of a camello whose profile's timezone is tz.
+func defaultZoneOf(tz string) string {
+	for _, name := range []string{tz, os.Getenv("APP_TIMEZONE")} {
 		if _, ok := LoadZone(name); ok {
 			return name
 		}
@@ -171,10 +176,15 @@ func decodeJSONField(rec *core.Record, field string, dst any) error {
 	if err != nil {
 		return err
 	}
-	if s := strings.TrimSpace(string(raw)); s == "null" || s == `""` {
+	return decodeJSONText(string(raw), dst)
+}
+
+// decodeJSONText reads JSON text into dst; empty, null and "" leave it alone.
+func decodeJSONText(raw string, dst any) error {
+	if s := strings.TrimSpace(raw); s == "" || s == "null" || s == `""` {
 		return nil
 	}
-	return json.Unmarshal(raw, dst)
+	return json.Unmarshal([]byte(raw), dst)
 }
 
 // findAvailability returns the camello's availability record, or nil.
@@ -191,11 +201,16 @@ func findAvailability(app core.App, camelloID string) *core.Record {
 func LoadSchedule(app core.App, camello *core.Record) Schedule {
 	rec := findAvailability(app, camello.Id)
 	if rec == nil {
-		tz := DefaultZone(camello)
-		loc, _ := LoadZone(tz)
-		return Schedule{Timezone: tz, Location: loc, Weekly: []WeeklyRange{}, Ranges: []Range{}, Blocked: []string{}}
+		return emptySchedule(DefaultZone(camello))
 	}
 	return scheduleOf(rec)
+}
+
+// emptySchedule is the schedule of a camello without saved availability,
+// in the zone tz.
+func emptySchedule(tz string) Schedule {
+	loc, _ := LoadZone(tz)
+	return Schedule{Timezone: tz, Location: loc, Weekly: []WeeklyRange{}, Ranges: []Range{}, Blocked: []string{}}
 }
 
 // scheduleOf parses an availability record; whatever does not validate is
@@ -205,7 +220,23 @@ func scheduleOf(rec *core.Record) Schedule {
 	var blocked []string
 	_ = decodeJSONField(rec, "weekly", &weekly)
 	_ = decodeJSONField(rec, "blockedDates", &blocked)
-	s := CheckSchedule(hooks.NewValidation(), rec.GetString("timezone"), weekly, blocked)
+	return storedSchedule(rec.GetString("timezone"), weekly, blocked)
+}
+
+// scheduleOfJSON is scheduleOf for the stored columns of an availability
+// (weekly and blockedDates as their JSON text).
+func scheduleOfJSON(tz, weeklyJSON, blockedJSON string) Schedule {
+	var weekly []WeeklyRange
+	var blocked []string
+	_ = decodeJSONText(weeklyJSON, &weekly)
+	_ = decodeJSONText(blockedJSON, &blocked)
+	return storedSchedule(tz, weekly, blocked)
+}
+
+// storedSchedule normalises a stored schedule, in America/Bogota when its
+// zone does not load.
+func storedSchedule(tz string, weekly []WeeklyRange, blocked []string) Schedule {
+	s := CheckSchedule(hooks.NewValidation(), tz, weekly, blocked)
 	if s.Location == nil {
 		s.Location, _ = LoadZone(DefaultTimezone)
 	}

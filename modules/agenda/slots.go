@@ -51,23 +51,29 @@ type SlotQuery struct {
 // range and inside [From, To], starts no earlier than Now, is not on a
 // blocked date and overlaps no busy interval.
 func FreeSlots(q SlotQuery) []Interval {
-	out := []Interval{}
+	return freeSlots(q, sortedBusy(q.Busy))
+}
+
+// freeSlots is FreeSlots with the busy intervals already indexed (q.Busy
+// is not read).
+func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 	loc := q.Location
 	if loc == nil {
 		loc = time.UTC
 	}
 	if !q.To.After(q.From) {
-		return out
+		return []Interval{}
 	}
 	earliest := q.From
 	if q.Now.After(earliest) {
 		earliest = q.Now
 	}
-	busyList := sortedBusy(q.Busy)
 	var byDay [7][]Range
+	weekHours := 0
 	for _, r := range q.Weekly {
 		if r.Weekday >= 0 && r.Weekday < 7 && r.Start >= 0 && r.End <= DayMinutes && r.Start < r.End {
 			byDay[r.Weekday] = append(byDay[r.Weekday], r)
+			weekHours += (r.End - r.Start) / 60
 		}
 	}
 	// Local calendar dates that can hold a slot of the window: a range of
@@ -76,28 +82,45 @@ func FreeSlots(q SlotQuery) []Interval {
 	ty, tm, td := q.To.In(loc).Date()
 	first := time.Date(fy, fm, fd-1, 0, 0, 0, 0, time.UTC)
 	last := time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC)
+	// room for the slots of the window less its bookings (a guess)
+	days := int(last.Sub(first)/(24*time.Hour)) + 1
+	guess := weekHours*days/7 - busyList.count(earliest, q.To) + 8
+	out := make([]Interval, 0, max(min(guess, 2048), 8))
+	cur := busyList.cursor()
 	for day := first; !day.After(last); day = day.AddDate(0, 0, 1) {
-		if q.Blocked[day.Format(DateLayout)] {
+		if len(q.Blocked) > 0 && q.Blocked[day.Format(DateLayout)] {
 			continue
 		}
 		y, m, d := day.Date()
 		for _, r := range byDay[day.Weekday()] {
 			rangeEnd := WallTime(y, m, d, r.End, loc)
 			for t := WallTime(y, m, d, r.Start, loc); !t.Add(SlotLength).After(rangeEnd); t = t.Add(SlotLength) {
-				s := Interval{Start: t.UTC(), End: t.Add(SlotLength).UTC()}
+				s := Interval{Start: t, End: t.Add(SlotLength)} // WallTime is in UTC
 				if s.End.After(q.To) {
 					break
 				}
-				if s.Start.Before(earliest) || busyList.overlaps(s) {
+				if s.Start.Before(earliest) || cur.overlaps(s) {
 					continue
 				}
 				out = append(out, s)
 			}
 		}
 	}
+	// Days and their sorted, disjoint ranges lay the slots in order; sort
+	// only when they did not (ranges given out of order or overlapping).
+	// Keep each start once, so ranges saved around the hook (raw SQL)
+	// cannot double a slot.
+	inOrder := true
+	for i := 1; i < len(out); i++ {
+		if !out[i-1].Start.Before(out[i].Start) {
+			inOrder = false
+			break
+		}
+	}
+	if inOrder {
+		return out
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
-	// Stored ranges never overlap; keep each start once all the same, so
-	// ranges saved around the hook (raw SQL) cannot double a slot.
 	uniq := out[:0]
 	for i, s := range out {
 		if i == 0 || !s.Start.Equal(uniq[len(uniq)-1].Start) {
@@ -127,11 +150,53 @@ func sortedBusy(in []Interval) busyIndex {
 	return busyIndex{list: list, maxEnd: maxEnd}
 }
 
-// overlaps reports whether s overlaps some busy interval: among those
-// starting before s ends, the latest end must be after s starts.
-func (x busyIndex) overlaps(s Interval) bool {
-	n := sort.Search(len(x.list), func(i int) bool { return !x.list[i].Start.Before(s.End) })
-	return n > 0 && x.maxEnd[n-1].After(s.Start)
+// before returns how many intervals start before t (a binary search).
+func (x busyIndex) before(t time.Time) int {
+	lo, hi := 0, len(x.list)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if x.list[mid].Start.Before(t) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// count returns how many intervals start within [from, to).
+func (x busyIndex) count(from, to time.Time) int {
+	if !from.Before(to) {
+		return 0
+	}
+	return x.before(to) - x.before(from)
+}
+
+// busyCursor tells whether a slot overlaps some busy interval: among those
+// starting before the slot ends, the latest end must be after it starts.
+// Slots are asked mostly in increasing order:
+// it walks forward from the previous answer, and searches again only when
+// a slot ends earlier than the previous one.
+type busyCursor struct {
+	x       busyIndex
+	n       int // intervals starting before end
+	end     time.Time
+	started bool
+}
+
+func (x busyIndex) cursor() *busyCursor { return &busyCursor{x: x} }
+
+func (c *busyCursor) overlaps(s Interval) bool {
+	list := c.x.list
+	if !c.started || s.End.Before(c.end) {
+		c.n, c.started = c.x.before(s.End), true
+	} else {
+		for c.n < len(list) && list[c.n].Start.Before(s.End) {
+			c.n++
+		}
+	}
+	c.end = s.End
+	return c.n > 0 && c.x.maxEnd[c.n-1].After(s.Start)
 }
 
 // WallTime is the instant at which the wall clock of loc reads the given

@@ -1,11 +1,12 @@
 package agenda
 
 import (
+	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
 	"camellos/hooks"
-	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -18,7 +19,8 @@ const (
 	MaxWindow     = 31 * 24 * time.Hour
 )
 
-// slotJSON is a slot as answered: UTC ISO 8601.
+// slotJSON is a slot as answered: UTC ISO 8601 (appendSlotsJSON renders
+// the same bytes without reflection; the test compares both).
 type slotJSON struct {
 	Start string `json:"start"`
 	End   string `json:"end"`
@@ -102,28 +104,68 @@ func FreeSlotsOf(app core.App, camello *core.Record, from, to, now time.Time) ([
 	}), nil
 }
 
-// slotsList handles GET /api/camellos/{id}/slots?from&to (endpoint 8).
+// slotsList handles GET /api/camellos/{id}/slots?from&to (endpoint 8),
+// from the camello's agenda view (see view.go).
 func slotsList(e *core.RequestEvent) error {
 	id, err := hooks.PathID(e, "id")
 	if err != nil {
 		return err
 	}
-	camello, err := e.App.FindRecordById(camellos.Collection, id)
-	if err != nil || camello.GetString("status") != camellos.StatusActive {
+	now := jobs.Now(e.App)
+	v, err := viewsOf(e.App).get(e.App, id, now)
+	if errors.Is(err, errNoCamello) || (err == nil && !v.active) {
 		return hooks.NotFound(jobs.MsgCamelloNotFound)
 	}
-	now := jobs.Now(e.App)
+	if err != nil {
+		return hooks.Internal(err)
+	}
 	from, to, err := readWindow(e, now, DefaultWindow, MaxWindow)
 	if err != nil {
 		return err
 	}
-	slots, err := FreeSlotsOf(e.App, camello, from, to, now)
-	if err != nil {
-		return hooks.Internal(err)
+	slots := freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
+		From: from, To: to, Now: now}, v.busy)
+	body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*64), slots)
+	if e.Request.URL.Query().Get("fields") != "" {
+		var out any
+		if err := json.Unmarshal(body, &out); err != nil {
+			return hooks.Internal(err)
+		}
+		return e.JSON(http.StatusOK, out)
 	}
-	out := make([]slotJSON, 0, len(slots))
-	for _, s := range slots {
-		out = append(out, slotJSON{Start: hooks.ISO(s.Start), End: hooks.ISO(s.End)})
+	return e.Blob(http.StatusOK, "application/json", body)
+}
+
+// appendSlotsJSON renders {"slots":[{"start","end"},...]} as e.JSON
+// renders a map of slotJSON, final newline included (a test compares
+// both).
+func appendSlotsJSON(buf []byte, slots []Interval) []byte {
+	buf = append(buf, `{"slots":[`...)
+	for i, s := range slots {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"start":"`...)
+		buf = appendISO(buf, s.Start)
+		buf = append(buf, `","end":"`...)
+		buf = appendISO(buf, s.End)
+		buf = append(buf, `"}`...)
 	}
-	return e.JSON(http.StatusOK, map[string]any{"slots": out})
+	return append(buf, "]}\n"...)
+}
+
+// appendISO appends hooks.ISO(t), digit by digit for years 0–9999.
+func appendISO(buf []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, m, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(buf, hooks.TimeLayout)
+	}
+	h, mi, s := t.Clock()
+	ms := t.Nanosecond() / int(time.Millisecond)
+	return append(buf,
+		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+int(m)/10), byte('0'+int(m)%10), '-', byte('0'+d/10), byte('0'+d%10), 'T',
+		byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':',
+		byte('0'+s/10), byte('0'+s%10), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }

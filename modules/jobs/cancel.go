@@ -6,7 +6,6 @@ import (
 	"camellos/hooks"
 	"camellos/modules/notifications"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -54,12 +53,7 @@ func Cancel(app core.App, jobID, byUserID string) error {
 		if err := txApp.Save(job); err != nil {
 			return err
 		}
-		now := DBTimeOf(Now(txApp))
-		_, err = txApp.DB().NewQuery(
-			"UPDATE appointments SET status = 'CANCELADA', updated = {:now} " +
-				"WHERE job = {:job} AND status = 'PROGRAMADA' AND start > {:now}").
-			Bind(dbx.Params{"job": job.Id, "now": now}).Execute()
-		if err != nil {
+		if _, err := CancelAppointments(txApp, "job", job.Id, Now(txApp)); err != nil {
 			return err
 		}
 		title := job.GetString("title")
