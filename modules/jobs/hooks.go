@@ -4,6 +4,7 @@ import (
 	"camellos/hooks"
 	"camellos/modules/camellos"
 
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -43,6 +44,27 @@ func bindHooks(app core.App) {
 			return err
 		}
 		return e.Next()
+	})
+
+	// A completed job has no appointments left to keep: in the same
+	// transaction its past PROGRAMADA appointments become COMPLETADA and its
+	// future ones CANCELADA (their slots free again, no reminder is sent).
+	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
+		before := hooks.Stored(e.App, e.Record).GetString("status")
+		if err := e.Next(); err != nil {
+			return err
+		}
+		if before == StatusCompleted || e.Record.GetString("status") != StatusCompleted {
+			return nil
+		}
+		now := Now(e.App)
+		if _, err := CancelAppointments(e.App, "job", e.Record.Id, now); err != nil {
+			return err
+		}
+		_, err := e.App.DB().NewQuery("UPDATE " + AppointmentsCollection + " SET status = '" + AppointmentCompleted + "', updated = {:now} " +
+			"WHERE job = {:job} AND status = '" + AppointmentScheduled + "' AND start <= {:now}").
+			Bind(dbx.Params{"job": e.Record.Id, "now": DBTimeOf(now)}).Execute()
+		return err
 	})
 }
 
