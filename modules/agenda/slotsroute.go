@@ -71,6 +71,11 @@ func busyIntervals(app core.App, camelloID string, from, to time.Time) ([]Interv
 		Bind(dbx.Params{"camello": camelloID, "since": jobs.DBTimeOf(from.Add(-SlotLength)),
 			"from": jobs.DBTimeOf(from), "to": jobs.DBTimeOf(to)}).
 		Rows()
+	return scanIntervals(rows, err)
+}
+
+// scanIntervals reads (start, end) rows of appointments as intervals.
+func scanIntervals(rows *dbx.Rows, err error) ([]Interval, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -145,23 +145,7 @@ func scheduledSince(app core.App, camelloID string, since time.Time) ([]Interval
 		" WHERE camello = {:camello} AND status = '" + jobs.AppointmentScheduled + "' AND start > {:since}" +
 		" ORDER BY start").
 		Bind(dbx.Params{"camello": camelloID, "since": jobs.DBTimeOf(since)}).Rows()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Interval{}
-	var start, end string
-	for rows.Next() {
-		if err := rows.Scan(&start, &end); err != nil {
-			return nil, err
-		}
-		s, err1 := time.Parse(jobs.DBTime, start)
-		en, err2 := time.Parse(jobs.DBTime, end)
-		if err1 == nil && err2 == nil {
-			out = append(out, Interval{Start: s, End: en})
-		}
-	}
-	return out, rows.Err()
+	return scanIntervals(rows, err)
 }
 
 // bindViewHooks drops a camello's view after every committed write that
