@@ -2,6 +2,9 @@ package modules
 
 import (
 	"fmt"
+	"os"
+
+	"camellos/internal/config"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase"
@@ -43,6 +46,12 @@ func New() *pocketbase.PocketBase {
 // NewWithConfig is New with explicit PocketBase settings (experiments).
 func NewWithConfig(cfg pocketbase.Config) *pocketbase.PocketBase {
 	app := pocketbase.NewWithConfig(cfg)
+	settings, err := config.Load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(1)
+	}
+	config.Set(app, settings)
 	// `migrate` sub-command for the Go migrations in pb_migrations.
 	migratecmd.MustRegister(app, app.RootCmd, migratecmd.Config{
 		TemplateLang: migratecmd.TemplateLangGo,
