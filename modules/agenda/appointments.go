@@ -1,10 +1,12 @@
 package agenda
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
 	"camellos/hooks"
+	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -104,23 +106,15 @@ func Book(app core.App, jobID string, start time.Time) (*core.Record, error) {
 		if len(slots) != 1 || !slots[0].Start.Equal(start) {
 			return hooks.Conflict(MsgSlotTaken)
 		}
-		col, err := txApp.FindCachedCollectionByNameOrId(AppointmentsCollection)
+		a, err := appointments.Create(txApp, appointments.New{
+			Job: job.Id, Camello: camello.Id, Client: job.GetString("client"), Start: start})
+		if errors.Is(err, appointments.ErrSlotTaken) {
+			return hooks.Conflict(MsgSlotTaken)
+		}
 		if err != nil {
 			return err
 		}
-		appt = core.NewRecord(col)
-		appt.Set("job", job.Id)
-		appt.Set("camello", camello.Id)
-		appt.Set("client", job.GetString("client"))
-		appt.Set("start", start)
-		appt.Set("end", end)
-		appt.Set("status", jobs.AppointmentScheduled)
-		if err := txApp.Save(appt); err != nil {
-			if jobs.IsUniqueViolation(err) {
-				return hooks.Conflict(MsgSlotTaken)
-			}
-			return err
-		}
+		appt = a.Record
 		return notifications.Notify(txApp, camello.GetString("user"), notifications.Message{
 			Kind:  notifications.KindAppointmentBooked,
 			Title: "Nueva cita agendada",
@@ -165,11 +159,11 @@ func appointmentsMine(e *core.RequestEvent) error {
 	}
 	cond := dbx.And(where...)
 	var total int
-	if err := e.App.DB().Select("COUNT(*)").From(AppointmentsCollection).Where(cond).Row(&total); err != nil {
+	if err := e.App.DB().Select("COUNT(*)").From(appointments.Collection).Where(cond).Row(&total); err != nil {
 		return hooks.Internal(err)
 	}
 	recs := []*core.Record{}
-	err := e.App.RecordQuery(AppointmentsCollection).Where(cond).OrderBy("start ASC", "id ASC").
+	err := e.App.RecordQuery(appointments.Collection).Where(cond).OrderBy("start ASC", "id ASC").
 		Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
 	if err != nil {
 		return hooks.Internal(err)
@@ -190,7 +184,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	appt, err := e.App.FindRecordById(AppointmentsCollection, id)
+	appt, err := e.App.FindRecordById(appointments.Collection, id)
 	if err != nil {
 		return hooks.NotFound(MsgAppointmentNotFound)
 	}
@@ -205,13 +199,13 @@ func appointmentCancel(e *core.RequestEvent) error {
 		return hooks.Forbidden(hooks.MsgUnauthorized)
 	}
 	err = e.App.RunInTransaction(func(txApp core.App) error {
-		n, err := jobs.CancelAppointments(txApp, "id", appt.Id, jobs.Now(txApp))
+		ok, err := appointments.Cancel(txApp, appt.Id, jobs.Now(txApp))
 		if err != nil {
 			return err
 		}
-		if n != 1 {
-			fresh, err := txApp.FindRecordById(AppointmentsCollection, appt.Id)
-			if err == nil && fresh.GetString("status") == jobs.AppointmentScheduled {
+		if !ok {
+			fresh, err := txApp.FindRecordById(appointments.Collection, appt.Id)
+			if err == nil && fresh.GetString("status") == appointments.Scheduled {
 				return hooks.Conflict(MsgAlreadyStarted)
 			}
 			return hooks.Conflict(MsgNotScheduled)
@@ -236,7 +230,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	fresh, err := e.App.FindRecordById(AppointmentsCollection, appt.Id)
+	fresh, err := e.App.FindRecordById(appointments.Collection, appt.Id)
 	if err != nil {
 		return hooks.Internal(err)
 	}

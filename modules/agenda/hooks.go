@@ -2,23 +2,16 @@ package agenda
 
 import (
 	"camellos/hooks"
-	"camellos/modules/jobs"
 
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// bindHooks keeps availability and appointments valid whatever saves them,
+// bindHooks keeps availability valid whatever saves it,
 // and drops the agenda views after the writes that change them.
 func bindHooks(app core.App) {
 	bindViewHooks(app)
 	app.OnRecordValidate(AvailabilityCollection).BindFunc(func(e *core.RecordEvent) error {
 		if err := validateAvailability(e.Record); err != nil {
-			return err
-		}
-		return e.Next()
-	})
-	app.OnRecordValidate(AppointmentsCollection).BindFunc(func(e *core.RecordEvent) error {
-		if err := validateAppointment(e.App, e.Record); err != nil {
 			return err
 		}
 		return e.Next()
@@ -45,51 +38,4 @@ func validateAvailability(rec *core.Record) error {
 		}
 	}
 	return nil
-}
-
-// appointmentNext is the appointment state machine.
-var appointmentNext = map[string][]string{
-	jobs.AppointmentScheduled: {jobs.AppointmentCancelled, jobs.AppointmentCompleted},
-}
-
-// validateAppointment: a new appointment is PROGRAMADA, lasts one slot and
-// belongs to its job's client and provider; afterwards only PROGRAMADA
-// moves (to CANCELADA or COMPLETADA) and the parties and times stay.
-func validateAppointment(app core.App, rec *core.Record) error {
-	start, end := rec.GetDateTime("start").Time(), rec.GetDateTime("end").Time()
-	if !end.Equal(start.Add(SlotLength)) {
-		return hooks.FieldRuleError("end", "Una cita dura exactamente 60 minutos")
-	}
-	if rec.IsNew() {
-		if rec.GetString("status") != jobs.AppointmentScheduled {
-			return hooks.FieldRuleError("status", "Una cita nueva empieza PROGRAMADA")
-		}
-		job, err := app.FindRecordById(jobs.Collection, rec.GetString("job"))
-		if err != nil {
-			return hooks.FieldRuleError("job", "Trabajo inexistente")
-		}
-		if job.GetString("provider") != rec.GetString("camello") || job.GetString("client") != rec.GetString("client") {
-			return hooks.FieldRuleError("job", "La cita debe ser del cliente y del camello del trabajo")
-		}
-		return nil
-	}
-	orig := hooks.Stored(app, rec)
-	for _, f := range []string{"job", "camello", "client"} {
-		if rec.GetString(f) != orig.GetString(f) {
-			return hooks.FieldRuleError(f, "No se puede cambiar")
-		}
-	}
-	if !rec.GetDateTime("start").Equal(orig.GetDateTime("start")) {
-		return hooks.FieldRuleError("start", "No se puede cambiar; cancela y agenda otra cita")
-	}
-	from, to := orig.GetString("status"), rec.GetString("status")
-	if from == to {
-		return nil
-	}
-	for _, s := range appointmentNext[from] {
-		if s == to {
-			return nil
-		}
-	}
-	return hooks.FieldRuleError("status", "Transición no permitida: "+from+" → "+to)
 }

@@ -17,7 +17,6 @@ import (
 // Collections of the agenda and their limits.
 const (
 	AvailabilityCollection = "availability"
-	AppointmentsCollection = "appointments"
 
 	DateLayout      = "2006-01-02"
 	DefaultTimezone = "America/Bogota"

@@ -3,10 +3,12 @@ package agenda
 import (
 	"sort"
 	"time"
+
+	"camellos/modules/appointments"
 )
 
-// SlotLength is the length of every slot and appointment.
-const SlotLength = 60 * time.Minute
+// SlotLength is the length of every slot: one appointment.
+const SlotLength = appointments.Length
 
 // DayMinutes is the end of a day ("24:00") in minutes after midnight.
 const DayMinutes = 24 * 60

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"camellos/hooks"
+	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -65,8 +66,8 @@ func busyIntervals(app core.App, camelloID string, from, to time.Time) ([]Interv
 	// The literal status lets SQLite use the partial index
 	// idx_appointments_booked_slot (camello, start); appointments last
 	// SlotLength, so none starting before from-SlotLength reaches from.
-	rows, err := app.DB().NewQuery("SELECT start, end FROM " + AppointmentsCollection +
-		" WHERE camello = {:camello} AND status = '" + jobs.AppointmentScheduled + "'" +
+	rows, err := app.DB().NewQuery("SELECT start, end FROM " + appointments.Collection +
+		" WHERE camello = {:camello} AND status = '" + appointments.Scheduled + "'" +
 		" AND start > {:since} AND start < {:to} AND end > {:from}").
 		Bind(dbx.Params{"camello": camelloID, "since": jobs.DBTimeOf(from.Add(-SlotLength)),
 			"from": jobs.DBTimeOf(from), "to": jobs.DBTimeOf(to)}).

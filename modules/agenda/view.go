@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"camellos/internal/memo"
+	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
@@ -141,17 +142,17 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 // scheduledSince loads the camello's PROGRAMADA appointments starting
 // after since (the partial index on (camello, start) answers it).
 func scheduledSince(app core.App, camelloID string, since time.Time) ([]Interval, error) {
-	rows, err := app.DB().NewQuery("SELECT start, end FROM " + AppointmentsCollection +
-		" WHERE camello = {:camello} AND status = '" + jobs.AppointmentScheduled + "' AND start > {:since}" +
+	rows, err := app.DB().NewQuery("SELECT start, end FROM " + appointments.Collection +
+		" WHERE camello = {:camello} AND status = '" + appointments.Scheduled + "' AND start > {:since}" +
 		" ORDER BY start").
 		Bind(dbx.Params{"camello": camelloID, "since": jobs.DBTimeOf(since)}).Rows()
 	return scanIntervals(rows, err)
 }
 
 // bindViewHooks drops a camello's view after every committed write that
-// can change its free slots: its appointments, its availability, the
-// camello itself (status, zone), and the raw cancellations of
-// jobs.CancelAppointments.
+// can change its free slots: its appointments (appointments.Events.Changed,
+// record saves and raw updates alike), its availability and the camello
+// itself (status, zone).
 func bindViewHooks(app core.App) {
 	byField := func(field string) func(e *core.RecordEvent) error {
 		return func(e *core.RecordEvent) error {
@@ -168,7 +169,6 @@ func bindViewHooks(app core.App) {
 		return e.Next()
 	}
 	for col, fn := range map[string]func(*core.RecordEvent) error{
-		AppointmentsCollection: byField("camello"),
 		AvailabilityCollection: byField("camello"),
 		camellos.Collection:    camello,
 	} {
@@ -176,5 +176,8 @@ func bindViewHooks(app core.App) {
 		app.OnRecordAfterUpdateSuccess(col).BindFunc(fn)
 		app.OnRecordAfterDeleteSuccess(col).BindFunc(fn)
 	}
-	jobs.OnAppointmentsCancelled(app, func(ids []string) { viewsOf(app).drop(ids...) })
+	appointments.EventsOf(app).Changed.BindFunc(func(e *appointments.ChangedEvent) error {
+		viewsOf(e.App).drop(e.CamelloIDs...)
+		return e.Next()
+	})
 }

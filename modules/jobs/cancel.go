@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"camellos/hooks"
+	"camellos/modules/appointments"
 	"camellos/modules/notifications"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -53,7 +54,7 @@ func Cancel(app core.App, jobID, byUserID string) error {
 		if err := txApp.Save(job); err != nil {
 			return err
 		}
-		if _, err := CancelAppointments(txApp, "job", job.Id, Now(txApp)); err != nil {
+		if _, err := appointments.CancelOfJob(txApp, job.Id, Now(txApp)); err != nil {
 			return err
 		}
 		title := job.GetString("title")
