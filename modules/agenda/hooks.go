@@ -10,6 +10,17 @@ import (
 // and drops the agenda views after the writes that change them.
 func bindHooks(app core.App) {
 	bindViewHooks(app)
+	// An availability saved without the booking rules (horizonDays 0: the
+	// dashboard, a raw create) gets the defaults.
+	app.OnRecordCreate(AvailabilityCollection).BindFunc(func(e *core.RecordEvent) error {
+		if e.Record.GetInt("horizonDays") == 0 {
+			if e.Record.GetInt("minNoticeMinutes") == 0 {
+				e.Record.Set("minNoticeMinutes", DefaultMinNoticeMinutes)
+			}
+			e.Record.Set("horizonDays", DefaultHorizonDays)
+		}
+		return e.Next()
+	})
 	app.OnRecordValidate(AvailabilityCollection).BindFunc(func(e *core.RecordEvent) error {
 		if err := validateAvailability(e.Record); err != nil {
 			return err
@@ -31,6 +42,12 @@ func validateAvailability(rec *core.Record) error {
 	}
 	v := hooks.NewValidation()
 	CheckSchedule(v, rec.GetString("timezone"), weekly, blocked)
+	BookingRules{
+		MinNoticeMinutes:    rec.GetInt("minNoticeMinutes"),
+		BufferMinutes:       rec.GetInt("bufferMinutes"),
+		HorizonDays:         rec.GetInt("horizonDays"),
+		TravelBufferMinutes: rec.GetInt("travelBufferMinutes"),
+	}.Check(v)
 	if err := v.Err(); err != nil {
 		issues := hooks.ToError(err).Issues
 		for field, msgs := range issues.FieldErrors {

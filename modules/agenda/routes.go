@@ -31,6 +31,8 @@ func Register(app core.App) {
 		api.GET("/agenda/appointments", appointmentsMine).Bind(signedIn)
 		// Its client, its camello or an admin cancels an appointment.
 		api.POST("/appointments/{id}/cancel", appointmentCancel).Bind(signedIn)
+		// Its client or its camello moves an appointment to another free slot.
+		api.POST("/appointments/{id}/reschedule", appointmentReschedule).Bind(signedIn)
 		return se.Next()
 	})
 }
