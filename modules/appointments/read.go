@@ -56,3 +56,26 @@ func FutureOfJob(app core.App, jobID string, now time.Time) (int, error) {
 		Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Row(&n)
 	return n, err
 }
+
+// OfParty lists the appointments of a user, as client (clientID) or as
+// camello (camelloID, "" for none), starting in [from, to), by start, at
+// most limit, whatever their status.
+func OfParty(app core.App, clientID, camelloID string, from, to time.Time, limit int) ([]*Appointment, error) {
+	mine := dbx.Expression(dbx.HashExp{"client": clientID})
+	if camelloID != "" {
+		mine = dbx.Or(mine, dbx.HashExp{"camello": camelloID})
+	}
+	recs := []*core.Record{}
+	err := app.RecordQuery(Collection).
+		AndWhere(mine).
+		AndWhere(dbx.NewExp("start >= {:from} AND start < {:to}", dbx.Params{"from": dbTime(from), "to": dbTime(to)})).
+		OrderBy("start ASC", "id ASC").Limit(int64(limit)).All(&recs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Appointment, len(recs))
+	for i, r := range recs {
+		out[i] = Wrap(r)
+	}
+	return out, nil
+}
