@@ -26,19 +26,32 @@ func myCamello(e *core.RequestEvent) (*core.Record, error) {
 	return c, nil
 }
 
-func availabilityJSON(s Schedule, updated *core.Record) map[string]any {
-	out := map[string]any{
-		"timezone":            s.Timezone,
-		"weekly":              s.Weekly,
-		"blockedDates":        s.Blocked,
-		"minNoticeMinutes":    s.Booking.MinNoticeMinutes,
-		"bufferMinutes":       s.Booking.BufferMinutes,
-		"horizonDays":         s.Booking.HorizonDays,
-		"travelBufferMinutes": s.Booking.TravelBufferMinutes,
-		"updatedAt":           nil,
+// availabilityOut is the availability as answered; the booking rules come
+// after the schedule's fields.
+type availabilityOut struct {
+	BlockedDates        []string      `json:"blockedDates"`
+	Timezone            string        `json:"timezone"`
+	UpdatedAt           *string       `json:"updatedAt"`
+	Weekly              []WeeklyRange `json:"weekly"`
+	MinNoticeMinutes    int           `json:"minNoticeMinutes"`
+	BufferMinutes       int           `json:"bufferMinutes"`
+	HorizonDays         int           `json:"horizonDays"`
+	TravelBufferMinutes int           `json:"travelBufferMinutes"`
+}
+
+func availabilityJSON(s Schedule, updated *core.Record) availabilityOut {
+	out := availabilityOut{
+		BlockedDates:        s.Blocked,
+		Timezone:            s.Timezone,
+		Weekly:              s.Weekly,
+		MinNoticeMinutes:    s.Booking.MinNoticeMinutes,
+		BufferMinutes:       s.Booking.BufferMinutes,
+		HorizonDays:         s.Booking.HorizonDays,
+		TravelBufferMinutes: s.Booking.TravelBufferMinutes,
 	}
 	if updated != nil {
-		out["updatedAt"] = hooks.ISO(updated.GetDateTime("updated").Time())
+		at := hooks.ISO(updated.GetDateTime("updated").Time())
+		out.UpdatedAt = &at
 	}
 	return out
 }
