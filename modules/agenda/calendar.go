@@ -243,5 +243,5 @@ func renderFeed(app core.App, userID string, now time.Time) (string, error) {
 			ev.SetStatus(ics.ObjectStatusConfirmed)
 		}
 	}
-	return cal.Serialize(), nil
+	return cal.Serialize(ics.WithNewLineWindows), nil
 }
