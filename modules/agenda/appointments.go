@@ -6,11 +6,14 @@ import (
 	"net/http"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/timefmt"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -35,12 +38,12 @@ func AppointmentJSON(rec *core.Record) map[string]any {
 		"job":            rec.GetString("job"),
 		"camello":        rec.GetString("camello"),
 		"client":         rec.GetString("client"),
-		"start":          hooks.ISO(rec.GetDateTime("start").Time()),
-		"end":            hooks.ISO(rec.GetDateTime("end").Time()),
+		"start":          timefmt.ISO(rec.GetDateTime("start").Time()),
+		"end":            timefmt.ISO(rec.GetDateTime("end").Time()),
 		"status":         rec.GetString("status"),
-		"reminderSentAt": hooks.ISODate(rec.GetDateTime("reminderSentAt")),
-		"createdAt":      hooks.ISO(rec.GetDateTime("created").Time()),
-		"updatedAt":      hooks.ISO(rec.GetDateTime("updated").Time()),
+		"reminderSentAt": timefmt.ISODate(rec.GetDateTime("reminderSentAt")),
+		"createdAt":      timefmt.ISO(rec.GetDateTime("created").Time()),
+		"updatedAt":      timefmt.ISO(rec.GetDateTime("updated").Time()),
 	}
 }
 
@@ -50,12 +53,12 @@ type bookInput struct {
 }
 
 // readStart reads a required ISO 8601 start.
-func readStart(v *hooks.Validation, s *string) time.Time {
+func readStart(v *httpapi.Validation, s *string) time.Time {
 	if s == nil || *s == "" {
 		v.Add("start", "Es obligatorio")
 		return time.Time{}
 	}
-	t, ok := hooks.ParseTime(*s)
+	t, ok := timefmt.ParseTime(*s)
 	if !ok {
 		v.Add("start", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-22T14:00:00Z")
 	}
@@ -63,7 +66,7 @@ func readStart(v *hooks.Validation, s *string) time.Time {
 }
 
 // readRepeat reads {every: "WEEK"|"2WEEKS", count: 2–12} as weeks and count.
-func readRepeat(v *hooks.Validation, in map[string]any) (int, int) {
+func readRepeat(v *httpapi.Validation, in map[string]any) (int, int) {
 	weeks := 0
 	switch in["every"] {
 	case EveryWeek:
@@ -104,13 +107,13 @@ func appointmentBook(e *core.RequestEvent) error {
 		return err
 	}
 	if !party.Client {
-		return hooks.Forbidden(MsgOnlyJobClient)
+		return httpapi.Forbidden(MsgOnlyJobClient)
 	}
 	var in bookInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	start := readStart(v, in.Start)
 	weeks, count := 0, 1
 	if in.Repeat != nil {
@@ -132,7 +135,7 @@ func appointmentBook(e *core.RequestEvent) error {
 	}
 	camello, err := e.App.FindRecordById(camellos.Collection, job.GetString("provider"))
 	if err != nil {
-		return hooks.Conflict(MsgJobNotBookable)
+		return httpapi.Conflict(MsgJobNotBookable)
 	}
 	loc := LoadSchedule(e.App, camello).Location
 	list, err := BookSeries(e.App, job.Id, SeriesStarts(start, loc, weeks, count))
@@ -155,27 +158,27 @@ type rescheduleInput struct {
 // PROGRAMADA appointment that has not started to a free slot (else 409).
 // 200 {appointment}, same id; the other party is notified.
 func appointmentReschedule(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	appt, err := appointments.Find(e.App, id)
 	if err != nil {
-		return hooks.NotFound(MsgAppointmentNotFound)
+		return httpapi.NotFound(MsgAppointmentNotFound)
 	}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	camelloUser := ""
 	if c, err := e.App.FindRecordById(camellos.Collection, appt.CamelloID()); err == nil {
 		camelloUser = c.GetString("user")
 	}
 	if appt.ClientID() != user.Id && camelloUser != user.Id {
-		return hooks.Forbidden(hooks.MsgUnauthorized)
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	var in rescheduleInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	start := readStart(v, in.Start)
 	if err := v.Err(); err != nil {
 		return err
@@ -191,11 +194,11 @@ func appointmentReschedule(e *core.RequestEvent) error {
 // the caller's appointments as client or as camello, by start; from/to
 // bound the start (both optional).
 func appointmentsMine(e *core.RequestEvent) error {
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	p := jobs.ReadPage(e, v)
 	q := e.Request.URL.Query()
 	where := []dbx.Expression{}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	mine := dbx.Expression(dbx.HashExp{"client": user.Id})
 	if c := jobs.CamelloOfUser(e.App, user.Id); c != nil {
 		mine = dbx.Or(dbx.HashExp{"client": user.Id}, dbx.HashExp{"camello": c.Id})
@@ -203,7 +206,7 @@ func appointmentsMine(e *core.RequestEvent) error {
 	where = append(where, mine)
 	for _, bound := range []struct{ param, op string }{{"from", ">="}, {"to", "<"}} {
 		if s := q.Get(bound.param); s != "" {
-			t, ok := hooks.ParseTime(s)
+			t, ok := timefmt.ParseTime(s)
 			if !ok {
 				v.Add(bound.param, "Fecha inválida: usa ISO 8601")
 				continue
@@ -218,13 +221,13 @@ func appointmentsMine(e *core.RequestEvent) error {
 	cond := dbx.And(where...)
 	var total int
 	if err := e.App.DB().Select("COUNT(*)").From(appointments.Collection).Where(cond).Row(&total); err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	recs := []*core.Record{}
 	err := e.App.RecordQuery(appointments.Collection).Where(cond).OrderBy("start ASC", "id ASC").
 		Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	out := make([]map[string]any, 0, len(recs))
 	for _, r := range recs {
@@ -238,23 +241,23 @@ func appointmentsMine(e *core.RequestEvent) error {
 // appointment that has not started (else 409). The slot is free again and
 // the other party is notified. 200 {appointment}.
 func appointmentCancel(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	appt, err := e.App.FindRecordById(appointments.Collection, id)
 	if err != nil {
-		return hooks.NotFound(MsgAppointmentNotFound)
+		return httpapi.NotFound(MsgAppointmentNotFound)
 	}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	camello, _ := e.App.FindRecordById(camellos.Collection, appt.GetString("camello"))
 	camelloUser := ""
 	if camello != nil {
 		camelloUser = camello.GetString("user")
 	}
 	isClient, isCamello := appt.GetString("client") == user.Id, camelloUser == user.Id
-	if !isClient && !isCamello && !hooks.HasRole(e, hooks.RoleAdmin) {
-		return hooks.Forbidden(hooks.MsgUnauthorized)
+	if !isClient && !isCamello && !session.HasRole(e, users.RoleAdmin) {
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	err = e.App.RunInTransaction(func(txApp core.App) error {
 		ok, err := appointments.Cancel(txApp, appt.Id, jobs.Now(txApp))
@@ -264,9 +267,9 @@ func appointmentCancel(e *core.RequestEvent) error {
 		if !ok {
 			fresh, err := txApp.FindRecordById(appointments.Collection, appt.Id)
 			if err == nil && fresh.GetString("status") == appointments.Scheduled {
-				return hooks.Conflict(MsgAlreadyStarted)
+				return httpapi.Conflict(MsgAlreadyStarted)
 			}
-			return hooks.Conflict(MsgNotScheduled)
+			return httpapi.Conflict(MsgNotScheduled)
 		}
 		for _, to := range []string{appt.GetString("client"), camelloUser} {
 			if to == "" || to == user.Id {
@@ -275,7 +278,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 			err := notifications.Notify(txApp, to, notifications.Message{
 				Kind:  notifications.KindJobStatus,
 				Title: "Cita cancelada",
-				Body:  "Se canceló la cita del " + hooks.ISO(appt.GetDateTime("start").Time()),
+				Body:  "Se canceló la cita del " + timefmt.ISO(appt.GetDateTime("start").Time()),
 				URL:   jobs.JobURL(appt.GetString("job")),
 				Data:  map[string]any{"appointmentId": appt.Id, "jobId": appt.GetString("job")},
 			})
@@ -290,7 +293,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 	}
 	fresh, err := e.App.FindRecordById(appointments.Collection, appt.Id)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"appointment": AppointmentJSON(fresh)})
 }

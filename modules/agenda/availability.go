@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/timefmt"
 	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -19,9 +21,9 @@ const MsgNoProfile = "Perfil de camello no encontrado"
 
 // myCamello is the signed-in user's camello profile (404 without one).
 func myCamello(e *core.RequestEvent) (*core.Record, error) {
-	c := jobs.CamelloOfUser(e.App, hooks.AuthUser(e).Id)
+	c := jobs.CamelloOfUser(e.App, session.AuthUser(e).Id)
 	if c == nil {
-		return nil, hooks.NotFound(MsgNoProfile)
+		return nil, httpapi.NotFound(MsgNoProfile)
 	}
 	return c, nil
 }
@@ -50,7 +52,7 @@ func availabilityJSON(s Schedule, updated *core.Record) availabilityOut {
 		TravelBufferMinutes: s.Booking.TravelBufferMinutes,
 	}
 	if updated != nil {
-		at := hooks.ISO(updated.GetDateTime("updated").Time())
+		at := timefmt.ISO(updated.GetDateTime("updated").Time())
 		out.UpdatedAt = &at
 	}
 	return out
@@ -84,7 +86,7 @@ const MsgBlockedConflicts = "Hay citas programadas en las fechas bloqueadas: can
 
 // readRules applies the request's rules over current: an absent rule keeps
 // its value; a present one must be an integer within its bounds.
-func readRules(v *hooks.Validation, in availabilityInput, current BookingRules) BookingRules {
+func readRules(v *httpapi.Validation, in availabilityInput, current BookingRules) BookingRules {
 	out := current
 	for _, r := range []struct {
 		field string
@@ -143,7 +145,7 @@ func blockedConflicts(app core.App, camelloID string, s Schedule, now time.Time)
 			return nil, err
 		}
 		out = append(out, blockedConflict{AppointmentID: sp.ID, JobID: sp.Job, Date: date,
-			Start: hooks.ISO(sp.Start), End: hooks.ISO(sp.End), client: a.ClientID(),
+			Start: timefmt.ISO(sp.Start), End: timefmt.ISO(sp.End), client: a.ClientID(),
 			local: sp.Start.In(s.Location).Format("02/01/2006 15:04") + " (" + s.Timezone + ")"})
 	}
 	return out, nil
@@ -163,7 +165,7 @@ func availabilityPut(e *core.RequestEvent) error {
 		return err
 	}
 	var in availabilityInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
 	current := LoadSchedule(e.App, camello)
@@ -174,7 +176,7 @@ func availabilityPut(e *core.RequestEvent) error {
 	if in.BlockedDates != nil {
 		blocked = *in.BlockedDates
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	var weekly []WeeklyRange
 	if in.Weekly == nil {
 		v.Add("weekly", "Es obligatorio (una lista, puede estar vacía)")
@@ -199,7 +201,7 @@ func availabilityPut(e *core.RequestEvent) error {
 			return err
 		}
 		if len(conflicts) > 0 && !cancelConflicts {
-			return hooks.ConflictWith(MsgBlockedConflicts, conflicts)
+			return httpapi.ConflictWith(MsgBlockedConflicts, conflicts)
 		}
 		rec := findAvailability(txApp, camello.Id)
 		if rec == nil {
@@ -248,7 +250,7 @@ func availabilityPut(e *core.RequestEvent) error {
 
 // readRanges turns the request's range objects into WeeklyRange values,
 // with a field error for each member of the wrong type.
-func readRanges(v *hooks.Validation, list []map[string]any) []WeeklyRange {
+func readRanges(v *httpapi.Validation, list []map[string]any) []WeeklyRange {
 	out := make([]WeeklyRange, 0, len(list))
 	for i, item := range list {
 		field := fmt.Sprintf("weekly.%d", i)

@@ -1,15 +1,15 @@
 package agenda
 
 import (
-	"errors"
-	"fmt"
-	"time"
-
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
+	"errors"
+	"fmt"
+	"time"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -126,14 +126,14 @@ func SeriesStarts(start time.Time, loc *time.Location, weeks, count int) []time.
 func bookableJob(app core.App, jobID string) (*core.Record, *core.Record, error) {
 	job, err := app.FindRecordById(jobs.Collection, jobID)
 	if err != nil {
-		return nil, nil, hooks.NotFound(jobs.MsgJobNotFound)
+		return nil, nil, httpapi.NotFound(jobs.MsgJobNotFound)
 	}
 	if s := job.GetString("status"); s != jobs.StatusAssigned && s != jobs.StatusInProgress {
-		return nil, nil, hooks.Conflict(MsgJobNotBookable)
+		return nil, nil, httpapi.Conflict(MsgJobNotBookable)
 	}
 	camello, err := app.FindRecordById(camellos.Collection, job.GetString("provider"))
 	if err != nil || camello.GetString("status") != camellos.StatusActive {
-		return nil, nil, hooks.Conflict(jobs.MsgCamelloInactive)
+		return nil, nil, httpapi.Conflict(jobs.MsgCamelloInactive)
 	}
 	return job, camello, nil
 }
@@ -169,7 +169,7 @@ func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments
 			return err
 		}
 		if held+len(starts) > MaxFutureAppointments {
-			return hooks.Conflict(MsgTooMany)
+			return httpapi.Conflict(MsgTooMany)
 		}
 		first, last := starts[0], starts[0]
 		for _, s := range starts {
@@ -188,23 +188,23 @@ func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments
 		conflicts := []string{}
 		for _, s := range starts {
 			if !check.isFree(s, place, "") {
-				conflicts = append(conflicts, hooks.ISO(s))
+				conflicts = append(conflicts, timefmt.ISO(s))
 			}
 		}
 		if len(conflicts) > 0 {
 			if len(starts) == 1 {
-				return hooks.Conflict(MsgSlotTaken)
+				return httpapi.Conflict(MsgSlotTaken)
 			}
-			return hooks.ConflictWith(MsgSeriesTaken, conflicts)
+			return httpapi.ConflictWith(MsgSeriesTaken, conflicts)
 		}
 		for _, s := range starts {
 			a, err := appointments.Create(txApp, appointments.New{
 				Job: job.Id, Camello: camello.Id, Client: job.GetString("client"), Start: s})
 			if errors.Is(err, appointments.ErrSlotTaken) {
 				if len(starts) == 1 {
-					return hooks.Conflict(MsgSlotTaken)
+					return httpapi.Conflict(MsgSlotTaken)
 				}
-				return hooks.ConflictWith(MsgSeriesTaken, []string{hooks.ISO(s)})
+				return httpapi.ConflictWith(MsgSeriesTaken, []string{timefmt.ISO(s)})
 			}
 			if err != nil {
 				return err
@@ -247,11 +247,11 @@ func Reschedule(app core.App, id string, start time.Time, byUserID string) (*app
 	err := app.RunInTransaction(func(txApp core.App) error {
 		appt, err := appointments.Find(txApp, id)
 		if err != nil {
-			return hooks.NotFound(MsgAppointmentNotFound)
+			return httpapi.NotFound(MsgAppointmentNotFound)
 		}
 		now := jobs.Now(txApp)
 		if appt.Status() != appointments.Scheduled || !appt.Start().After(now) {
-			return hooks.Conflict(MsgRescheduleClosed)
+			return httpapi.Conflict(MsgRescheduleClosed)
 		}
 		job, camello, err := bookableJob(txApp, appt.JobID())
 		if err != nil {
@@ -262,17 +262,17 @@ func Reschedule(app core.App, id string, start time.Time, byUserID string) (*app
 			return err
 		}
 		if !check.isFree(start, jobs.Place(job), appt.Id) {
-			return hooks.Conflict(MsgSlotTaken)
+			return httpapi.Conflict(MsgSlotTaken)
 		}
 		ok, err := appointments.Reschedule(txApp, appt.Id, start, now)
 		if errors.Is(err, appointments.ErrSlotTaken) {
-			return hooks.Conflict(MsgSlotTaken)
+			return httpapi.Conflict(MsgSlotTaken)
 		}
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return hooks.Conflict(MsgRescheduleClosed)
+			return httpapi.Conflict(MsgRescheduleClosed)
 		}
 		moved, err = appointments.Find(txApp, appt.Id)
 		if err != nil {
@@ -292,7 +292,7 @@ func Reschedule(app core.App, id string, start time.Time, byUserID string) (*app
 					local(appt.Start()) + " al " + local(start),
 				URL: jobs.JobURL(job.Id),
 				Data: map[string]any{"appointmentId": appt.Id, "jobId": job.Id, "camelloId": camello.Id,
-					"previousStart": hooks.ISO(appt.Start()), "start": hooks.ISO(start)},
+					"previousStart": timefmt.ISO(appt.Start()), "start": timefmt.ISO(start)},
 			})
 			if err != nil {
 				return err

@@ -1,6 +1,11 @@
 package agenda
 
 import (
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/modules/appointments"
+	"camellos/modules/jobs"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,11 +18,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"camellos/hooks"
-	"camellos/internal/config"
-	"camellos/modules/appointments"
-	"camellos/modules/jobs"
 
 	ics "github.com/arran4/golang-ical"
 	"github.com/pocketbase/pocketbase/core"
@@ -145,9 +145,9 @@ func saveFeed(app core.App, userID string, rotate bool) (string, error) {
 // calendarGet handles GET /api/agenda/calendar: the signed-in user's feed
 // URL {url}, made on the first call.
 func calendarGet(e *core.RequestEvent) error {
-	token, err := saveFeed(e.App, hooks.AuthUser(e).Id, false)
+	token, err := saveFeed(e.App, session.AuthUser(e).Id, false)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"url": feedURL(e.App, token)})
 }
@@ -155,9 +155,9 @@ func calendarGet(e *core.RequestEvent) error {
 // calendarRotate handles POST /api/agenda/calendar/rotate: a new feed URL
 // {url}; the old one answers 404 at once.
 func calendarRotate(e *core.RequestEvent) error {
-	token, err := saveFeed(e.App, hooks.AuthUser(e).Id, true)
+	token, err := saveFeed(e.App, session.AuthUser(e).Id, true)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"url": feedURL(e.App, token)})
 }
@@ -168,15 +168,15 @@ func calendarRotate(e *core.RequestEvent) error {
 func calendarFeed(e *core.RequestEvent) error {
 	token, ok := strings.CutSuffix(e.Request.PathValue("token"), ".ics")
 	if !ok || token == "" || len(token) > 100 {
-		return hooks.NotFound(MsgFeedNotFound)
+		return httpapi.NotFound(MsgFeedNotFound)
 	}
 	feed, err := e.App.FindFirstRecordByData(CalendarFeedsCollection, "tokenHash", tokenHash(token))
 	if err != nil {
-		return hooks.NotFound(MsgFeedNotFound)
+		return httpapi.NotFound(MsgFeedNotFound)
 	}
 	body, err := renderFeed(e.App, feed.GetString("user"), jobs.Now(e.App))
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	e.Response.Header().Set("Cache-Control", "private, no-cache")
 	return e.Blob(http.StatusOK, "text/calendar; charset=utf-8", []byte(body))

@@ -1,7 +1,7 @@
 package agenda
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -35,12 +35,12 @@ func validateAvailability(rec *core.Record) error {
 	var weekly []WeeklyRange
 	var blocked []string
 	if err := decodeJSONField(rec, "weekly", &weekly); err != nil {
-		return hooks.FieldRuleError("weekly", "Debe ser una lista de rangos {weekday, start, end}")
+		return httpapi.FieldRuleError("weekly", "Debe ser una lista de rangos {weekday, start, end}")
 	}
 	if err := decodeJSONField(rec, "blockedDates", &blocked); err != nil {
-		return hooks.FieldRuleError("blockedDates", "Debe ser una lista de fechas AAAA-MM-DD")
+		return httpapi.FieldRuleError("blockedDates", "Debe ser una lista de fechas AAAA-MM-DD")
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	CheckSchedule(v, rec.GetString("timezone"), weekly, blocked)
 	BookingRules{
 		MinNoticeMinutes:    rec.GetInt("minNoticeMinutes"),
@@ -49,9 +49,9 @@ func validateAvailability(rec *core.Record) error {
 		TravelBufferMinutes: rec.GetInt("travelBufferMinutes"),
 	}.Check(v)
 	if err := v.Err(); err != nil {
-		issues := hooks.ToError(err).Issues
+		issues := httpapi.ToError(err).Issues
 		for field, msgs := range issues.FieldErrors {
-			return hooks.FieldRuleError(field, msgs[0])
+			return httpapi.FieldRuleError(field, msgs[0])
 		}
 	}
 	return nil

@@ -1,15 +1,14 @@
 package agenda_test
 
 import (
-	"sync"
-	"testing"
-	"time"
-
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
 	"camellos/modules/jobs"
+	"camellos/modules/users"
+	"sync"
+	"testing"
+	"time"
 )
 
 func TestReschedule(t *testing.T) {
@@ -115,7 +114,7 @@ func TestRescheduleConcurrent(t *testing.T) {
 	type party struct{ id, cookie string }
 	parties := []party{}
 	for _, start := range []string{"2026-11-24T13:00:00Z", "2026-11-24T14:00:00Z", "2026-11-25T13:00:00Z", "2026-11-25T14:00:00Z"} {
-		client, cookie := k.UserWithSession(hooks.RoleClient)
+		client, cookie := k.UserWithSession(users.RoleClient)
 		j := k.CreateJob(testkit.JobOpts{Client: client, Provider: w.camello, Status: "ASIGNADO"})
 		r := k.Post("/api/jobs/"+j.Id+"/appointments", cookie, map[string]any{"start": start})
 		expect(t, r, 201, "")

@@ -1,10 +1,9 @@
 package agenda
 
 import (
+	"camellos/internal/httpapi"
 	"fmt"
 	"time"
-
-	"camellos/hooks"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -73,7 +72,7 @@ func (b *BookingRules) ruleBounds() []struct {
 }
 
 // Check adds a Spanish field error to v for each rule out of its bounds.
-func (b BookingRules) Check(v *hooks.Validation) {
+func (b BookingRules) Check(v *httpapi.Validation) {
 	for _, r := range b.ruleBounds() {
 		if *r.value < r.min || *r.value > r.max {
 			v.Add(r.field, fmt.Sprintf("Debe ser un número entero entre %d y %d", r.min, r.max))

@@ -251,4 +251,3 @@ func recordOf(t *testing.T, k *testkit.Kit, id string) *core.Record {
 	}
 	return rec
 }
-

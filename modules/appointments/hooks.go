@@ -1,7 +1,8 @@
 package appointments
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/records"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -55,26 +56,26 @@ func Register(app core.App) {
 func validate(app core.App, rec *core.Record) error {
 	start, end := rec.GetDateTime("start").Time(), rec.GetDateTime("end").Time()
 	if !end.Equal(start.Add(Length)) {
-		return hooks.FieldRuleError("end", "Una cita dura exactamente 60 minutos")
+		return httpapi.FieldRuleError("end", "Una cita dura exactamente 60 minutos")
 	}
 	if rec.IsNew() {
 		if rec.GetString("status") != Scheduled {
-			return hooks.FieldRuleError("status", "Una cita nueva empieza PROGRAMADA")
+			return httpapi.FieldRuleError("status", "Una cita nueva empieza PROGRAMADA")
 		}
 		return EventsOf(app).Validate.Trigger(&ValidateEvent{App: app, Appointment: Wrap(rec)})
 	}
-	orig := hooks.Stored(app, rec)
+	orig := records.Stored(app, rec)
 	for _, f := range []string{"job", "camello", "client"} {
 		if rec.GetString(f) != orig.GetString(f) {
-			return hooks.FieldRuleError(f, "No se puede cambiar")
+			return httpapi.FieldRuleError(f, "No se puede cambiar")
 		}
 	}
 	if !rec.GetDateTime("start").Equal(orig.GetDateTime("start")) {
-		return hooks.FieldRuleError("start", "No se puede cambiar; cancela y agenda otra cita")
+		return httpapi.FieldRuleError("start", "No se puede cambiar; cancela y agenda otra cita")
 	}
 	from, to := orig.GetString("status"), rec.GetString("status")
 	if !CanMove(from, to) {
-		return hooks.FieldRuleError("status", "Transición no permitida: "+from+" → "+to)
+		return httpapi.FieldRuleError("status", "Transición no permitida: "+from+" → "+to)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package jobs
 
 import (
-	"camellos/hooks"
+	"camellos/internal/text"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -10,11 +10,11 @@ import (
 // its city and neighbourhood, case- and accent-folded; "" (unknown) when
 // the job has no neighbourhood.
 func Place(job *core.Record) string {
-	n := hooks.Fold(job.GetString("neighborhood"))
+	n := text.Fold(job.GetString("neighborhood"))
 	if n == "" {
 		return ""
 	}
-	return hooks.Fold(job.GetString("city")) + "|" + n
+	return text.Fold(job.GetString("city")) + "|" + n
 }
 
 // Summary is what the agenda shows of a job beside its appointments.
