@@ -68,23 +68,6 @@ func loadBooking(app core.App, camello *core.Record, from, to, now time.Time) (*
 	return b, nil
 }
 
-// placesOf returns the places of the spans' jobs, in their order.
-func placesOf(app core.App, spans []appointments.Span) ([]string, error) {
-	ids := make([]string, 0, len(spans))
-	for _, sp := range spans {
-		ids = append(ids, sp.Job)
-	}
-	sums, err := jobs.SummariesOf(app, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(spans))
-	for i, sp := range spans {
-		out[i] = sums[sp.Job].Place
-	}
-	return out, nil
-}
-
 // free lists the free slots in [from, to] for a booking at place; the
 // appointment except (one being rescheduled) does not block.
 func (b *agendaCheck) free(from, to time.Time, place, except string) []Interval {

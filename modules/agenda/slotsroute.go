@@ -90,7 +90,7 @@ func slotsList(e *core.RequestEvent) error {
 		return err
 	}
 	slots := freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
-		Rules: v.rules, From: from, To: to, Now: now}, v.blockingFor(""))
+		Rules: v.rules, From: from, To: to, Now: now}, v.busy)
 	body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*64), slots)
 	if e.Request.URL.Query().Get("fields") != "" {
 		var out any
