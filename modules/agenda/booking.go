@@ -1,15 +1,16 @@
 package agenda
 
 import (
+	"errors"
+	"fmt"
+	"time"
+
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
-	"errors"
-	"fmt"
-	"time"
 
 	"github.com/pocketbase/pocketbase/core"
 )

@@ -1,14 +1,15 @@
 package agenda_test
 
 import (
+	"sync"
+	"testing"
+	"time"
+
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 	"camellos/modules/users"
-	"sync"
-	"testing"
-	"time"
 )
 
 func TestReschedule(t *testing.T) {
