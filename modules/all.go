@@ -12,6 +12,7 @@ import (
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
 	"camellos/modules/notifications"
+	"camellos/modules/quotes"
 	"camellos/modules/registration"
 	"camellos/modules/search"
 	"camellos/modules/seed"
@@ -40,6 +41,7 @@ func Register(app core.App) {
 	legal.Register(app)
 	search.Register(app)
 	jobs.Register(app)
+	quotes.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
 	docs.Register(app)

@@ -20,6 +20,7 @@ type createJobInput struct {
 	City         *string `json:"city"`
 	Neighborhood *string `json:"neighborhood"`
 	CamelloID    *string `json:"camelloId"`
+	Address      *string `json:"address"`
 }
 
 func str(p *string) string {
@@ -45,6 +46,7 @@ func jobCreate(e *core.RequestEvent) error {
 	hooks.CheckLength(v, "description", desc, 0, 5000)
 	hooks.CheckLength(v, "city", city, 2, 120)
 	hooks.CheckLength(v, "neighborhood", hood, 0, 120)
+	hooks.CheckLength(v, "address", str(in.Address), 0, MaxAddressLen)
 	var service, camello *core.Record
 	switch {
 	case serviceID == "":
@@ -79,6 +81,7 @@ func jobCreate(e *core.RequestEvent) error {
 	job.Set("source", SourceExplore)
 	job.Set("city", city)
 	job.Set("neighborhood", hood)
+	job.Set("address", str(in.Address))
 	job.Set("service", service.Id)
 	job.Set("client", hooks.AuthUser(e).Id)
 	if camello != nil {
