@@ -9,8 +9,10 @@ import (
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
 	"camellos/modules/docs"
+	"camellos/modules/events"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/messages"
 	"camellos/modules/notifications"
 	"camellos/modules/quotes"
 	"camellos/modules/registration"
@@ -42,6 +44,8 @@ func Register(app core.App) {
 	search.Register(app)
 	jobs.Register(app)
 	quotes.Register(app)
+	events.Register(app)
+	messages.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
 	docs.Register(app)

@@ -419,7 +419,9 @@ func TestQuoteRecordRules(t *testing.T) {
 		func(f map[string]any) { f["currency"] = "USD" },
 		func(f map[string]any) { f["status"] = "ACEPTADA" },
 		func(f map[string]any) { f["expiresAt"] = time.Now().Add(-time.Hour) },
-		func(f map[string]any) { f["job"] = k.CreateJob(testkit.JobOpts{Client: m.client, Service: m.service, Status: "CANCELADO"}).Id },
+		func(f map[string]any) {
+			f["job"] = k.CreateJob(testkit.JobOpts{Client: m.client, Service: m.service, Status: "CANCELADO"}).Id
+		},
 	}
 	for i, change := range bad {
 		f := base()

@@ -1,0 +1,50 @@
+package messages
+
+import (
+	"camellos/hooks"
+	"camellos/modules/jobs"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// bindHooks enforces the message rules wherever a message is saved: a
+// message is never edited, its body is at most 2,000 characters and not
+// empty without a photo, its author takes part in the thread, and a closed
+// conversation takes no new message.
+func bindHooks(app core.App) {
+	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
+		rec := e.Record
+		if !rec.IsNew() {
+			return hooks.FieldRuleError("body", "Un mensaje enviado no se puede modificar")
+		}
+		body := rec.GetString("body")
+		if hooks.Chars(body) > MaxBodyLen {
+			return hooks.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
+		}
+		if body == "" && len(rec.GetStringSlice("files")) == 0 && len(rec.GetUnsavedFiles("files")) == 0 {
+			return hooks.FieldRuleError("body", "Es obligatorio")
+		}
+		job, err := e.App.FindRecordById(jobs.Collection, rec.GetString("job"))
+		if err != nil {
+			return hooks.FieldRuleError("job", "Trabajo no encontrado")
+		}
+		if err := writeConflict(job, jobs.Now(e.App)); err != nil {
+			return hooks.FieldRuleError("job", err.(*hooks.Error).Message)
+		}
+		camello := rec.GetString("camello")
+		if !participates(e.App, job, camello) {
+			return hooks.FieldRuleError("camello", MsgNotParticipant)
+		}
+		author, err := e.App.FindRecordById(hooks.Users, rec.GetString("author"))
+		if err != nil {
+			return hooks.FieldRuleError("author", "Autor no encontrado")
+		}
+		if author.Id != job.GetString("client") {
+			cam := jobs.CamelloOfUser(e.App, author.Id)
+			if cam == nil || cam.Id != camello {
+				return hooks.FieldRuleError("author", "El autor no participa en esta conversación")
+			}
+		}
+		return e.Next()
+	})
+}
