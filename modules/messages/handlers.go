@@ -167,6 +167,9 @@ func messagePost(e *core.RequestEvent) error {
 	if a.Admin && !a.Client {
 		return hooks.Forbidden(MsgAdminReadOnly)
 	}
+	if err := writeConflict(a.Job, jobs.Now(e.App)); err != nil {
+		return err
+	}
 	in, err := readPost(e)
 	if err != nil {
 		return err
