@@ -272,8 +272,12 @@ var fileTypes = map[string]string{".jpg": "image/jpeg", ".png": "image/png", ".w
 // only to those who can read its message (anyone else 404, as an unknown
 // file), as an image with nosniff, the sandbox CSP and private caching.
 func serveFile(e *core.RequestEvent) error {
-	id, name := e.Request.PathValue("id"), e.Request.PathValue("file")
-	if !hooks.ValidID(id) || !fileName.MatchString(name) {
+	id, err := hooks.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	name := e.Request.PathValue("file")
+	if !fileName.MatchString(name) {
 		return hooks.NotFound(MsgFileNotFound)
 	}
 	rec, err := e.App.FindRecordById(Collection, id)
