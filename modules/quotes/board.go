@@ -2,6 +2,7 @@ package quotes
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"camellos/hooks"
@@ -44,17 +45,7 @@ func openBoard(e *core.RequestEvent) error {
 	if len(services) == 0 {
 		return e.JSON(http.StatusOK, p.Answer("jobs", []any{}, 0))
 	}
-	where := dbx.And(dbx.In("service", services...), dbx.HashExp{"status": jobs.StatusPending, "provider": ""})
-	if city != "" {
-		where = dbx.And(where, dbx.HashExp{"cityKey": hooks.Fold(city)})
-	}
-	var total int64
-	if err := e.App.DB().Select("COUNT(*)").From(jobs.Collection).Where(where).Row(&total); err != nil {
-		return hooks.Internal(err)
-	}
-	recs := []*core.Record{}
-	err = e.App.RecordQuery(jobs.Collection).Where(where).
-		OrderBy("created DESC", "id DESC").Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
+	recs, total, err := openJobs(e.App, services, city, p)
 	if err != nil {
 		return hooks.Internal(err)
 	}
@@ -66,4 +57,48 @@ func openBoard(e *core.RequestEvent) error {
 		delete(j, "address") // only the job's parties read it
 	}
 	return e.JSON(http.StatusOK, p.Answer("jobs", list, total))
+}
+
+// openJobs reads one page of the open jobs of some services (and a city)
+// through the partial index idx_jobs_open, named explicitly: the planner
+// would otherwise prefer the provider index, which holds every open job.
+func openJobs(app core.App, services []any, city string, p hooks.Page) ([]*core.Record, int64, error) {
+	params := dbx.Params{"limit": p.PerPage, "offset": p.Offset()}
+	in := make([]string, len(services))
+	for i, s := range services {
+		key := "s" + strconv.Itoa(i)
+		in[i] = "{:" + key + "}"
+		params[key] = s
+	}
+	where := " WHERE service IN (" + strings.Join(in, ", ") + ") AND status = 'PENDIENTE' AND provider = ''"
+	if city != "" {
+		where += " AND cityKey = {:city}"
+		params["city"] = hooks.Fold(city)
+	}
+	from := " FROM " + jobs.Collection + " INDEXED BY idx_jobs_open"
+	var total int64
+	if err := app.DB().NewQuery("SELECT COUNT(*)" + from + where).Bind(params).Row(&total); err != nil {
+		return nil, 0, err
+	}
+	var ids []string
+	err := app.DB().NewQuery("SELECT id" + from + where + " ORDER BY created DESC, id DESC LIMIT {:limit} OFFSET {:offset}").
+		Bind(params).Column(&ids)
+	if err != nil || len(ids) == 0 {
+		return []*core.Record{}, total, err
+	}
+	found, err := app.FindRecordsByIds(jobs.Collection, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	byID := make(map[string]*core.Record, len(found))
+	for _, r := range found {
+		byID[r.Id] = r
+	}
+	recs := make([]*core.Record, 0, len(ids))
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			recs = append(recs, r)
+		}
+	}
+	return recs, total, nil
 }
