@@ -1,7 +1,7 @@
 package pb_migrations
 
 import (
-	"camellos/hooks"
+	camellostext "camellos/internal/text"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -142,4 +142,4 @@ func addNotificationKinds(app core.App, kinds ...string) error {
 }
 
 // foldCity is the jobs' city key: the same folding as the open board's filter.
-func foldCity(city string) string { return hooks.Fold(city) }
+func foldCity(city string) string { return camellostext.Fold(city) }

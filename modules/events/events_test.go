@@ -10,10 +10,11 @@ import (
 	"time"
 	_ "time/tzdata"
 
-	"camellos/hooks"
+	"camellos/internal/session"
 	"camellos/internal/testkit"
 	"camellos/modules/events"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
@@ -38,7 +39,7 @@ func open(t *testing.T, k *testkit.Kit, cookie string, headers map[string]string
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, k.URL+"/api/events"+query, nil)
-	req.AddCookie(&http.Cookie{Name: hooks.SessionCookie, Value: cookie})
+	req.AddCookie(&http.Cookie{Name: session.SessionCookie, Value: cookie})
 	for h, v := range headers {
 		req.Header.Set(h, v)
 	}
@@ -143,8 +144,8 @@ func newWorld(t *testing.T) *world {
 	k := testkit.New(t, fast)
 	w := &world{k: k}
 	svc := k.CreateService()
-	w.client, w.clientCk = k.UserWithSession(hooks.RoleClient)
-	w.stranger, w.strangerCk = k.UserWithSession(hooks.RoleClient)
+	w.client, w.clientCk = k.UserWithSession(users.RoleClient)
+	w.stranger, w.strangerCk = k.UserWithSession(users.RoleClient)
 	var cam *core.Record
 	w.camUser, cam, w.camCk = k.CreateCamello(testkit.CamelloOpts{Services: []string{svc.Id}})
 	_, _, w.otherCamCk = k.CreateCamello(testkit.CamelloOpts{Services: []string{svc.Id}})

@@ -1,7 +1,8 @@
 package events
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
 
@@ -36,9 +37,9 @@ func Register(app core.App) {
 	})
 
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		api := hooks.API(se)
+		api := httpapi.API(se)
 		// The signed-in user's own live events (Server-Sent Events).
-		api.GET("/events", stream).Bind(hooks.RequireSession(hooks.MsgUnauthorized))
+		api.GET("/events", stream).Bind(session.RequireSession(httpapi.MsgUnauthorized))
 		return se.Next()
 	})
 }

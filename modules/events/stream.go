@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/notifications"
 
 	"github.com/pocketbase/dbx"
@@ -27,7 +28,7 @@ const maxReplay = 100
 // session is revoked or expires, the client is too slow, or the service
 // stops.
 func stream(e *core.RequestEvent) error {
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	q := e.Request.URL.Query()
 	once := false
 	switch strings.ToLower(q.Get("once")) {
@@ -35,16 +36,16 @@ func stream(e *core.RequestEvent) error {
 	case "true", "1":
 		once = true
 	default:
-		return hooks.FieldError("once", "Debe ser true o false")
+		return httpapi.FieldError("once", "Debe ser true o false")
 	}
 	lastID := strings.TrimSpace(e.Request.Header.Get("Last-Event-ID"))
 	if lastID == "" {
 		lastID = q.Get("lastEventId")
 	}
-	if lastID != "" && !hooks.ValidID(lastID) {
-		return hooks.FieldError("Last-Event-ID", "Identificador inválido")
+	if lastID != "" && !httpapi.ValidID(lastID) {
+		return httpapi.FieldError("Last-Event-ID", "Identificador inválido")
 	}
-	tokenHash := hashToken(hooks.SessionToken(e.Request))
+	tokenHash := hashToken(session.SessionToken(e.Request))
 	opts := optionsOf(e.App)
 	h := hubOf(e.App)
 

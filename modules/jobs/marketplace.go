@@ -4,8 +4,11 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
 	"camellos/modules/camellos"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -67,7 +70,7 @@ func providerSet(txApp core.App, jobID, camelloID string) error {
 func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 	c, err := txApp.FindRecordById(camellos.Collection, camelloID)
 	if err != nil || c.GetString("status") != camellos.StatusActive {
-		return hooks.Conflict(MsgCamelloInactive)
+		return httpapi.Conflict(MsgCamelloInactive)
 	}
 	res, err := txApp.DB().NewQuery(
 		"UPDATE jobs SET provider = {:camello}, status = 'ASIGNADO', priceAmount = {:amount}, updated = {:now} " +
@@ -77,7 +80,7 @@ func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 		return err
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return hooks.Conflict(MsgNoLongerPending)
+		return httpapi.Conflict(MsgNoLongerPending)
 	}
 	return providerSet(txApp, jobID, camelloID)
 }
@@ -85,7 +88,7 @@ func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 // bindMarketplaceHooks keeps the folded city of every saved job.
 func bindMarketplaceHooks(app core.App) {
 	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
-		e.Record.Set("cityKey", hooks.Fold(e.Record.GetString("city")))
+		e.Record.Set("cityKey", text.Fold(e.Record.GetString("city")))
 		e.Record.Set("address", strings.TrimSpace(e.Record.GetString("address")))
 		return e.Next()
 	})
@@ -106,7 +109,7 @@ func AddressVisible(app core.App, user, job *core.Record, userCamello *core.Reco
 	if user == nil {
 		return false
 	}
-	if user.GetString("role") == hooks.RoleAdmin || job.GetString("client") == user.Id {
+	if user.GetString("role") == users.RoleAdmin || job.GetString("client") == user.Id {
 		return true
 	}
 	return userCamello != nil && job.GetString("provider") == userCamello.Id &&
@@ -116,9 +119,9 @@ func AddressVisible(app core.App, user, job *core.Record, userCamello *core.Reco
 // redactFor removes the address from the rendered jobs the caller may not
 // read it in (list is JSON(recs), in the same order).
 func redactFor(e *core.RequestEvent, recs []*core.Record, list []map[string]any) {
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	var cam *core.Record
-	if user != nil && user.GetString("role") == hooks.RoleCamello {
+	if user != nil && user.GetString("role") == users.RoleCamello {
 		cam = CamelloOfUser(e.App, user.Id)
 	}
 	for i, r := range recs {
@@ -142,18 +145,18 @@ func jobEdit(e *core.RequestEvent) error {
 		return err
 	}
 	if !party.Client {
-		return hooks.Forbidden(MsgOnlyClientEdits)
+		return httpapi.Forbidden(MsgOnlyClientEdits)
 	}
 	var in editJobInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	if in.Address != nil {
-		hooks.CheckLength(v, "address", str(in.Address), 0, MaxAddressLen)
+		httpapi.CheckLength(v, "address", str(in.Address), 0, MaxAddressLen)
 	}
 	if in.Description != nil {
-		hooks.CheckLength(v, "description", str(in.Description), 0, maxDescriptionLen)
+		httpapi.CheckLength(v, "description", str(in.Description), 0, maxDescriptionLen)
 	}
 	if err := v.Err(); err != nil {
 		return err
@@ -164,7 +167,7 @@ func jobEdit(e *core.RequestEvent) error {
 			return err
 		}
 		if IsFinal(job.GetString("status")) {
-			return hooks.Conflict(MsgFinalJob)
+			return httpapi.Conflict(MsgFinalJob)
 		}
 		if in.Address != nil {
 			job.Set("address", str(in.Address))

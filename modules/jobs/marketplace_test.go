@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
+	"camellos/internal/text"
 	"camellos/modules/jobs"
 )
 
@@ -20,10 +21,10 @@ func TestJobAddressAndEdit(t *testing.T) {
 		return k.Post("/api/jobs", w.clientCookie, map[string]any{"title": "Pintar la sala", "serviceId": svc.Id,
 			"city": "Bogotá", "address": addr, "camelloId": w.camello.Id})
 	}
-	expect(t, post(strings.Repeat("ñ", 201)), 400, hooks.MsgInvalidData)
+	expect(t, post(strings.Repeat("ñ", 201)), 400, httpapi.MsgInvalidData)
 	r := post(strings.Repeat("ñ", 200))
 	expect(t, r, 201, "")
-	if hooks.Chars(r.Str("job.address")) != 200 || r.Get("job.price") != nil {
+	if text.Chars(r.Str("job.address")) != 200 || r.Get("job.price") != nil {
 		t.Fatalf("created: %s", r.Raw)
 	}
 	id := r.Str("job.id")
@@ -45,13 +46,13 @@ func TestJobAddressAndEdit(t *testing.T) {
 	expect(t, k.Patch(path, w.camCookie, map[string]any{"address": "Calle 1"}), 403, jobs.MsgOnlyClientEdits)
 	expect(t, k.Patch(path, w.adminCookie, map[string]any{"address": "Calle 1"}), 403, jobs.MsgOnlyClientEdits)
 	expect(t, k.Patch(path, w.strangerCookie, map[string]any{"address": "Calle 1"}), 404, jobs.MsgJobNotFound)
-	expect(t, k.Patch(path, w.clientCookie, map[string]any{"address": strings.Repeat("a", 201)}), 400, hooks.MsgInvalidData)
-	expect(t, k.Patch(path, w.clientCookie, map[string]any{"description": strings.Repeat("a", 5001)}), 400, hooks.MsgInvalidData)
-	expect(t, k.Patch(path, w.clientCookie, map[string]any{"address": 5}), 400, hooks.MsgInvalidData)
-	expect(t, k.Patch(path, w.clientCookie, "{"), 400, hooks.MsgInvalidJSON)
+	expect(t, k.Patch(path, w.clientCookie, map[string]any{"address": strings.Repeat("a", 201)}), 400, httpapi.MsgInvalidData)
+	expect(t, k.Patch(path, w.clientCookie, map[string]any{"description": strings.Repeat("a", 5001)}), 400, httpapi.MsgInvalidData)
+	expect(t, k.Patch(path, w.clientCookie, map[string]any{"address": 5}), 400, httpapi.MsgInvalidData)
+	expect(t, k.Patch(path, w.clientCookie, "{"), 400, httpapi.MsgInvalidJSON)
 	r = k.Patch(path, w.clientCookie, map[string]any{"address": "  Carrera 7 # 45-10  ", "description": strings.Repeat("d", 5000)})
 	expect(t, r, 200, "")
-	if r.Str("job.address") != "Carrera 7 # 45-10" || hooks.Chars(r.Str("job.description")) != 5000 || r.Str("job.title") != "Pintar la sala" {
+	if r.Str("job.address") != "Carrera 7 # 45-10" || text.Chars(r.Str("job.description")) != 5000 || r.Str("job.title") != "Pintar la sala" {
 		t.Fatalf("edited: %s", r.Raw)
 	}
 	if r := k.Patch(path, w.clientCookie, map[string]any{"description": "Solo la sala"}); r.Str("job.address") != "Carrera 7 # 45-10" {
@@ -69,6 +70,6 @@ func TestJobAddressAndEdit(t *testing.T) {
 		j := w.job(st)
 		expect(t, k.Patch("/api/jobs/"+j.Id, w.clientCookie, map[string]any{"address": "Calle 3"}), 409, jobs.MsgFinalJob)
 	}
-	expect(t, k.Patch("/api/jobs/a.b", w.clientCookie, map[string]any{}), 400, hooks.MsgInvalidData)
+	expect(t, k.Patch("/api/jobs/a.b", w.clientCookie, map[string]any{}), 400, httpapi.MsgInvalidData)
 	expect(t, k.Patch("/api/jobs/nosuchjob12345", w.clientCookie, map[string]any{}), 404, jobs.MsgJobNotFound)
 }

@@ -10,8 +10,9 @@ import (
 	"regexp"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/imagecheck"
+	"camellos/internal/session"
 	"camellos/modules/events"
 	"camellos/modules/jobs"
 
@@ -23,17 +24,17 @@ import (
 // jobAccess loads the path's job and the caller's access to its
 // conversation: 400 malformed id, 404 unknown job, 403 not a participant.
 func jobAccess(e *core.RequestEvent) (Access, error) {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return Access{}, err
 	}
 	job, err := e.App.FindRecordById(jobs.Collection, id)
 	if err != nil {
-		return Access{}, hooks.NotFound(jobs.MsgJobNotFound)
+		return Access{}, httpapi.NotFound(jobs.MsgJobNotFound)
 	}
-	a, ok := AccessOf(e.App, hooks.AuthUser(e), job)
+	a, ok := AccessOf(e.App, session.AuthUser(e), job)
 	if !ok {
-		return Access{}, hooks.Forbidden(hooks.MsgUnauthorized)
+		return Access{}, httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	return a, nil
 }
@@ -46,7 +47,7 @@ func messagesList(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	p, err := hooks.Paging(e)
+	p, err := httpapi.Paging(e)
 	if err != nil {
 		return err
 	}
@@ -54,24 +55,24 @@ func messagesList(e *core.RequestEvent) error {
 	if a.Thread != "" {
 		where["camello"] = a.Thread
 	} else if c := e.Request.URL.Query().Get("camelloId"); c != "" {
-		if !hooks.ValidID(c) {
-			return hooks.FieldError("camelloId", "Identificador inválido")
+		if !httpapi.ValidID(c) {
+			return httpapi.FieldError("camelloId", "Identificador inválido")
 		}
 		where["camello"] = c
 	}
 	total, err := e.App.CountRecords(Collection, where)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	var recs []*core.Record
 	err = e.App.RecordQuery(Collection).Where(where).OrderBy("created ASC", "id ASC").
 		Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	list, err := JSON(e.App, recs)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, p.Answer("messages", list, total))
 }
@@ -87,8 +88,8 @@ type postInput struct {
 // readPost reads and checks a message body of either content type.
 func readPost(e *core.RequestEvent) (*postInput, error) {
 	in := &postInput{}
-	if !hooks.IsMultipart(e.Request) {
-		if err := hooks.ReadJSON(e, in); err != nil {
+	if !httpapi.IsMultipart(e.Request) {
+		if err := httpapi.ReadJSON(e, in); err != nil {
 			return nil, err
 		}
 		return in, nil
@@ -96,9 +97,9 @@ func readPost(e *core.RequestEvent) (*postInput, error) {
 	if err := e.Request.ParseMultipartForm(1 << 20); err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, hooks.ToError(err)
+			return nil, httpapi.ToError(err)
 		}
-		return nil, hooks.BadRequest(MsgInvalidMultipart)
+		return nil, httpapi.BadRequest(MsgInvalidMultipart)
 	}
 	form := e.Request.MultipartForm
 	defer form.RemoveAll()
@@ -109,20 +110,20 @@ func readPost(e *core.RequestEvent) (*postInput, error) {
 		}
 	}
 	raw, _ := json.Marshal(fields)
-	if err := hooks.DecodeObject(raw, in); err != nil {
+	if err := httpapi.DecodeObject(raw, in); err != nil {
 		return nil, err
 	}
 	headers := form.File["files"]
 	if len(headers) > MaxFiles {
-		return nil, hooks.FieldError("files", MsgTooManyFiles)
+		return nil, httpapi.FieldError("files", MsgTooManyFiles)
 	}
 	for _, fh := range headers {
 		f, msg, err := readImage(fh)
 		if err != nil {
-			return nil, hooks.Internal(err)
+			return nil, httpapi.Internal(err)
 		}
 		if msg != "" {
-			return nil, hooks.FieldError("files", msg)
+			return nil, httpapi.FieldError("files", msg)
 		}
 		in.files = append(in.files, f)
 	}
@@ -165,7 +166,7 @@ func messagePost(e *core.RequestEvent) error {
 		return err
 	}
 	if a.Admin && !a.Client {
-		return hooks.Forbidden(MsgAdminReadOnly)
+		return httpapi.Forbidden(MsgAdminReadOnly)
 	}
 	if err := writeConflict(a.Job, jobs.Now(e.App)); err != nil {
 		return err
@@ -178,11 +179,11 @@ func messagePost(e *core.RequestEvent) error {
 	if in.Body != nil {
 		body = strings.TrimSpace(*in.Body)
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	if body == "" && len(in.files) == 0 {
 		v.Add("body", "Es obligatorio (o envía una foto)")
 	}
-	hooks.CheckLength(v, "body", body, 0, MaxBodyLen)
+	httpapi.CheckLength(v, "body", body, 0, MaxBodyLen)
 	thread := a.Thread
 	if a.Client {
 		to := ""
@@ -194,7 +195,7 @@ func messagePost(e *core.RequestEvent) error {
 			thread = a.Job.GetString("provider")
 		case to == "":
 			v.Add("toCamelloId", "Es obligatorio: indica a qué camello respondes")
-		case !hooks.ValidID(to):
+		case !httpapi.ValidID(to):
 			v.Add("toCamelloId", "Identificador inválido")
 		case !participates(e.App, a.Job, to):
 			v.Add("toCamelloId", MsgNotParticipant)
@@ -205,7 +206,7 @@ func messagePost(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	msg, err := Post(e.App, a.Job.Id, thread, hooks.AuthUser(e), body, in.files)
+	msg, err := Post(e.App, a.Job.Id, thread, session.AuthUser(e), body, in.files)
 	if err != nil {
 		return err
 	}
@@ -221,14 +222,14 @@ func Post(app core.App, jobID, camelloID string, author *core.Record, body strin
 	err := app.RunInTransaction(func(txApp core.App) error {
 		job, err := txApp.FindRecordById(jobs.Collection, jobID)
 		if err != nil {
-			return hooks.NotFound(jobs.MsgJobNotFound)
+			return httpapi.NotFound(jobs.MsgJobNotFound)
 		}
 		if err := writeConflict(job, jobs.Now(txApp)); err != nil {
 			return err
 		}
 		cam, err := txApp.FindRecordById("camellos", camelloID)
 		if err != nil {
-			return hooks.FieldError("toCamelloId", MsgNotParticipant)
+			return httpapi.FieldError("toCamelloId", MsgNotParticipant)
 		}
 		col, err := txApp.FindCachedCollectionByNameOrId(Collection)
 		if err != nil {
@@ -272,33 +273,33 @@ var fileTypes = map[string]string{".jpg": "image/jpeg", ".png": "image/png", ".w
 // only to those who can read its message (anyone else 404, as an unknown
 // file), as an image with nosniff, the sandbox CSP and private caching.
 func serveFile(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	name := e.Request.PathValue("file")
 	if !fileName.MatchString(name) {
-		return hooks.NotFound(MsgFileNotFound)
+		return httpapi.NotFound(MsgFileNotFound)
 	}
 	rec, err := e.App.FindRecordById(Collection, id)
 	if err != nil || !contains(rec.GetStringSlice("files"), name) {
-		return hooks.NotFound(MsgFileNotFound)
+		return httpapi.NotFound(MsgFileNotFound)
 	}
 	job, err := e.App.FindRecordById(jobs.Collection, rec.GetString("job"))
 	if err != nil {
-		return hooks.NotFound(MsgFileNotFound)
+		return httpapi.NotFound(MsgFileNotFound)
 	}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	if user == nil {
-		return hooks.NotFound(MsgFileNotFound)
+		return httpapi.NotFound(MsgFileNotFound)
 	}
 	a, ok := AccessOf(e.App, user, job)
 	if !ok || !a.Reads(rec.GetString("camello")) {
-		return hooks.NotFound(MsgFileNotFound)
+		return httpapi.NotFound(MsgFileNotFound)
 	}
 	fsys, err := e.App.NewFilesystem()
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	defer fsys.Close()
 	h := e.Response.Header()
@@ -311,7 +312,7 @@ func serveFile(e *core.RequestEvent) error {
 		for _, k := range []string{"Content-Type", "Content-Disposition", "Cache-Control"} {
 			h.Del(k)
 		}
-		return hooks.NotFound(MsgFileNotFound)
+		return httpapi.NotFound(MsgFileNotFound)
 	}
 	return nil
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	_ "time/tzdata"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -34,9 +34,9 @@ func newTalk(t *testing.T) *talk {
 	k := testkit.New(t)
 	w := &talk{k: k}
 	svc := k.CreateService()
-	w.client, w.clientCk = k.UserWithSession(hooks.RoleClient)
-	_, w.adminCk = k.UserWithSession(hooks.RoleAdmin)
-	_, w.otherCk = k.UserWithSession(hooks.RoleClient)
+	w.client, w.clientCk = k.UserWithSession(users.RoleClient)
+	_, w.adminCk = k.UserWithSession(users.RoleAdmin)
+	_, w.otherCk = k.UserWithSession(users.RoleClient)
 	for i := 0; i < 2; i++ {
 		u, c, ck := k.CreateCamello(testkit.CamelloOpts{Services: []string{svc.Id}})
 		w.cams, w.camUsers, w.camCks = append(w.cams, c), append(w.camUsers, u), append(w.camCks, ck)

@@ -1,8 +1,10 @@
 package messages
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
 	"camellos/modules/jobs"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -15,34 +17,34 @@ func bindHooks(app core.App) {
 	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
 		rec := e.Record
 		if !rec.IsNew() {
-			return hooks.FieldRuleError("body", "Un mensaje enviado no se puede modificar")
+			return httpapi.FieldRuleError("body", "Un mensaje enviado no se puede modificar")
 		}
 		body := rec.GetString("body")
-		if hooks.Chars(body) > MaxBodyLen {
-			return hooks.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
+		if text.Chars(body) > MaxBodyLen {
+			return httpapi.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
 		}
 		if body == "" && len(rec.GetStringSlice("files")) == 0 && len(rec.GetUnsavedFiles("files")) == 0 {
-			return hooks.FieldRuleError("body", "Es obligatorio")
+			return httpapi.FieldRuleError("body", "Es obligatorio")
 		}
 		job, err := e.App.FindRecordById(jobs.Collection, rec.GetString("job"))
 		if err != nil {
-			return hooks.FieldRuleError("job", "Trabajo no encontrado")
+			return httpapi.FieldRuleError("job", "Trabajo no encontrado")
 		}
 		if err := writeConflict(job, jobs.Now(e.App)); err != nil {
-			return hooks.FieldRuleError("job", err.(*hooks.Error).Message)
+			return httpapi.FieldRuleError("job", err.(*httpapi.Error).Message)
 		}
 		camello := rec.GetString("camello")
 		if !participates(e.App, job, camello) {
-			return hooks.FieldRuleError("camello", MsgNotParticipant)
+			return httpapi.FieldRuleError("camello", MsgNotParticipant)
 		}
-		author, err := e.App.FindRecordById(hooks.Users, rec.GetString("author"))
+		author, err := e.App.FindRecordById(users.Collection, rec.GetString("author"))
 		if err != nil {
-			return hooks.FieldRuleError("author", "Autor no encontrado")
+			return httpapi.FieldRuleError("author", "Autor no encontrado")
 		}
 		if author.Id != job.GetString("client") {
 			cam := jobs.CamelloOfUser(e.App, author.Id)
 			if cam == nil || cam.Id != camello {
-				return hooks.FieldRuleError("author", "El autor no participa en esta conversación")
+				return httpapi.FieldRuleError("author", "El autor no participa en esta conversación")
 			}
 		}
 		return e.Next()

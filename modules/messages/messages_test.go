@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
+	"camellos/internal/text"
 	"camellos/modules/jobs"
 	"camellos/modules/messages"
 )
@@ -25,14 +26,14 @@ func TestThreadsAndRoles(t *testing.T) {
 	}
 	expect(t, k.Post(p, w.camCks[1], map[string]any{"body": "Yo puedo hoy"}), 201, "")
 	// The client must say which camello it answers while the job is open.
-	expect(t, k.Post(p, w.clientCk, map[string]any{"body": "Mañana a las 9"}), 400, hooks.MsgInvalidData)
+	expect(t, k.Post(p, w.clientCk, map[string]any{"body": "Mañana a las 9"}), 400, httpapi.MsgInvalidData)
 	r = k.Post(p, w.clientCk, map[string]any{"body": "Mañana a las 9", "toCamelloId": w.cams[0].Id})
 	expect(t, r, 201, "")
 	if r.Str("message.camelloId") != w.cams[0].Id || r.Str("message.author.role") != "CLIENTE" {
 		t.Fatalf("answer: %s", r.Raw)
 	}
 	for _, bad := range []string{"a.b", "nosuchcamello1"} {
-		expect(t, k.Post(p, w.clientCk, map[string]any{"body": "x", "toCamelloId": bad}), 400, hooks.MsgInvalidData)
+		expect(t, k.Post(p, w.clientCk, map[string]any{"body": "x", "toCamelloId": bad}), 400, httpapi.MsgInvalidData)
 	}
 
 	// Thread isolation: each quoting camello reads only its exchange.
@@ -61,7 +62,7 @@ func TestThreadsAndRoles(t *testing.T) {
 		t.Fatalf("paging: %s", pg.Raw)
 	}
 	for _, q := range []string{"perPage=0", "perPage=101", "page=0", "camelloId=a.b"} {
-		expect(t, k.Get(p+"?"+q, w.clientCk), 400, hooks.MsgInvalidData)
+		expect(t, k.Get(p+"?"+q, w.clientCk), 400, httpapi.MsgInvalidData)
 	}
 
 	// Outsiders.
@@ -73,7 +74,7 @@ func TestThreadsAndRoles(t *testing.T) {
 	expect(t, k.Post(p, w.outsiderCamCk, map[string]any{"body": "x"}), 403, "No autorizado")
 	expect(t, k.Post(p, w.adminCk, map[string]any{"body": "x"}), 403, messages.MsgAdminReadOnly)
 	expect(t, k.Get("/api/jobs/nosuchjob12345/messages", w.clientCk), 404, jobs.MsgJobNotFound)
-	expect(t, k.Get("/api/jobs/a.b/messages", w.clientCk), 400, hooks.MsgInvalidData)
+	expect(t, k.Get("/api/jobs/a.b/messages", w.clientCk), 400, httpapi.MsgInvalidData)
 
 	// The recipient's inbox gets a MESSAGE item per message.
 	if n := k.Count("notifications", "kind = 'MESSAGE' AND user = {:u}", map[string]any{"u": w.client.Id}); n != 2 {
@@ -92,7 +93,7 @@ func TestThreadsAndRoles(t *testing.T) {
 	if r := k.Post(p, w.clientCk, map[string]any{"body": "Listo"}); r.Status != 201 || r.Str("message.camelloId") != w.cams[0].Id {
 		t.Fatalf("client to the assigned camello: %s", r.Raw)
 	}
-	expect(t, k.Post(p, w.clientCk, map[string]any{"body": "x", "toCamelloId": w.cams[1].Id}), 400, hooks.MsgInvalidData)
+	expect(t, k.Post(p, w.clientCk, map[string]any{"body": "x", "toCamelloId": w.cams[1].Id}), 400, httpapi.MsgInvalidData)
 	if r := k.Get(p, w.camCks[0]); r.Get("total") != 3.0 {
 		t.Fatalf("assigned camello's thread: %s", r.Raw)
 	}
@@ -116,12 +117,12 @@ func TestMessageBounds(t *testing.T) {
 	}
 	for _, c := range bad {
 		r := k.Post(p, w.camCks[0], c.body)
-		expect(t, r, 400, hooks.MsgInvalidData)
+		expect(t, r, 400, httpapi.MsgInvalidData)
 		if len(r.FieldErrors("body")) == 0 {
 			t.Errorf("%s: %s", c.name, r.Raw)
 		}
 	}
-	expect(t, k.Post(p, w.camCks[0], "{"), 400, hooks.MsgInvalidJSON)
+	expect(t, k.Post(p, w.camCks[0], "{"), 400, httpapi.MsgInvalidJSON)
 	expect(t, k.Do(testkit.Req{Method: "POST", Path: p, Cookie: w.camCks[0], Body: "body=x",
 		Headers: map[string]string{"Content-Type": "text/plain"}}), 415, "")
 	if count() != 0 {
@@ -129,7 +130,7 @@ func TestMessageBounds(t *testing.T) {
 	}
 	r := k.Post(p, w.camCks[0], map[string]any{"body": strings.Repeat("ñ", 2000)})
 	expect(t, r, 201, "")
-	if hooks.Chars(r.Str("message.body")) != 2000 {
+	if text.Chars(r.Str("message.body")) != 2000 {
 		t.Fatal("body cut")
 	}
 	expect(t, k.Post(p, w.camCks[0], map[string]any{"body": "a"}), 201, "")
@@ -174,7 +175,7 @@ func TestMessageBounds(t *testing.T) {
 	r = k.Post(p, w.camCks[0], testkit.NewMultipart().File("files", "max.png", sized(5<<20)).Close())
 	expect(t, r, 201, "")
 	r = k.Post(p, w.camCks[0], testkit.NewMultipart().File("files", "over.png", sized(5<<20+1)).Close())
-	expect(t, r, 400, hooks.MsgInvalidData)
+	expect(t, r, 400, httpapi.MsgInvalidData)
 	if got := r.FieldErrors("files"); len(got) == 0 || got[0] != messages.MsgImageTooLarge {
 		t.Fatalf("over 5 MiB: %s", r.Raw)
 	}

@@ -7,9 +7,11 @@ package messages
 import (
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
 	"camellos/modules/jobs"
 	"camellos/modules/quotes"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -61,13 +63,13 @@ func (a Access) Reads(camelloID string) bool {
 func AccessOf(app core.App, user, job *core.Record) (Access, bool) {
 	a := Access{Job: job}
 	switch {
-	case user.GetString("role") == hooks.RoleAdmin:
+	case user.GetString("role") == users.RoleAdmin:
 		a.Admin = true
 		return a, true
 	case job.GetString("client") == user.Id:
 		a.Client = true
 		return a, true
-	case user.GetString("role") != hooks.RoleCamello:
+	case user.GetString("role") != users.RoleCamello:
 		return a, false
 	}
 	cam := jobs.CamelloOfUser(app, user.Id)
@@ -91,10 +93,10 @@ func participates(app core.App, job *core.Record, camelloID string) bool {
 func writeConflict(job *core.Record, now time.Time) error {
 	switch job.GetString("status") {
 	case jobs.StatusCancelled:
-		return hooks.Conflict(MsgCancelledJob)
+		return httpapi.Conflict(MsgCancelledJob)
 	case jobs.StatusCompleted:
 		if now.Sub(job.GetDateTime("updated").Time()) > ClosedAfter {
-			return hooks.Conflict(MsgClosedJob)
+			return httpapi.Conflict(MsgClosedJob)
 		}
 	}
 	return nil
@@ -119,7 +121,7 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 	authors := map[string]author{}
 	if len(ids) > 0 {
 		var rows []author
-		if err := app.DB().Select("id", "name", "role").From(hooks.Users).Where(dbx.In("id", ids...)).All(&rows); err != nil {
+		if err := app.DB().Select("id", "name", "role").From(users.Collection).Where(dbx.In("id", ids...)).All(&rows); err != nil {
 			return nil, err
 		}
 		for _, a := range rows {
@@ -144,7 +146,7 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 			"author":      a,
 			"body":        r.GetString("body"),
 			"attachments": urls,
-			"createdAt":   hooks.ISO(r.GetDateTime("created").Time()),
+			"createdAt":   timefmt.ISO(r.GetDateTime("created").Time()),
 		})
 	}
 	return out, nil

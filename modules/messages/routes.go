@@ -1,7 +1,8 @@
 package messages
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -10,8 +11,8 @@ import (
 func Register(app core.App) {
 	bindHooks(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		api := hooks.API(se)
-		signedIn := hooks.RequireSession(hooks.MsgUnauthorized)
+		api := httpapi.API(se)
+		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
 		// The caller's threads of a job, oldest first.
 		api.GET("/jobs/{id}/messages", messagesList).Bind(signedIn)
 		// The job's client or a camello of it writes (JSON, or multipart with photos).

@@ -3,8 +3,8 @@ package notifications_test
 import (
 	"testing"
 
-	"camellos/hooks"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 )
 
 // TestMessagePushesCoalesced: MESSAGE pushes go out at most once per
@@ -13,8 +13,8 @@ import (
 func TestMessagePushesCoalesced(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
-	other, otherCookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
+	other, otherCookie := k.UserWithSession(users.RoleClient)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("one"))
 	subscribeOK(t, k, otherCookie, newBrowser(t), recv.endpoint("two"))
 	send := func(to, kind, job string) {

@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -21,16 +22,16 @@ func openBoard(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	p, err := hooks.Paging(e)
+	p, err := httpapi.Paging(e)
 	if err != nil {
 		return err
 	}
 	q := e.Request.URL.Query()
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	city := strings.TrimSpace(q.Get("city"))
-	hooks.CheckLength(v, "city", city, 0, 120)
+	httpapi.CheckLength(v, "city", city, 0, 120)
 	service := q.Get("service")
-	if service != "" && !hooks.ValidID(service) {
+	if service != "" && !httpapi.ValidID(service) {
 		v.Add("service", "Identificador inválido")
 	}
 	if err := v.Err(); err != nil {
@@ -47,11 +48,11 @@ func openBoard(e *core.RequestEvent) error {
 	}
 	recs, total, err := openJobs(e.App, services, city, p)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	list, err := jobs.JSON(e.App, recs)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	for _, j := range list {
 		delete(j, "address") // only the job's parties read it
@@ -62,7 +63,7 @@ func openBoard(e *core.RequestEvent) error {
 // openJobs reads one page of the open jobs of some services (and a city)
 // through the partial index idx_jobs_open, named explicitly: the planner
 // would otherwise prefer the provider index, which holds every open job.
-func openJobs(app core.App, services []any, city string, p hooks.Page) ([]*core.Record, int64, error) {
+func openJobs(app core.App, services []any, city string, p httpapi.Page) ([]*core.Record, int64, error) {
 	params := dbx.Params{"limit": p.PerPage, "offset": p.Offset()}
 	in := make([]string, len(services))
 	for i, s := range services {
@@ -73,7 +74,7 @@ func openJobs(app core.App, services []any, city string, p hooks.Page) ([]*core.
 	where := " WHERE service IN (" + strings.Join(in, ", ") + ") AND status = 'PENDIENTE' AND provider = ''"
 	if city != "" {
 		where += " AND cityKey = {:city}"
-		params["city"] = hooks.Fold(city)
+		params["city"] = text.Fold(city)
 	}
 	from := " FROM " + jobs.Collection + " INDEXED BY idx_jobs_open"
 	var total int64

@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -21,16 +23,16 @@ type offerInput struct {
 
 // activeCamello is the signed-in camello's profile when ACTIVO, else a 403.
 func activeCamello(e *core.RequestEvent, msg string) (*core.Record, error) {
-	cam := jobs.CamelloOfUser(e.App, hooks.AuthUser(e).Id)
+	cam := jobs.CamelloOfUser(e.App, session.AuthUser(e).Id)
 	if cam == nil || cam.GetString("status") != camellos.StatusActive {
-		return nil, hooks.Forbidden(msg)
+		return nil, httpapi.Forbidden(msg)
 	}
 	return cam, nil
 }
 
 // quoteCreate handles POST /api/jobs/{id}/quotes {amount, message?, validDays?}.
 func quoteCreate(e *core.RequestEvent) error {
-	jobID, err := hooks.PathID(e, "id")
+	jobID, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
@@ -39,10 +41,10 @@ func quoteCreate(e *core.RequestEvent) error {
 		return err
 	}
 	var in offerInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	o := Offer{ValidDays: DefaultValidity}
 	switch {
 	case in.Amount == nil:
@@ -55,7 +57,7 @@ func quoteCreate(e *core.RequestEvent) error {
 	if in.Message != nil {
 		o.Message = strings.TrimSpace(*in.Message)
 	}
-	hooks.CheckLength(v, "message", o.Message, 0, MaxMessageLen)
+	httpapi.CheckLength(v, "message", o.Message, 0, MaxMessageLen)
 	if in.ValidDays != nil {
 		d := *in.ValidDays
 		if d != math.Trunc(d) || d < MinValidDays || d > MaxValidDays {
@@ -73,7 +75,7 @@ func quoteCreate(e *core.RequestEvent) error {
 	}
 	q, err := one(e.App, id)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusCreated, map[string]any{"quote": q})
 }
@@ -81,51 +83,51 @@ func quoteCreate(e *core.RequestEvent) error {
 // quotesList handles GET /api/jobs/{id}/quotes: newest first; the job's
 // client and admins see all, a camello its own; another client 403.
 func quotesList(e *core.RequestEvent) error {
-	jobID, err := hooks.PathID(e, "id")
+	jobID, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	job, err := e.App.FindRecordById(jobs.Collection, jobID)
 	if err != nil {
-		return hooks.NotFound(jobs.MsgJobNotFound)
+		return httpapi.NotFound(jobs.MsgJobNotFound)
 	}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	where := dbx.HashExp{"job": job.Id}
 	switch {
-	case user.GetString("role") == hooks.RoleAdmin || job.GetString("client") == user.Id:
-	case user.GetString("role") == hooks.RoleCamello:
+	case user.GetString("role") == users.RoleAdmin || job.GetString("client") == user.Id:
+	case user.GetString("role") == users.RoleCamello:
 		cam := jobs.CamelloOfUser(e.App, user.Id)
 		if cam == nil {
-			return hooks.Forbidden(hooks.MsgUnauthorized)
+			return httpapi.Forbidden(httpapi.MsgUnauthorized)
 		}
 		where["camello"] = cam.Id
 	default:
-		return hooks.Forbidden(hooks.MsgUnauthorized)
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	var recs []*core.Record
 	if err := e.App.RecordQuery(Collection).Where(where).OrderBy("created DESC", "id DESC").All(&recs); err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	list, err := JSON(e.App, recs)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"quotes": list})
 }
 
 // pathQuote loads the path's quote with its job: 400 malformed id, 404 unknown.
 func pathQuote(e *core.RequestEvent) (*Quote, *core.Record, error) {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return nil, nil, err
 	}
 	q := Find(e.App, id)
 	if q == nil {
-		return nil, nil, hooks.NotFound(MsgQuoteNotFound)
+		return nil, nil, httpapi.NotFound(MsgQuoteNotFound)
 	}
 	job, err := e.App.FindRecordById(jobs.Collection, q.JobID())
 	if err != nil {
-		return nil, nil, hooks.NotFound(MsgQuoteNotFound)
+		return nil, nil, httpapi.NotFound(MsgQuoteNotFound)
 	}
 	return q, job, nil
 }
@@ -136,8 +138,8 @@ func clientQuote(e *core.RequestEvent) (*Quote, *core.Record, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if job.GetString("client") != hooks.AuthUser(e).Id {
-		return nil, nil, hooks.Forbidden(MsgOnlyJobClient)
+	if job.GetString("client") != session.AuthUser(e).Id {
+		return nil, nil, httpapi.Forbidden(MsgOnlyJobClient)
 	}
 	return q, job, nil
 }
@@ -153,15 +155,15 @@ func quoteAccept(e *core.RequestEvent) error {
 	}
 	fresh, err := e.App.FindRecordById(jobs.Collection, job.Id)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	jobOut, err := jobs.One(e.App, fresh)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	quoteOut, err := one(e.App, q.Id)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"job": jobOut, "quote": quoteOut})
 }
@@ -185,9 +187,9 @@ func quoteWithdraw(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	cam := jobs.CamelloOfUser(e.App, hooks.AuthUser(e).Id)
+	cam := jobs.CamelloOfUser(e.App, session.AuthUser(e).Id)
 	if cam == nil || cam.Id != q.CamelloID() {
-		return hooks.Forbidden(MsgOnlyQuoteCamello)
+		return httpapi.Forbidden(MsgOnlyQuoteCamello)
 	}
 	if err := Withdraw(e.App, q.Id); err != nil {
 		return err
@@ -198,7 +200,7 @@ func quoteWithdraw(e *core.RequestEvent) error {
 func answerQuote(e *core.RequestEvent, id string) error {
 	out, err := one(e.App, id)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"quote": out})
 }

@@ -4,8 +4,8 @@ import (
 	"testing"
 	_ "time/tzdata"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -28,9 +28,9 @@ func newMarket(t *testing.T, camellos int) *market {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
 	m := &market{k: k, service: k.CreateService()}
-	m.client, m.clientCookie = k.UserWithSession(hooks.RoleClient)
-	_, m.adminCookie = k.UserWithSession(hooks.RoleAdmin)
-	_, m.strangerCk = k.UserWithSession(hooks.RoleClient)
+	m.client, m.clientCookie = k.UserWithSession(users.RoleClient)
+	_, m.adminCookie = k.UserWithSession(users.RoleAdmin)
+	_, m.strangerCk = k.UserWithSession(users.RoleClient)
 	for i := 0; i < camellos; i++ {
 		_, c, ck := k.CreateCamello(testkit.CamelloOpts{Services: []string{m.service.Id}})
 		m.cams = append(m.cams, c)

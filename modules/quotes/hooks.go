@@ -3,7 +3,9 @@ package quotes
 import (
 	"slices"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/records"
+	"camellos/internal/text"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
@@ -39,39 +41,39 @@ func validateQuote(app core.App, rec *core.Record) error {
 		rec.Set("currency", jobs.Currency)
 	}
 	if rec.GetString("currency") != jobs.Currency {
-		return hooks.FieldRuleError("currency", "La moneda debe ser COP")
+		return httpapi.FieldRuleError("currency", "La moneda debe ser COP")
 	}
 	if a := rec.GetFloat("amount"); a != float64(int64(a)) || a < MinAmount || a > MaxAmount {
-		return hooks.FieldRuleError("amount", "Debe ser un entero entre 10000 y 100000000")
+		return httpapi.FieldRuleError("amount", "Debe ser un entero entre 10000 y 100000000")
 	}
-	if hooks.Chars(rec.GetString("message")) > MaxMessageLen {
-		return hooks.FieldRuleError("message", "Debe tener como máximo 1000 caracteres")
+	if text.Chars(rec.GetString("message")) > MaxMessageLen {
+		return httpapi.FieldRuleError("message", "Debe tener como máximo 1000 caracteres")
 	}
 	status := rec.GetString("status")
 	if rec.IsNew() {
 		if status != StatusPending {
-			return hooks.FieldRuleError("status", "Una cotización nueva empieza en PENDIENTE")
+			return httpapi.FieldRuleError("status", "Una cotización nueva empieza en PENDIENTE")
 		}
 		job, err := app.FindRecordById(jobs.Collection, rec.GetString("job"))
 		if err != nil {
-			return hooks.FieldRuleError("job", "Trabajo no encontrado")
+			return httpapi.FieldRuleError("job", "Trabajo no encontrado")
 		}
 		cam, err := app.FindRecordById(camellos.Collection, rec.GetString("camello"))
 		if err != nil {
-			return hooks.FieldRuleError("camello", "Camello no encontrado")
+			return httpapi.FieldRuleError("camello", "Camello no encontrado")
 		}
 		if msg := quoteRefusal(job, cam); msg != "" {
-			return hooks.FieldRuleError("job", msg)
+			return httpapi.FieldRuleError("job", msg)
 		}
 		if !rec.GetDateTime("expiresAt").Time().After(jobs.Now(app)) {
-			return hooks.FieldRuleError("expiresAt", "Debe ser una fecha futura")
+			return httpapi.FieldRuleError("expiresAt", "Debe ser una fecha futura")
 		}
 		return nil
 	}
-	orig := hooks.Stored(app, rec)
+	orig := records.Stored(app, rec)
 	for _, f := range []string{"job", "camello", "amount", "currency", "message", "expiresAt"} {
 		if rec.GetString(f) != orig.GetString(f) {
-			return hooks.FieldRuleError(f, "Una cotización enviada no se puede modificar")
+			return httpapi.FieldRuleError(f, "Una cotización enviada no se puede modificar")
 		}
 	}
 	from := orig.GetString("status")
@@ -79,13 +81,13 @@ func validateQuote(app core.App, rec *core.Record) error {
 		return nil
 	}
 	if from != StatusPending {
-		return hooks.FieldRuleError("status", "Transición no permitida: "+from+" → "+status)
+		return httpapi.FieldRuleError("status", "Transición no permitida: "+from+" → "+status)
 	}
 	if status == StatusAccepted {
 		// Accepting assigns the job: only the accept flow does both at once.
 		job, err := app.FindRecordById(jobs.Collection, rec.GetString("job"))
 		if err != nil || job.GetString("provider") != rec.GetString("camello") || job.GetString("status") == jobs.StatusPending {
-			return hooks.FieldRuleError("status", "Una cotización se acepta con POST /api/quotes/{id}/accept")
+			return httpapi.FieldRuleError("status", "Una cotización se acepta con POST /api/quotes/{id}/accept")
 		}
 	}
 	return nil

@@ -7,7 +7,7 @@ package quotes
 import (
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
@@ -123,8 +123,8 @@ func JSON(app core.App, list []*core.Record) ([]map[string]any, error) {
 			"currency":  jobs.Currency,
 			"message":   r.GetString("message"),
 			"status":    q.Status(now),
-			"expiresAt": hooks.ISO(q.ExpiresAt()),
-			"createdAt": hooks.ISO(r.GetDateTime("created").Time()),
+			"expiresAt": timefmt.ISO(q.ExpiresAt()),
+			"createdAt": timefmt.ISO(r.GetDateTime("created").Time()),
 		})
 	}
 	return out, nil

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
 	"camellos/modules/quotes"
@@ -52,7 +52,7 @@ func TestOpenBoard(t *testing.T) {
 		t.Errorf("foreign service filter: %s", r.Raw)
 	}
 	for _, q := range []string{"perPage=0", "perPage=101", "page=0", "service=a.b", "city=" + strings.Repeat("a", 121)} {
-		expect(t, k.Get("/api/jobs/open?"+q, m.camCookies[0]), 400, hooks.MsgInvalidData)
+		expect(t, k.Get("/api/jobs/open?"+q, m.camCookies[0]), 400, httpapi.MsgInvalidData)
 	}
 	expect(t, k.Get("/api/jobs/open?perPage=100&city="+strings.Repeat("a", 120), m.camCookies[0]), 200, "")
 	if r := k.Get("/api/jobs/open?perPage=1&page=2", m.camCookies[0]); r.Str("jobs.0.id") != bogota || r.Get("total") != 2.0 {
@@ -83,7 +83,7 @@ func TestQuoteCreate(t *testing.T) {
 		}
 		for _, c := range cases {
 			r := k.Post(path, m.camCookies[0], c.body)
-			expect(t, r, 400, hooks.MsgInvalidData)
+			expect(t, r, 400, httpapi.MsgInvalidData)
 			if len(r.FieldErrors(c.field)) == 0 {
 				t.Errorf("%v: no %s error: %s", c.body, c.field, r.Raw)
 			}
@@ -130,7 +130,7 @@ func TestQuoteCreate(t *testing.T) {
 		expect(t, k.Post(path, noServiceCk, body), 403, quotes.MsgCannotQuote)
 		expect(t, k.Post(path, m.camCookies[0], body), 409, quotes.MsgAlreadyQuoted)
 		expect(t, k.Post("/api/jobs/nosuchjob12345/quotes", m.camCookies[0], body), 404, jobs.MsgJobNotFound)
-		expect(t, k.Post("/api/jobs/a.b/quotes", m.camCookies[0], body), 400, hooks.MsgInvalidData)
+		expect(t, k.Post("/api/jobs/a.b/quotes", m.camCookies[0], body), 400, httpapi.MsgInvalidData)
 		for _, st := range []string{"ASIGNADO", "EN_PROGRESO", "COMPLETADO", "CANCELADO"} {
 			j := k.CreateJob(testkit.JobOpts{Client: m.client, Service: m.service, Provider: m.cams[1], Status: st})
 			expect(t, k.Post("/api/jobs/"+j.Id+"/quotes", m.camCookies[0], body), 409, quotes.MsgJobNotPending)
@@ -214,7 +214,7 @@ func TestAcceptRejectWithdraw(t *testing.T) {
 	expect(t, k.Post("/api/quotes/"+q0+"/withdraw", m.camCookies[1], nil), 403, quotes.MsgOnlyQuoteCamello)
 	expect(t, k.Post("/api/quotes/"+q0+"/withdraw", m.clientCookie, nil), 403, quotes.MsgOnlyQuoteCamello)
 	expect(t, k.Post("/api/quotes/nosuchquote123/accept", m.clientCookie, nil), 404, quotes.MsgQuoteNotFound)
-	expect(t, k.Post("/api/quotes/a.b/accept", m.clientCookie, nil), 400, hooks.MsgInvalidData)
+	expect(t, k.Post("/api/quotes/a.b/accept", m.clientCookie, nil), 400, httpapi.MsgInvalidData)
 	expect(t, k.Post("/api/quotes/"+q0+"/accept", "", nil), 401, "No autorizado")
 
 	r := k.Post("/api/quotes/"+q2+"/withdraw", m.camCookies[2], nil)

@@ -1,8 +1,10 @@
 package quotes
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/jobs"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -20,13 +22,13 @@ func Register(app core.App) {
 		}
 	})
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		api := hooks.API(se)
-		signedIn := hooks.RequireSession(hooks.MsgUnauthorized)
+		api := httpapi.API(se)
+		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
 
 		// ACTIVO camellos browse the open jobs of the services they offer.
-		api.GET("/jobs/open", openBoard).Bind(hooks.RequireRole(hooks.MsgUnauthorized, MsgOnlyActiveBoard, hooks.RoleCamello))
+		api.GET("/jobs/open", openBoard).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyActiveBoard, users.RoleCamello))
 		// An ACTIVO camello quotes an open job (or a direct request naming it).
-		api.POST("/jobs/{id}/quotes", quoteCreate).Bind(hooks.RequireRole(hooks.MsgUnauthorized, MsgOnlyCamellos, hooks.RoleCamello))
+		api.POST("/jobs/{id}/quotes", quoteCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellos, users.RoleCamello))
 		// The job's client and admins see every quote; a camello its own.
 		api.GET("/jobs/{id}/quotes", quotesList).Bind(signedIn)
 		// The job's client accepts a quote: the job is assigned at its price.

@@ -3,7 +3,7 @@ package quotes
 import (
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -29,21 +29,21 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 	err := app.RunInTransaction(func(txApp core.App) error {
 		job, err := txApp.FindRecordById(jobs.Collection, jobID)
 		if err != nil {
-			return hooks.NotFound(jobs.MsgJobNotFound)
+			return httpapi.NotFound(jobs.MsgJobNotFound)
 		}
 		switch msg := quoteRefusal(job, cam); msg {
 		case "":
 		case MsgJobNotPending:
-			return hooks.Conflict(msg)
+			return httpapi.Conflict(msg)
 		default:
-			return hooks.Forbidden(msg)
+			return httpapi.Forbidden(msg)
 		}
 		now := jobs.Now(txApp)
 		if err := expire(txApp, dbx.HashExp{"job": job.Id, "camello": cam.Id}, now); err != nil {
 			return err
 		}
 		if n, _ := txApp.CountRecords(Collection, dbx.HashExp{"job": job.Id, "camello": cam.Id, "status": StatusPending}); n > 0 {
-			return hooks.Conflict(MsgAlreadyQuoted)
+			return httpapi.Conflict(MsgAlreadyQuoted)
 		}
 		col, err := txApp.FindCachedCollectionByNameOrId(Collection)
 		if err != nil {
@@ -59,7 +59,7 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 		rec.Set("expiresAt", now.Add(time.Duration(o.ValidDays)*24*time.Hour))
 		if err := txApp.Save(rec); err != nil {
 			if jobs.IsUniqueViolation(err) {
-				return hooks.Conflict(MsgAlreadyQuoted)
+				return httpapi.Conflict(MsgAlreadyQuoted)
 			}
 			return err
 		}
@@ -90,7 +90,7 @@ func Accept(app core.App, quoteID string) error {
 		}
 		q := Find(txApp, quoteID)
 		if q == nil {
-			return hooks.NotFound(MsgQuoteNotFound)
+			return httpapi.NotFound(MsgQuoteNotFound)
 		}
 		if err := jobs.AssignQuoted(txApp, q.JobID(), q.CamelloID(), q.Amount()); err != nil {
 			return err
@@ -109,7 +109,7 @@ func Reject(app core.App, quoteID string) error {
 		}
 		q := Find(txApp, quoteID)
 		if q == nil {
-			return hooks.NotFound(MsgQuoteNotFound)
+			return httpapi.NotFound(MsgQuoteNotFound)
 		}
 		return tellCamello(txApp, q, notifications.KindQuoteRejected, "Cotización rechazada",
 			"El cliente rechazó tu cotización: ")
@@ -138,11 +138,11 @@ func transition(txApp core.App, quoteID, status string, now time.Time) error {
 	q := Find(txApp, quoteID)
 	switch {
 	case q == nil:
-		return hooks.NotFound(MsgQuoteNotFound)
+		return httpapi.NotFound(MsgQuoteNotFound)
 	case q.Status(now) == StatusExpired:
-		return hooks.Conflict(MsgQuoteExpired)
+		return httpapi.Conflict(MsgQuoteExpired)
 	}
-	return hooks.Conflict(MsgQuoteNotPending)
+	return httpapi.Conflict(MsgQuoteNotPending)
 }
 
 // closeLiveQuotes ends the live quotes of a job that just got its provider:
