@@ -10,9 +10,12 @@ import (
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
 	"camellos/modules/docs"
+	"camellos/modules/events"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/messages"
 	"camellos/modules/notifications"
+	"camellos/modules/quotes"
 	"camellos/modules/registration"
 	"camellos/modules/search"
 	"camellos/modules/seed"
@@ -43,6 +46,9 @@ func Register(app core.App) {
 	search.Register(app)
 	appointments.Register(app)
 	jobs.Register(app)
+	quotes.Register(app)
+	events.Register(app)
+	messages.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
 	docs.Register(app)

@@ -17,12 +17,17 @@ const (
 	KindAppointmentRescheduled = "APPOINTMENT_RESCHEDULED"
 	KindCamelloStatus          = "CAMELLO_STATUS"
 	KindAdminMessage           = "ADMIN_MESSAGE"
+	KindQuoteReceived          = "QUOTE_RECEIVED"
+	KindQuoteAccepted          = "QUOTE_ACCEPTED"
+	KindQuoteRejected          = "QUOTE_REJECTED"
+	KindMessage                = "MESSAGE"
 )
 
 // Kinds lists every notification kind, in the order preferences are shown.
 var Kinds = []string{
 	KindJobAssigned, KindJobCancelled, KindJobStatus, KindAppointmentBooked,
 	KindAppointmentReminder, KindCamelloStatus, KindAdminMessage, KindAppointmentRescheduled,
+	KindQuoteReceived, KindQuoteAccepted, KindQuoteRejected, KindMessage,
 }
 
 // Collection names of this area.
