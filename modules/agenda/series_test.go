@@ -40,6 +40,11 @@ func TestSeries(t *testing.T) {
 			expectField(t, post(job.Id, series(job.Id, "2026-11-24T13:00:00Z", "WEEK", count)), "repeat.count", "")
 		}
 		expectField(t, post(job.Id, series(job.Id, "", "WEEK", 2)), "start", "obligatorio")
+		// Far edges of time are refused as not free, never a 5xx.
+		for _, start := range []string{"0001-01-01T00:00:00Z", "9999-12-31T23:00:00Z", "2026-11-23T05:00:00Z"} {
+			expect(t, post(job.Id, series(job.Id, start, "2WEEKS", 12)), 409, agenda.MsgSeriesTaken)
+			expect(t, post(job.Id, map[string]any{"start": start}), 409, agenda.MsgSlotTaken)
+		}
 		if n := k.Count("appointments", ""); n != 0 {
 			t.Fatalf("bad input booked %d", n)
 		}
