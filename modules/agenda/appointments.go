@@ -15,7 +15,6 @@ import (
 	"camellos/modules/notifications"
 	"camellos/modules/users"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -197,41 +196,32 @@ func appointmentsMine(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	p := jobs.ReadPage(e, v)
 	q := e.Request.URL.Query()
-	where := []dbx.Expression{}
 	user := session.AuthUser(e)
-	mine := dbx.Expression(dbx.HashExp{"client": user.Id})
+	party := appointments.Party{ClientID: user.Id}
 	if c := jobs.CamelloOfUser(e.App, user.Id); c != nil {
-		mine = dbx.Or(dbx.HashExp{"client": user.Id}, dbx.HashExp{"camello": c.Id})
+		party.CamelloID = c.Id
 	}
-	where = append(where, mine)
-	for _, bound := range []struct{ param, op string }{{"from", ">="}, {"to", "<"}} {
-		if s := q.Get(bound.param); s != "" {
+	var bounds [2]time.Time
+	for i, param := range []string{"from", "to"} {
+		if s := q.Get(param); s != "" {
 			t, ok := timefmt.ParseTime(s)
 			if !ok {
-				v.Add(bound.param, "Fecha inválida: usa ISO 8601")
+				v.Add(param, "Fecha inválida: usa ISO 8601")
 				continue
 			}
-			where = append(where, dbx.NewExp("start "+bound.op+" {:"+bound.param+"}",
-				dbx.Params{bound.param: jobs.DBTimeOf(t)}))
+			bounds[i] = t
 		}
 	}
 	if err := v.Err(); err != nil {
 		return err
 	}
-	cond := dbx.And(where...)
-	var total int
-	if err := e.App.DB().Select("COUNT(*)").From(appointments.Collection).Where(cond).Row(&total); err != nil {
-		return httpapi.Internal(err)
-	}
-	recs := []*core.Record{}
-	err := e.App.RecordQuery(appointments.Collection).Where(cond).OrderBy("start ASC", "id ASC").
-		Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
+	list, total, err := appointments.ListOfParty(e.App, party, bounds[0], bounds[1], int(p.Offset()), p.PerPage)
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	out := make([]map[string]any, 0, len(recs))
-	for _, r := range recs {
-		out = append(out, AppointmentJSON(r))
+	out := make([]map[string]any, 0, len(list))
+	for _, a := range list {
+		out = append(out, AppointmentJSON(a.Record))
 	}
 	return e.JSON(http.StatusOK, map[string]any{"appointments": out, "page": p.Page, "perPage": p.PerPage, "total": total})
 }

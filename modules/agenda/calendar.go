@@ -193,7 +193,8 @@ func renderFeed(app core.App, userID string, now time.Time) (string, error) {
 	if c := jobs.CamelloOfUser(app, userID); c != nil {
 		camelloID = c.Id
 	}
-	list, err := appointments.OfParty(app, userID, camelloID, now.Add(-FeedPast), now.Add(FeedAhead), FeedMaxEvents)
+	list, _, err := appointments.ListOfParty(app, appointments.Party{ClientID: userID, CamelloID: camelloID},
+		now.Add(-FeedPast), now.Add(FeedAhead), 0, FeedMaxEvents)
 	if err != nil {
 		return "", err
 	}
