@@ -235,17 +235,17 @@ func appointmentCancel(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	appt, err := e.App.FindRecordById(appointments.Collection, id)
+	appt, err := appointments.Find(e.App, id)
 	if err != nil {
 		return httpapi.NotFound(MsgAppointmentNotFound)
 	}
 	user := session.AuthUser(e)
-	camello, _ := e.App.FindRecordById(camellos.Collection, appt.GetString("camello"))
+	camello, _ := e.App.FindRecordById(camellos.Collection, appt.CamelloID())
 	camelloUser := ""
 	if camello != nil {
 		camelloUser = camello.GetString("user")
 	}
-	isClient, isCamello := appt.GetString("client") == user.Id, camelloUser == user.Id
+	isClient, isCamello := appt.ClientID() == user.Id, camelloUser == user.Id
 	if !isClient && !isCamello && !session.HasRole(e, users.RoleAdmin) {
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
@@ -255,22 +255,22 @@ func appointmentCancel(e *core.RequestEvent) error {
 			return err
 		}
 		if !ok {
-			fresh, err := txApp.FindRecordById(appointments.Collection, appt.Id)
-			if err == nil && fresh.GetString("status") == appointments.Scheduled {
+			fresh, err := appointments.Find(txApp, appt.Id)
+			if err == nil && fresh.Status() == appointments.Scheduled {
 				return httpapi.Conflict(MsgAlreadyStarted)
 			}
 			return httpapi.Conflict(MsgNotScheduled)
 		}
-		for _, to := range []string{appt.GetString("client"), camelloUser} {
+		for _, to := range []string{appt.ClientID(), camelloUser} {
 			if to == "" || to == user.Id {
 				continue
 			}
 			err := notifications.Notify(txApp, to, notifications.Message{
 				Kind:  notifications.KindJobStatus,
 				Title: "Cita cancelada",
-				Body:  "Se canceló la cita del " + timefmt.ISO(appt.GetDateTime("start").Time()),
-				URL:   jobs.JobURL(appt.GetString("job")),
-				Data:  map[string]any{"appointmentId": appt.Id, "jobId": appt.GetString("job")},
+				Body:  "Se canceló la cita del " + timefmt.ISO(appt.Start()),
+				URL:   jobs.JobURL(appt.JobID()),
+				Data:  map[string]any{"appointmentId": appt.Id, "jobId": appt.JobID()},
 			})
 			if err != nil {
 				return err
@@ -281,9 +281,9 @@ func appointmentCancel(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	fresh, err := e.App.FindRecordById(appointments.Collection, appt.Id)
+	fresh, err := appointments.Find(e.App, appt.Id)
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	return e.JSON(http.StatusOK, map[string]any{"appointment": AppointmentJSON(fresh)})
+	return e.JSON(http.StatusOK, map[string]any{"appointment": AppointmentJSON(fresh.Record)})
 }
