@@ -120,7 +120,10 @@ func saveFeed(app core.App, userID string, rotate bool) (string, error) {
 		rec, err := txApp.FindFirstRecordByData(CalendarFeedsCollection, "user", userID)
 		if err == nil && !rotate {
 			token = feedToken(key, userID, rec.GetString("nonce"))
-			return nil
+			if tokenHash(token) == rec.GetString("tokenHash") {
+				return nil
+			}
+			// the key changed (a lost calendar_feed.key): issue a new token
 		}
 		if rec == nil {
 			col, err := txApp.FindCachedCollectionByNameOrId(CalendarFeedsCollection)
