@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"camellos/internal/events"
 	"camellos/internal/memo"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
@@ -163,14 +164,13 @@ func bindViewHooks(app core.App) {
 			return e.Next()
 		}
 	}
-	camello := func(e *core.RecordEvent) error {
+	events.Of(app).CamelloChanged.BindFunc(func(e *events.Change) error {
 		viewsOf(e.App).drop(e.Record.Id)
 		return e.Next()
-	}
+	})
 	for col, fn := range map[string]func(*core.RecordEvent) error{
 		AppointmentsCollection: byField("camello"),
 		AvailabilityCollection: byField("camello"),
-		camellos.Collection:    camello,
 	} {
 		app.OnRecordAfterCreateSuccess(col).BindFunc(fn)
 		app.OnRecordAfterUpdateSuccess(col).BindFunc(fn)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/events"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
@@ -13,15 +14,6 @@ import (
 
 	"github.com/pocketbase/pocketbase/core"
 )
-
-// MeExtra adds a named part to GET /api/me (e.g. "legal": the consent
-// status); other modules register theirs in their Register.
-type MeExtra func(app core.App, user *core.Record) (any, error)
-
-var meExtras = map[string]MeExtra{}
-
-// AddMeExtra registers a part of GET /api/me under name.
-func AddMeExtra(name string, fn MeExtra) { meExtras[name] = fn }
 
 func meBody(app core.App, user *core.Record) (map[string]any, error) {
 	body := map[string]any{"user": UserJSON(user), "camello": nil}
@@ -36,12 +28,9 @@ func meBody(app core.App, user *core.Record) (map[string]any, error) {
 	case !errors.Is(err, sql.ErrNoRows):
 		return nil, err
 	}
-	for name, fn := range meExtras {
-		part, err := fn(app, user)
-		if err != nil {
-			return nil, err
-		}
-		body[name] = part
+	// Other modules add their parts (e.g. "legal": the consent status).
+	if err := events.Of(app).MeRendering.Trigger(&events.Me{App: app, User: user, Body: body}); err != nil {
+		return nil, err
 	}
 	return body, nil
 }

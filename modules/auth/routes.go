@@ -4,15 +4,20 @@
 package auth
 
 import (
+	"camellos/internal/events"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // Register binds the users record hooks and the auth and profile routes.
 func Register(app core.App) {
 	bindUserHooks(app)
+	// UserChanged after every committed write of a user.
+	events.EmitChanges(app, users.Collection, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.UserChanged })
 	limiter := newLoginLimiter()
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)

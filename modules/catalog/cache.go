@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"camellos/internal/events"
 	"camellos/internal/memo"
+	"camellos/internal/records"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // storeKeyCategories is the app.Store key of the rendered GET /api/categories.
@@ -23,6 +26,18 @@ func categoriesCache(app core.App) *memo.Cache[[]byte] {
 // bindCacheHooks drops the rendered categories after every committed write
 // of a category or a service (the answer counts services per category).
 func bindCacheHooks(app core.App) {
+	// The catalog's events: CatalogChanged after every committed write of a
+	// category or a service; ServiceSaving while a service is updated.
+	events.EmitChanges(app, Categories, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.CatalogChanged })
+	events.EmitChanges(app, Services, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.CatalogChanged })
+	app.OnRecordUpdate(Services).BindFunc(func(e *core.RecordEvent) error {
+		before := records.Stored(e.App, e.Record)
+		if err := e.Next(); err != nil {
+			return err
+		}
+		return events.Of(e.App).ServiceSaving.Trigger(&events.Saving{App: e.App, Record: e.Record, Before: before})
+	})
+
 	drop := func(e *core.RecordEvent) error {
 		categoriesCache(e.App).Invalidate()
 		return e.Next()

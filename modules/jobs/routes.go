@@ -2,16 +2,20 @@
 package jobs
 
 import (
+	"camellos/internal/events"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // Register binds the jobs area's record hooks, the reminder schedule and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	// ReviewChanged after every committed write of a review.
+	events.EmitChanges(app, ReviewsCollection, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.ReviewChanged })
 	scheduleReminders(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)

@@ -2,9 +2,9 @@
 package legal
 
 import (
+	"camellos/internal/events"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
-	"camellos/modules/auth"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -12,11 +12,22 @@ import (
 // Register binds the legal area's record hooks and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	ev := events.Of(app)
 	// Sign-ups (client and camello) accept the current texts in their transaction.
-	auth.ConsentRecorder = AcceptCurrent
+	ev.UserSignedUp.BindFunc(func(e *events.SignUp) error {
+		if err := AcceptCurrent(e.App, e.UserID, e.IP, e.UserAgent); err != nil {
+			return err
+		}
+		return e.Next()
+	})
 	// GET /api/me tells whether the current texts are accepted: "legal": {terminos: {…}, privacidad: {…}}.
-	auth.AddMeExtra("legal", func(app core.App, user *core.Record) (any, error) {
-		return ConsentStatus(app, user.Id)
+	ev.MeRendering.BindFunc(func(e *events.Me) error {
+		status, err := ConsentStatus(e.App, e.User.Id)
+		if err != nil {
+			return err
+		}
+		e.Body["legal"] = status
+		return e.Next()
 	})
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)

@@ -9,7 +9,6 @@ import (
 	"camellos/internal/text"
 	"camellos/modules/users"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -96,22 +95,18 @@ func broadcast(e *core.RequestEvent) error {
 	}
 
 	// The recipients, fixed now with one query.
-	var rows []struct {
-		ID string `db:"id"`
-	}
-	q := e.App.DB().Select("id").From(users.Collection).Where(dbx.HashExp{"disabled": false}).OrderBy("id")
+	role := ""
 	if in.Role != nil {
-		q = q.AndWhere(dbx.HashExp{"role": *in.Role})
-	} else {
-		q = q.AndWhere(dbx.In("id", toAny(ids)...))
+		role = *in.Role
 	}
-	if err := q.All(&rows); err != nil {
+	rows, err := users.EnabledIDs(e.App, role, ids)
+	if err != nil {
 		return httpapi.Internal(err)
 	}
 	if in.UserIDs != nil {
 		found := map[string]bool{}
-		for _, r := range rows {
-			found[r.ID] = true
+		for _, id := range rows {
+			found[id] = true
 		}
 		var missing []string
 		for _, id := range ids {
@@ -126,10 +121,7 @@ func broadcast(e *core.RequestEvent) error {
 			return httpapi.FieldError("userIds", "Usuarios inexistentes o deshabilitados: "+strings.Join(missing, ", "))
 		}
 	}
-	recipients := make([]string, len(rows))
-	for i, r := range rows {
-		recipients[i] = r.ID
-	}
+	recipients := rows
 	msg := Message{Kind: KindAdminMessage, Title: title, Body: body, URL: link, Data: map[string]any{}}
 	if d := dispatcherOf(e.App); d != nil && len(recipients) > 0 {
 		if !d.begin() {
@@ -185,14 +177,6 @@ func uniqueIDs(ids []string) []string {
 			seen[id] = true
 			out = append(out, id)
 		}
-	}
-	return out
-}
-
-func toAny(ids []string) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
 	}
 	return out
 }

@@ -168,24 +168,31 @@ func idsParam(ids []string) string {
 	return string(raw)
 }
 
-// loadPreferencesMany reads the preferences of users with one query,
-// failing like a relation check when one of them does not exist.
+// loadPreferencesMany reads the preferences of users (distinct ids) with
+// one query, failing like a relation check when one of them does not exist
+// (asked of the users' owner).
 func loadPreferencesMany(app core.App, userIDs []string) (map[string]Preferences, error) {
+	n, err := users.CountExisting(app, userIDs)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(userIDs) {
+		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
+	}
 	var rows []struct {
 		ID    string `db:"id"`
 		Prefs string `db:"prefs"`
 	}
-	err := app.DB().NewQuery("SELECT u.id AS id, COALESCE(p.prefs, '') AS prefs FROM " + users.Collection + " u " +
-		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
-		"WHERE u.id IN (SELECT value FROM json_each({:ids}))").
+	err = app.DB().NewQuery("SELECT user AS id, COALESCE(prefs, '') AS prefs FROM " + colPreferences +
+		" WHERE user IN (SELECT value FROM json_each({:ids}))").
 		Bind(dbx.Params{"ids": idsParam(userIDs)}).All(&rows)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != len(userIDs) {
-		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
+	out := make(map[string]Preferences, len(userIDs))
+	for _, id := range userIDs {
+		out[id] = Preferences{}
 	}
-	out := make(map[string]Preferences, len(rows))
 	for _, r := range rows {
 		p := Preferences{}
 		if r.Prefs != "" && r.Prefs != "null" {

@@ -64,10 +64,7 @@ func registerCamello(e *core.RequestEvent) error {
 		if err := tx.Save(camello); err != nil {
 			return err
 		}
-		if auth.ConsentRecorder != nil {
-			return auth.ConsentRecorder(tx, user.Id, e.RealIP(), e.Request.UserAgent())
-		}
-		return nil
+		return auth.SignedUp(tx, user.Id, e)
 	})
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"camellos/internal/config"
+	"camellos/internal/events"
 	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -31,15 +32,13 @@ func Register(app core.App) {
 	cache := &vocabularyCache{}
 	// The vocabulary is learned from the data: any change of a category,
 	// service or camello forgets it.
-	forget := func(e *core.RecordEvent) error {
+	forget := func(e *events.Change) error {
 		cache.invalidate()
 		return e.Next()
 	}
-	for _, col := range []string{"categories", "services", "camellos"} {
-		app.OnRecordAfterCreateSuccess(col).BindFunc(forget)
-		app.OnRecordAfterUpdateSuccess(col).BindFunc(forget)
-		app.OnRecordAfterDeleteSuccess(col).BindFunc(forget)
-	}
+	ev := events.Of(app)
+	ev.CatalogChanged.BindFunc(forget)
+	ev.CamelloChanged.BindFunc(forget)
 	h := &interpreter{cache: cache, now: time.Now, loc: Location(app)}
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
