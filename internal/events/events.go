@@ -8,6 +8,7 @@
 //
 //	CatalogChanged  catalog (categories, services)  → camellos (public index), search (vocabulary)
 //	ServiceSaving   catalog (a service is updated)  → camellos (search text of its camellos)
+//	ServiceDeleting catalog (a service is deleted)  → jobs (refuses while jobs use it)
 //	CamelloChanged  camellos                        → search (vocabulary), agenda (free-slot views)
 //	ReviewChanged   jobs (reviews)                  → camellos (public index: the rating)
 //	UserChanged     auth (users)                    → session (session cache)
@@ -28,8 +29,8 @@ type Change struct {
 	Record *core.Record // as written; for a delete, as it was
 }
 
-// Saving is a write of a record in progress, inside the writer's
-// transaction: a listener that fails aborts the write.
+// Saving is a write (or delete) of a record in progress, inside the
+// writer's transaction: a listener that fails aborts it.
 type Saving struct {
 	hook.Event
 	App    core.App
@@ -56,13 +57,14 @@ type Me struct {
 
 // Hooks are the events of one app.
 type Hooks struct {
-	CatalogChanged *hook.Hook[*Change]
-	ServiceSaving  *hook.Hook[*Saving]
-	CamelloChanged *hook.Hook[*Change]
-	ReviewChanged  *hook.Hook[*Change]
-	UserChanged    *hook.Hook[*Change]
-	UserSignedUp   *hook.Hook[*SignUp]
-	MeRendering    *hook.Hook[*Me]
+	CatalogChanged  *hook.Hook[*Change]
+	ServiceSaving   *hook.Hook[*Saving]
+	ServiceDeleting *hook.Hook[*Saving]
+	CamelloChanged  *hook.Hook[*Change]
+	ReviewChanged   *hook.Hook[*Change]
+	UserChanged     *hook.Hook[*Change]
+	UserSignedUp    *hook.Hook[*SignUp]
+	MeRendering     *hook.Hook[*Me]
 }
 
 const storeKey = "camellos.events"
@@ -72,13 +74,14 @@ const storeKey = "camellos.events"
 func Of(app core.App) *Hooks {
 	return app.Store().GetOrSet(storeKey, func() any {
 		return &Hooks{
-			CatalogChanged: &hook.Hook[*Change]{},
-			ServiceSaving:  &hook.Hook[*Saving]{},
-			CamelloChanged: &hook.Hook[*Change]{},
-			ReviewChanged:  &hook.Hook[*Change]{},
-			UserChanged:    &hook.Hook[*Change]{},
-			UserSignedUp:   &hook.Hook[*SignUp]{},
-			MeRendering:    &hook.Hook[*Me]{},
+			CatalogChanged:  &hook.Hook[*Change]{},
+			ServiceSaving:   &hook.Hook[*Saving]{},
+			ServiceDeleting: &hook.Hook[*Saving]{},
+			CamelloChanged:  &hook.Hook[*Change]{},
+			ReviewChanged:   &hook.Hook[*Change]{},
+			UserChanged:     &hook.Hook[*Change]{},
+			UserSignedUp:    &hook.Hook[*SignUp]{},
+			MeRendering:     &hook.Hook[*Me]{},
 		}
 	}).(*Hooks)
 }

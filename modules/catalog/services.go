@@ -192,3 +192,56 @@ func updateService(e *core.RequestEvent) error { return services.update(e, &serv
 // deleteService deletes a service no job uses (it leaves the camellos'
 // lists): 204.
 func deleteService(e *core.RequestEvent) error { return services.remove(e) }
+
+// KnownServices returns which of ids are services, in one query (for the
+// modules that reference services).
+func KnownServices(app core.App, ids []string) (map[string]bool, error) {
+	known := map[string]bool{}
+	if len(ids) == 0 {
+		return known, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	var found []string
+	if err := app.DB().Select("id").From(Services).Where(dbx.In("id", args...)).Column(&found); err != nil {
+		return nil, err
+	}
+	for _, id := range found {
+		known[id] = true
+	}
+	return known, nil
+}
+
+// ServiceRef is a service with its category's name, as other resources
+// show the service they use (e.g. the Job object).
+type ServiceRef struct {
+	ID           string `db:"id" json:"id"`
+	Name         string `db:"name" json:"name"`
+	CategoryName string `db:"categoryName" json:"categoryName"`
+}
+
+// ServiceRefs returns the ServiceRef of each of ids that exists, in one query.
+func ServiceRefs(app core.App, ids []string) (map[string]ServiceRef, error) {
+	out := map[string]ServiceRef{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	var rows []ServiceRef
+	err := app.DB().Select("s.id AS id", "s.name AS name", "COALESCE(c.name, '') AS categoryName").
+		From(Services+" s").
+		LeftJoin(Categories+" c", dbx.NewExp("c.id = s.category")).
+		Where(dbx.In("s.id", args...)).All(&rows)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range rows {
+		out[s.ID] = s
+	}
+	return out, nil
+}

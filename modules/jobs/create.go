@@ -7,6 +7,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
+	"camellos/modules/catalog"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -53,7 +54,7 @@ func jobCreate(e *core.RequestEvent) error {
 	case !httpapi.ValidID(serviceID):
 		v.Add("serviceId", "Identificador inválido")
 	default:
-		rec, err := e.App.FindRecordById("services", serviceID)
+		rec, err := e.App.FindRecordById(catalog.Services, serviceID)
 		if err != nil {
 			v.Add("serviceId", "Servicio no encontrado")
 		}

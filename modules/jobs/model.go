@@ -9,6 +9,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
+	"camellos/modules/catalog"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -74,17 +75,10 @@ func SetClock(app core.App, fn func() time.Time) {
 // JobURL is the web front's link to a job, used in notifications.
 func JobURL(id string) string { return "/trabajos.html?id=" + id }
 
-// serviceRow is a service with its category's name, for the Job object.
-type serviceRow struct {
-	ID           string `db:"id" json:"id"`
-	Name         string `db:"name" json:"name"`
-	CategoryName string `db:"categoryName" json:"categoryName"`
-}
-
 // JSON renders jobs as the interface's Job object, loading their services
 // (with category names) and providers in two queries whatever the count.
 func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
-	serviceIDs := []any{}
+	serviceIDs := []string{}
 	providerIDs := []string{}
 	seenS, seenP := map[string]bool{}, map[string]bool{}
 	for _, r := range recs {
@@ -97,19 +91,9 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 			providerIDs = append(providerIDs, p)
 		}
 	}
-	services := map[string]serviceRow{}
-	if len(serviceIDs) > 0 {
-		var rows []serviceRow
-		err := app.DB().Select("s.id AS id", "s.name AS name", "COALESCE(c.name, '') AS categoryName").
-			From("services s").
-			LeftJoin("categories c", dbx.NewExp("c.id = s.category")).
-			Where(dbx.In("s.id", serviceIDs...)).All(&rows)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range rows {
-			services[s.ID] = s
-		}
+	services, err := catalog.ServiceRefs(app, serviceIDs)
+	if err != nil {
+		return nil, err
 	}
 	providers := map[string]*core.Record{}
 	if len(providerIDs) > 0 {
@@ -129,7 +113,7 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 	for _, r := range recs {
 		svc, ok := services[r.GetString("service")]
 		if !ok {
-			svc = serviceRow{ID: r.GetString("service")}
+			svc = catalog.ServiceRef{ID: r.GetString("service")}
 		}
 		var provider any
 		if p, ok := providers[r.GetString("provider")]; ok {

@@ -5,8 +5,10 @@ import (
 	"camellos/internal/events"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/modules/catalog"
 	"camellos/modules/users"
 
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
 )
@@ -14,6 +16,17 @@ import (
 // Register binds the jobs area's record hooks, the reminder schedule and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	// A service used by a job is not deleted.
+	events.Of(app).ServiceDeleting.BindFunc(func(e *events.Saving) error {
+		n, err := e.App.CountRecords(Collection, dbx.HashExp{"service": e.Record.Id})
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return httpapi.Conflict(catalog.MsgServiceInUse)
+		}
+		return e.Next()
+	})
 	// ReviewChanged after every committed write of a review.
 	events.EmitChanges(app, ReviewsCollection, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.ReviewChanged })
 	scheduleReminders(app)

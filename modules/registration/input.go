@@ -15,8 +15,8 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
+	"camellos/modules/catalog"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	_ "golang.org/x/image/webp"
 )
@@ -217,18 +217,10 @@ func (in *camelloInput) checkServices(app core.App, v *httpapi.Validation) {
 	if len(ids) == 0 {
 		return
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	var found []string
-	if err := app.DB().Select("id").From("services").Where(dbx.In("id", args...)).Column(&found); err != nil {
+	known, err := catalog.KnownServices(app, ids)
+	if err != nil {
 		v.Add("serviceIds", "No se pudieron comprobar los servicios")
 		return
-	}
-	known := map[string]bool{}
-	for _, id := range found {
-		known[id] = true
 	}
 	for _, id := range ids {
 		if !known[id] {
