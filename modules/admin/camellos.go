@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/modules/camellos"
 
@@ -53,7 +54,7 @@ func patchCamello(e *core.RequestEvent) error {
 	}
 	if in.Notes != nil {
 		*in.Notes = strings.TrimSpace(*in.Notes)
-		httpapi.CheckLength(v, "notes", *in.Notes, 0, 5000)
+		httpapi.CheckLength(v, "notes", *in.Notes, 0, bounds.CamelloNotesMax)
 	}
 	if in.Status == nil && in.Premium == nil && in.Notes == nil {
 		v.AddForm("Indica al menos uno de: status, premium, notes")

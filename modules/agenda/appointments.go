@@ -143,7 +143,7 @@ func Book(app core.App, jobID string, start time.Time) (*core.Record, error) {
 // bound the start (both optional).
 func appointmentsMine(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
-	p := jobs.ReadPage(e, v)
+	p := httpapi.ReadPage(e, v)
 	q := e.Request.URL.Query()
 	where := []dbx.Expression{}
 	user := session.AuthUser(e)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
@@ -42,7 +43,7 @@ func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
 		}
 		if in.Password == "" {
 			v.Add("password", "Es obligatorio")
-		} else if text.Chars(in.Password) > 128 {
+		} else if text.Chars(in.Password) > bounds.PasswordMax {
 			v.Add("password", "Debe tener como máximo 128 caracteres")
 		}
 		if err := v.Err(); err != nil {

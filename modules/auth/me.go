@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/events"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
@@ -65,7 +66,7 @@ func patchMe(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		httpapi.CheckLength(v, "name", *in.Name, 2, 120)
+		httpapi.CheckLength(v, "name", *in.Name, bounds.NameMin, bounds.NameMax)
 	}
 	if in.Phone != nil {
 		*in.Phone = strings.TrimSpace(*in.Phone)
@@ -74,7 +75,7 @@ func patchMe(e *core.RequestEvent) error {
 	if in.City != nil {
 		*in.City = strings.TrimSpace(*in.City)
 		if *in.City != "" {
-			httpapi.CheckLength(v, "city", *in.City, 2, 120)
+			httpapi.CheckLength(v, "city", *in.City, bounds.CityMin, bounds.CityMax)
 		}
 	}
 	changePassword := in.Password != nil

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
@@ -46,18 +47,18 @@ func (in *categoryInput) validate(_ core.App, id string) error {
 	}
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		httpapi.CheckLength(v, "name", *in.Name, 2, 80)
+		httpapi.CheckLength(v, "name", *in.Name, bounds.CategoryNameMin, bounds.CategoryNameMax)
 	} else if create {
 		v.Add("name", "Es obligatorio")
 	}
 	if in.Description != nil {
-		httpapi.CheckLength(v, "description", *in.Description, 0, 500)
+		httpapi.CheckLength(v, "description", *in.Description, 0, bounds.CategoryDescriptionMax)
 	}
 	if in.Color != nil && *in.Color != "" && !colorPattern.MatchString(*in.Color) {
 		v.Add("color", "Debe ser un color #RRGGBB")
 	}
 	if in.Icon != nil {
-		httpapi.CheckLength(v, "icon", *in.Icon, 0, 50)
+		httpapi.CheckLength(v, "icon", *in.Icon, 0, bounds.CategoryIconMax)
 	}
 	if in.SortOrder != nil && (*in.SortOrder < 0 || *in.SortOrder > math.MaxInt32) {
 		v.Add("sortOrder", "Debe ser un número entero mayor o igual a 0")

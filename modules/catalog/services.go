@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 
@@ -32,12 +33,12 @@ func (in *serviceInput) validate(app core.App, id string) error {
 	v := httpapi.NewValidation()
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		httpapi.CheckLength(v, "name", *in.Name, 2, 120)
+		httpapi.CheckLength(v, "name", *in.Name, bounds.ServiceNameMin, bounds.ServiceNameMax)
 	} else if create {
 		v.Add("name", "Es obligatorio")
 	}
 	if in.Slug != nil && *in.Slug != "" {
-		if text.Chars(*in.Slug) > 140 || !slugPattern.MatchString(*in.Slug) {
+		if text.Chars(*in.Slug) > bounds.ServiceSlugMax || !slugPattern.MatchString(*in.Slug) {
 			v.Add("slug", "Debe tener como máximo 140 caracteres a-z, 0-9 separados por guiones")
 		}
 	}
@@ -56,7 +57,7 @@ func (in *serviceInput) validate(app core.App, id string) error {
 		}
 	}
 	if in.Description != nil {
-		httpapi.CheckLength(v, "description", *in.Description, 0, 2000)
+		httpapi.CheckLength(v, "description", *in.Description, 0, bounds.ServiceDescriptionMax)
 	}
 	return v.Err()
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
@@ -43,10 +44,10 @@ func jobCreate(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	title, desc, city, hood := str(in.Title), str(in.Description), str(in.City), str(in.Neighborhood)
 	serviceID, camelloID := str(in.ServiceID), str(in.CamelloID)
-	httpapi.CheckLength(v, "title", title, 3, 120)
-	httpapi.CheckLength(v, "description", desc, 0, 5000)
-	httpapi.CheckLength(v, "city", city, 2, 120)
-	httpapi.CheckLength(v, "neighborhood", hood, 0, 120)
+	httpapi.CheckLength(v, "title", title, bounds.JobTitleMin, bounds.JobTitleMax)
+	httpapi.CheckLength(v, "description", desc, 0, bounds.JobDescriptionMax)
+	httpapi.CheckLength(v, "city", city, bounds.CityMin, bounds.CityMax)
+	httpapi.CheckLength(v, "neighborhood", hood, 0, bounds.NeighborhoodMax)
 	var service, camello *core.Record
 	switch {
 	case serviceID == "":

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -242,38 +241,6 @@ func ProviderUserID(app core.App, job *core.Record) string {
 	return c.GetString("user")
 }
 
-// Page is a validated page/perPage pair of a list request.
-type Page struct {
-	Page    int
-	PerPage int
-}
-
-// Offset is the number of rows before the page.
-func (p Page) Offset() int64 { return int64((p.Page - 1) * p.PerPage) }
-
-// ReadPage reads page (≥ 1, default 1) and perPage (1–100, default 20).
-func ReadPage(e *core.RequestEvent, v *httpapi.Validation) Page {
-	p := Page{Page: 1, PerPage: 20}
-	q := e.Request.URL.Query()
-	if s := q.Get("page"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			v.Add("page", "Debe ser un número entero mayor o igual a 1")
-		} else {
-			p.Page = n
-		}
-	}
-	if s := q.Get("perPage"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 100 {
-			v.Add("perPage", "Debe ser un número entero entre 1 y 100")
-		} else {
-			p.PerPage = n
-		}
-	}
-	return p
-}
-
 // ReadStatus reads an optional ?status= filter, which must be a job state.
 func ReadStatus(e *core.RequestEvent, v *httpapi.Validation) string {
 	s := e.Request.URL.Query().Get("status")
@@ -290,8 +257,8 @@ func ReadStatus(e *core.RequestEvent, v *httpapi.Validation) string {
 }
 
 // listJobs answers one page of the jobs matching where, newest first.
-func listJobs(e *core.RequestEvent, where dbx.Expression, p Page) error {
-	var total int
+func listJobs(e *core.RequestEvent, where dbx.Expression, p httpapi.Page) error {
+	var total int64
 	if err := e.App.DB().Select("COUNT(*)").From(Collection).Where(where).Row(&total); err != nil {
 		return httpapi.Internal(err)
 	}
@@ -305,5 +272,5 @@ func listJobs(e *core.RequestEvent, where dbx.Expression, p Page) error {
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	return e.JSON(http.StatusOK, map[string]any{"jobs": list, "page": p.Page, "perPage": p.PerPage, "total": total})
+	return e.JSON(http.StatusOK, p.Answer("jobs", list, total))
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
@@ -17,11 +18,10 @@ import (
 
 // Messages of the review.
 const (
-	MsgOnlyClient       = "Solo el cliente del trabajo puede calificarlo"
-	MsgReviewNotDone    = "Solo se califica un trabajo completado"
-	MsgAlreadyReviewed  = "El trabajo ya fue calificado"
-	ReviewsCollection   = "reviews"
-	maxReviewCommentLen = 2000
+	MsgOnlyClient      = "Solo el cliente del trabajo puede calificarlo"
+	MsgReviewNotDone   = "Solo se califica un trabajo completado"
+	MsgAlreadyReviewed = "El trabajo ya fue calificado"
+	ReviewsCollection  = "reviews"
 )
 
 type reviewInput struct {
@@ -55,7 +55,7 @@ func jobReview(e *core.RequestEvent) error {
 	if in.Comment != nil {
 		comment = strings.TrimSpace(*in.Comment)
 	}
-	httpapi.CheckLength(v, "comment", comment, 0, maxReviewCommentLen)
+	httpapi.CheckLength(v, "comment", comment, 0, bounds.ReviewCommentMax)
 	if err := v.Err(); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
@@ -114,7 +115,7 @@ func (in *publishInput) parse() (string, []Section, error) {
 		v.Add("title", "Es obligatorio")
 	} else {
 		title = strings.TrimSpace(*in.Title)
-		httpapi.CheckLength(v, "title", title, 1, 200)
+		httpapi.CheckLength(v, "title", title, bounds.LegalTitleMin, bounds.LegalTitleMax)
 	}
 	var sections []Section
 	switch {
@@ -135,14 +136,14 @@ func (in *publishInput) parse() (string, []Section, error) {
 				v.Add(field+".title", "Debe ser un texto")
 			} else {
 				s.Title = strings.TrimSpace(s.Title)
-				httpapi.CheckLength(v, field+".title", s.Title, 1, 200)
+				httpapi.CheckLength(v, field+".title", s.Title, bounds.LegalTitleMin, bounds.LegalTitleMax)
 			}
 			if err := json.Unmarshal(obj["content"], &s.Content); obj["content"] != nil && err != nil {
 				v.Add(field+".content", "Debe ser un texto")
 			} else if strings.TrimSpace(s.Content) == "" {
 				v.Add(field+".content", "Es obligatorio")
 			} else {
-				httpapi.CheckLength(v, field+".content", s.Content, 1, 20000)
+				httpapi.CheckLength(v, field+".content", s.Content, bounds.LegalContentMin, bounds.LegalContentMax)
 			}
 			sections = append(sections, s)
 		}

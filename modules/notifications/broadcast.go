@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/modules/users"
@@ -29,7 +30,7 @@ type broadcastInput struct {
 // validURL accepts a site-relative path ("/trabajos.html?id=1") or an
 // absolute http(s) URL.
 func validURL(s string) bool {
-	if text.Chars(s) > 2048 || strings.ContainsAny(s, " \t\r\n") {
+	if text.Chars(s) > bounds.URLMax || strings.ContainsAny(s, " \t\r\n") {
 		return false
 	}
 	if strings.HasPrefix(s, "/") {
@@ -53,11 +54,11 @@ func broadcast(e *core.RequestEvent) error {
 	if in.Title != nil {
 		title = strings.TrimSpace(*in.Title)
 	}
-	httpapi.CheckLength(v, "title", title, 1, 200)
+	httpapi.CheckLength(v, "title", title, bounds.NotificationTitleMin, bounds.NotificationTitleMax)
 	if in.Body != nil {
 		body = strings.TrimSpace(*in.Body)
 	}
-	httpapi.CheckLength(v, "body", body, 0, 2000)
+	httpapi.CheckLength(v, "body", body, 0, bounds.NotificationBodyMax)
 	if in.URL != nil {
 		link = strings.TrimSpace(*in.URL)
 		if link != "" && !validURL(link) {

@@ -3,11 +3,13 @@ package notifications
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/modules/users"
 
@@ -28,13 +30,9 @@ type Addressed struct {
 // measured faster than 100–400 and far faster than one row a statement.
 const insertChunk = 50
 
-// Bounds of the inbox fields, as the notifications collection declares them.
-const (
-	maxTitleChars = 200
-	maxBodyChars  = 2000
-	maxURLChars   = 2048
-	maxDataBytes  = 16 << 10
-)
+// maxDataBytes bounds the data field, as the notifications collection
+// declares it. The text bounds are the schema's (internal/bounds).
+const maxDataBytes = 16 << 10
 
 // NotifyMany tells many users about events with the semantics of Notify
 // (each user's preferences honoured; critical kinds always reach the
@@ -134,14 +132,14 @@ func validateAddressed(it *Addressed) error {
 	if !isKind(it.Kind) {
 		return errUnknownKind(it.Kind)
 	}
-	if n := utf8.RuneCountInString(it.Title); n < 1 || n > maxTitleChars {
-		return httpapi.FieldRuleError("title", "Debe tener entre 1 y 200 caracteres")
+	if n := utf8.RuneCountInString(it.Title); n < bounds.NotificationTitleMin || n > bounds.NotificationTitleMax {
+		return httpapi.FieldRuleError("title", fmt.Sprintf("Debe tener entre %d y %d caracteres", bounds.NotificationTitleMin, bounds.NotificationTitleMax))
 	}
-	if utf8.RuneCountInString(it.Body) > maxBodyChars {
-		return httpapi.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
+	if utf8.RuneCountInString(it.Body) > bounds.NotificationBodyMax {
+		return httpapi.FieldRuleError("body", fmt.Sprintf("Debe tener como máximo %d caracteres", bounds.NotificationBodyMax))
 	}
-	if utf8.RuneCountInString(it.URL) > maxURLChars {
-		return httpapi.FieldRuleError("url", "Debe tener como máximo 2048 caracteres")
+	if utf8.RuneCountInString(it.URL) > bounds.URLMax {
+		return httpapi.FieldRuleError("url", fmt.Sprintf("Debe tener como máximo %d caracteres", bounds.URLMax))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
@@ -19,7 +20,7 @@ import (
 )
 
 // MaxEndpointChars bounds a push endpoint URL.
-const MaxEndpointChars = 2048
+const MaxEndpointChars = bounds.URLMax
 
 // Spanish messages of the push subscription routes.
 const (

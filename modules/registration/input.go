@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
@@ -188,10 +189,10 @@ func (in *camelloInput) validate(app core.App) (*auth.Account, error) {
 	in.Neighborhood = strings.TrimSpace(in.Neighborhood)
 	in.ProfessionalCard = strings.TrimSpace(in.ProfessionalCard)
 	in.Description = strings.TrimSpace(in.Description)
-	httpapi.CheckLength(v, "documentId", in.DocumentID, 0, 32)
-	httpapi.CheckLength(v, "neighborhood", in.Neighborhood, 0, 120)
-	httpapi.CheckLength(v, "professionalCard", in.ProfessionalCard, 0, 120)
-	httpapi.CheckLength(v, "description", in.Description, 0, 5000)
+	httpapi.CheckLength(v, "documentId", in.DocumentID, 0, bounds.DocumentIDMax)
+	httpapi.CheckLength(v, "neighborhood", in.Neighborhood, 0, bounds.NeighborhoodMax)
+	httpapi.CheckLength(v, "professionalCard", in.ProfessionalCard, 0, bounds.ProfessionalCardMax)
+	httpapi.CheckLength(v, "description", in.Description, 0, bounds.CamelloDescriptionMax)
 	in.checkServices(app, v)
 	return acc, v.Err()
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/bounds"
 	"camellos/internal/config"
 	"camellos/internal/events"
 	"camellos/internal/httpapi"
@@ -71,7 +72,7 @@ func (h *interpreter) interpret(e *core.RequestEvent) error {
 		v.Add("query", "Es obligatorio")
 	} else {
 		query = strings.TrimSpace(*in.Query)
-		httpapi.CheckLength(v, "query", query, 1, 300)
+		httpapi.CheckLength(v, "query", query, bounds.SearchQueryMin, bounds.SearchQueryMax)
 	}
 	if err := v.Err(); err != nil {
 		return err
