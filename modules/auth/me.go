@@ -36,8 +36,8 @@ func meBody(app core.App, user *core.Record) (map[string]any, error) {
 	return body, nil
 }
 
-// getMe answers {user, camello|null} for the signed-in user.
-func getMe(e *core.RequestEvent) error {
+// meGet answers {user, camello|null} for the signed-in user.
+func meGet(e *core.RequestEvent) error {
 	body, err := meBody(e.App, session.AuthUser(e))
 	if err != nil {
 		return httpapi.Internal(err)
@@ -54,10 +54,10 @@ type patchMeInput struct {
 	CurrentPassword *string `json:"currentPassword"`
 }
 
-// patchMe updates the signed-in user's name, phone, city and password. A
+// meUpdate updates the signed-in user's name, phone, city and password. A
 // password change needs the current password, revokes every session of
 // the user (the record hook) and opens a fresh one for this client.
-func patchMe(e *core.RequestEvent) error {
+func meUpdate(e *core.RequestEvent) error {
 	var in patchMeInput
 	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err

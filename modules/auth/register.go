@@ -10,9 +10,9 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// registerClient creates a CLIENTE. It opens no session: the client signs
+// clientRegister creates a CLIENTE. It opens no session: the client signs
 // in next (the web front does it at once).
-func registerClient(e *core.RequestEvent) error {
+func clientRegister(e *core.RequestEvent) error {
 	var in Account
 	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err

@@ -3,7 +3,6 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 
 	"camellos/internal/events"
 	"camellos/internal/memo"
@@ -56,17 +55,4 @@ func encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// writeJSON writes a rendered 200 answer as e.JSON would, including its
-// ?fields= picking.
-func writeJSON(e *core.RequestEvent, body []byte) error {
-	if e.Request.URL.Query().Get("fields") != "" {
-		var v any
-		if err := json.Unmarshal(body, &v); err != nil {
-			return err
-		}
-		return e.JSON(http.StatusOK, v)
-	}
-	return e.Blob(http.StatusOK, "application/json", body)
 }

@@ -161,10 +161,10 @@ func loadCategory(app core.App, id string) (Category, error) {
 // MsgCategoryNotFound is the 404 of an unknown category.
 const MsgCategoryNotFound = "Categoría no encontrada"
 
-// publicCategories answers every category, by sortOrder then name. The
+// categoriesList answers every category, by sortOrder then name. The
 // rendered answer is kept in memory until a category or service changes
 // (see bindCacheHooks).
-func publicCategories(e *core.RequestEvent) error {
+func categoriesList(e *core.RequestEvent) error {
 	body, err := categoriesCache(e.App).Get(func() ([]byte, error) {
 		var rows []Category
 		if err := categoryQuery(e.App).All(&rows); err != nil {
@@ -175,11 +175,11 @@ func publicCategories(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(e, body)
+	return httpapi.WriteRendered(e, body)
 }
 
-// adminListCategories answers a page of categories, optionally filtered by q.
-func adminListCategories(e *core.RequestEvent) error {
+// categoriesAdminList answers a page of categories, optionally filtered by q.
+func categoriesAdminList(e *core.RequestEvent) error {
 	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
@@ -197,11 +197,11 @@ var categories = resource[Category]{
 	save: saveOrConflict, load: loadCategory,
 }
 
-// createCategory is endpoint 3: 201 {category}.
-func createCategory(e *core.RequestEvent) error { return categories.create(e, &categoryInput{}) }
+// categoryCreate is endpoint 3: 201 {category}.
+func categoryCreate(e *core.RequestEvent) error { return categories.create(e, &categoryInput{}) }
 
-// updateCategory changes the fields given: 200 {category}.
-func updateCategory(e *core.RequestEvent) error { return categories.update(e, &categoryInput{}) }
+// categoryUpdate changes the fields given: 200 {category}.
+func categoryUpdate(e *core.RequestEvent) error { return categories.update(e, &categoryInput{}) }
 
-// deleteCategory deletes a category without services: 204.
-func deleteCategory(e *core.RequestEvent) error { return categories.remove(e) }
+// categoryDelete deletes a category without services: 204.
+func categoryDelete(e *core.RequestEvent) error { return categories.remove(e) }

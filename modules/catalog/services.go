@@ -144,8 +144,8 @@ func serviceFilter(e *core.RequestEvent, withQ bool) (dbx.Expression, error) {
 	return dbx.And(exps...), nil
 }
 
-// publicServices answers every service, or those of ?category=.
-func publicServices(e *core.RequestEvent) error {
+// servicesList answers every service, or those of ?category=.
+func servicesList(e *core.RequestEvent) error {
 	where, err := serviceFilter(e, false)
 	if err != nil {
 		return err
@@ -157,8 +157,8 @@ func publicServices(e *core.RequestEvent) error {
 	return e.JSON(http.StatusOK, map[string]any{"services": finishServices(rows)})
 }
 
-// adminListServices answers a page of services (?category=, ?q=).
-func adminListServices(e *core.RequestEvent) error {
+// servicesAdminList answers a page of services (?category=, ?q=).
+func servicesAdminList(e *core.RequestEvent) error {
 	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
@@ -184,15 +184,15 @@ var services = resource[Service]{
 	save: saveServiceRecord, load: loadService,
 }
 
-// createService answers 201 {service}.
-func createService(e *core.RequestEvent) error { return services.create(e, &serviceInput{}) }
+// serviceCreate answers 201 {service}.
+func serviceCreate(e *core.RequestEvent) error { return services.create(e, &serviceInput{}) }
 
-// updateService changes the fields given: 200 {service}.
-func updateService(e *core.RequestEvent) error { return services.update(e, &serviceInput{}) }
+// serviceUpdate changes the fields given: 200 {service}.
+func serviceUpdate(e *core.RequestEvent) error { return services.update(e, &serviceInput{}) }
 
-// deleteService deletes a service no job uses (it leaves the camellos'
+// serviceDelete deletes a service no job uses (it leaves the camellos'
 // lists): 204.
-func deleteService(e *core.RequestEvent) error { return services.remove(e) }
+func serviceDelete(e *core.RequestEvent) error { return services.remove(e) }
 
 // KnownServices returns which of ids are services, in one query (for the
 // modules that reference services).

@@ -83,9 +83,9 @@ func slugParam(e *core.RequestEvent) (string, error) {
 	return slug, nil
 }
 
-// getDocument answers the published text: 200 {document}; 404 before the
+// documentGet answers the published text: 200 {document}; 404 before the
 // first publication.
-func getDocument(e *core.RequestEvent) error {
+func documentGet(e *core.RequestEvent) error {
 	slug, err := slugParam(e)
 	if err != nil {
 		return err
@@ -162,8 +162,8 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// publishDocument is endpoint 2: 200 {document} with the new version.
-func publishDocument(e *core.RequestEvent) error {
+// documentPublish is endpoint 2: 200 {document} with the new version.
+func documentPublish(e *core.RequestEvent) error {
 	slug, err := slugParam(e)
 	if err != nil {
 		return err

@@ -32,14 +32,14 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
 		// GET /api/legal/{slug}: the published text (public).
-		g.GET("/legal/{slug}", getDocument)
+		g.GET("/legal/{slug}", documentGet)
 		// POST /api/legal/{slug}/accept: the signed-in user accepts the current version.
-		g.POST("/legal/{slug}/accept", acceptDocument).Bind(session.RequireSession(httpapi.MsgUnauthorized))
+		g.POST("/legal/{slug}/accept", documentAccept).Bind(session.RequireSession(httpapi.MsgUnauthorized))
 
 		admin := g.Group("/admin")
 		admin.Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		// PUT /api/admin/legal-documents/{slug}: publish a new version (endpoint 2).
-		admin.PUT("/legal-documents/{slug}", publishDocument)
+		admin.PUT("/legal-documents/{slug}", documentPublish)
 		return se.Next()
 	})
 }

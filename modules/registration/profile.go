@@ -27,10 +27,10 @@ type profileInput struct {
 	ServiceIDs       *[]string `json:"serviceIds"`
 }
 
-// patchOwnCamello lets a camello edit their own profile (not status,
+// camelloSelfUpdate lets a camello edit their own profile (not status,
 // premium or notes, which are the admins'). JSON, or multipart with a new
 // photo in "file" (trades/serviceIds as JSON strings).
-func patchOwnCamello(e *core.RequestEvent) error {
+func camelloSelfUpdate(e *core.RequestEvent) error {
 	user := session.AuthUser(e)
 	in := &profileInput{}
 	var newPhoto *photo

@@ -44,7 +44,7 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
 		// POST /api/search/interpret: what a Spanish free-text search means (public).
-		g.POST("/search/interpret", h.interpret)
+		g.POST("/search/interpret", h.searchInterpret)
 		return se.Next()
 	})
 }
@@ -60,8 +60,8 @@ type interpretInput struct {
 	Query *string `json:"query"`
 }
 
-// interpret answers 200 {interpretation}; query 1–300 characters.
-func (h *interpreter) interpret(e *core.RequestEvent) error {
+// searchInterpret answers 200 {interpretation}; query 1–300 characters.
+func (h *interpreter) searchInterpret(e *core.RequestEvent) error {
 	var in interpretInput
 	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
