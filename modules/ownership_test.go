@@ -24,8 +24,11 @@ var owners = map[string]string{
 	"camellos":                 "camellos/modules/camellos",
 	"jobs":                     "camellos/modules/jobs",
 	"reviews":                  "camellos/modules/jobs",
-	"appointments":             "camellos/modules/jobs", // issue 12 moves it to a package of its own
+	"appointments":             "camellos/modules/appointments",
 	"availability":             "camellos/modules/agenda",
+	"calendar_feeds":           "camellos/modules/agenda",
+	"quotes":                   "camellos/modules/quotes",
+	"messages":                 "camellos/modules/messages",
 	"notifications":            "camellos/modules/notifications",
 	"notification_preferences": "camellos/modules/notifications",
 	"push_subscriptions":       "camellos/modules/notifications",
@@ -37,9 +40,7 @@ var owners = map[string]string{
 
 // alsoDeclaredBy lists the packages that still declare a collection name
 // they do not own, each with the issue that removes it. Keep it empty.
-var alsoDeclaredBy = map[string]string{
-	"appointments": "camellos/modules/agenda", // issue 12: the appointments package
-}
+var alsoDeclaredBy = map[string]string{}
 
 // sqlWrite finds the table of a raw INSERT / UPDATE / DELETE statement.
 var sqlWrite = regexp.MustCompile(`\b(?:INSERT(?:\s+OR\s+[A-Z]+)?\s+INTO|UPDATE|DELETE\s+FROM)\s+[\x60"']?([A-Za-z_][A-Za-z0-9_]*)`)

@@ -1,7 +1,7 @@
 package session
 
 import (
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/modules/users"
 
 	"sync"
@@ -113,7 +113,7 @@ func dropUserSessions(app core.App, userID string) {
 // field e.Auth shows) and of a session written around RevokeSession and
 // RevokeUserSessions (the dashboard).
 func BindSessionCache(app core.App) {
-	events.Of(app).UserChanged.BindFunc(func(e *events.Change) error {
+	bus.Of(app).UserChanged.BindFunc(func(e *bus.Change) error {
 		dropUserSessions(e.App, e.Record.Id)
 		return e.Next()
 	})

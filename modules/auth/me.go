@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"camellos/internal/bounds"
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
@@ -30,7 +30,7 @@ func meBody(app core.App, user *core.Record) (map[string]any, error) {
 		return nil, err
 	}
 	// Other modules add their parts (e.g. "legal": the consent status).
-	if err := events.Of(app).MeRendering.Trigger(&events.Me{App: app, User: user, Body: body}); err != nil {
+	if err := bus.Of(app).MeRendering.Trigger(&bus.Me{App: app, User: user, Body: body}); err != nil {
 		return nil, err
 	}
 	return body, nil

@@ -3,7 +3,7 @@ package auth
 import (
 	"net/http"
 
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/modules/users"
 
@@ -45,7 +45,7 @@ func clientRegister(e *core.RequestEvent) error {
 // transaction tx (the legal module records the consent to the current
 // texts); a listener's error aborts the sign-up.
 func SignedUp(tx core.App, userID string, e *core.RequestEvent) error {
-	return events.Of(tx).UserSignedUp.Trigger(&events.SignUp{
+	return bus.Of(tx).UserSignedUp.Trigger(&bus.SignUp{
 		App: tx, UserID: userID, IP: e.RealIP(), UserAgent: e.Request.UserAgent(),
 	})
 }

@@ -4,7 +4,7 @@
 package auth
 
 import (
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/users"
@@ -17,7 +17,7 @@ import (
 func Register(app core.App) {
 	bindUserHooks(app)
 	// UserChanged after every committed write of a user.
-	events.EmitChanges(app, users.Collection, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.UserChanged })
+	bus.EmitChanges(app, users.Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.UserChanged })
 	limiter := newLoginLimiter()
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)

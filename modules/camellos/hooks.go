@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/config"
-	"camellos/internal/events"
 	"camellos/internal/httpapi"
 	"camellos/internal/records"
 	"camellos/internal/text"
@@ -151,7 +151,7 @@ func bindHooks(app core.App) {
 
 	// A renamed service changes the search text of the camellos offering it
 	// (in the same transaction as the rename).
-	events.Of(app).ServiceSaving.BindFunc(func(e *events.Saving) error {
+	bus.Of(app).ServiceSaving.BindFunc(func(e *bus.Saving) error {
 		if e.Record.GetString("name") != e.Before.GetString("name") {
 			if err := refreshSearchText(e.App, e.Record.Id); err != nil {
 				return err

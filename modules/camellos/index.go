@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/internal/memo"
 	"camellos/internal/timefmt"
 
@@ -206,11 +206,11 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	app.OnRecordAfterCreateSuccess(Collection).BindFunc(camello)
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(camello)
 	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(camello)
-	anyWrite := func(e *events.Change) error {
+	anyWrite := func(e *bus.Change) error {
 		x.cache.Invalidate()
 		return e.Next()
 	}
-	ev := events.Of(app)
+	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(anyWrite)
 	ev.ReviewChanged.BindFunc(anyWrite)
 }

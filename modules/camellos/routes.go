@@ -1,7 +1,7 @@
 package camellos
 
 import (
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -12,7 +12,7 @@ import (
 func Register(app core.App) {
 	bindHooks(app)
 	// CamelloChanged after every committed write of a camello.
-	events.EmitChanges(app, Collection, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.CamelloChanged })
+	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CamelloChanged })
 	x := newPublicIndex()
 	bindIndexHooks(app, x)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {

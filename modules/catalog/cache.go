@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/internal/memo"
 	"camellos/internal/records"
 
@@ -27,14 +27,14 @@ func categoriesCache(app core.App) *memo.Cache[[]byte] {
 func bindCacheHooks(app core.App) {
 	// The catalog's events: CatalogChanged after every committed write of a
 	// category or a service; ServiceSaving while a service is updated.
-	events.EmitChanges(app, Categories, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.CatalogChanged })
-	events.EmitChanges(app, Services, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.CatalogChanged })
+	bus.EmitChanges(app, Categories, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CatalogChanged })
+	bus.EmitChanges(app, Services, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CatalogChanged })
 	app.OnRecordUpdate(Services).BindFunc(func(e *core.RecordEvent) error {
 		before := records.Stored(e.App, e.Record)
 		if err := e.Next(); err != nil {
 			return err
 		}
-		return events.Of(e.App).ServiceSaving.Trigger(&events.Saving{App: e.App, Record: e.Record, Before: before})
+		return bus.Of(e.App).ServiceSaving.Trigger(&bus.Saving{App: e.App, Record: e.Record, Before: before})
 	})
 
 	drop := func(e *core.RecordEvent) error {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 
@@ -69,7 +69,7 @@ func bindHooks(app core.App) {
 	// The modules that use services refuse the deletion of one in use
 	// (jobs: MsgServiceInUse).
 	app.OnRecordDelete(Services).BindFunc(func(e *core.RecordEvent) error {
-		err := events.Of(e.App).ServiceDeleting.Trigger(&events.Saving{App: e.App, Record: e.Record, Before: e.Record})
+		err := bus.Of(e.App).ServiceDeleting.Trigger(&bus.Saving{App: e.App, Record: e.Record, Before: e.Record})
 		if err != nil {
 			return err
 		}

@@ -23,6 +23,7 @@ type createJobInput struct {
 	City         *string `json:"city"`
 	Neighborhood *string `json:"neighborhood"`
 	CamelloID    *string `json:"camelloId"`
+	Address      *string `json:"address"`
 }
 
 func str(p *string) string {
@@ -48,6 +49,7 @@ func jobCreate(e *core.RequestEvent) error {
 	httpapi.CheckLength(v, "description", desc, 0, bounds.JobDescriptionMax)
 	httpapi.CheckLength(v, "city", city, bounds.CityMin, bounds.CityMax)
 	httpapi.CheckLength(v, "neighborhood", hood, 0, bounds.NeighborhoodMax)
+	httpapi.CheckLength(v, "address", str(in.Address), 0, MaxAddressLen)
 	var service, camello *core.Record
 	switch {
 	case serviceID == "":
@@ -82,6 +84,7 @@ func jobCreate(e *core.RequestEvent) error {
 	job.Set("source", SourceExplore)
 	job.Set("city", city)
 	job.Set("neighborhood", hood)
+	job.Set("address", str(in.Address))
 	job.Set("service", service.Id)
 	job.Set("client", session.AuthUser(e).Id)
 	if camello != nil {

@@ -15,10 +15,9 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// Collection names and job states.
+// Collection name and job states.
 const (
-	Collection             = "jobs"
-	AppointmentsCollection = "appointments"
+	Collection = "jobs"
 
 	StatusPending    = "PENDIENTE"
 	StatusAssigned   = "ASIGNADO"
@@ -29,10 +28,6 @@ const (
 	SourceExplore = "EXPLORE"
 	SourceProfile = "PERFIL"
 	SourceAdmin   = "ADMIN"
-
-	AppointmentScheduled = "PROGRAMADA"
-	AppointmentCancelled = "CANCELADA"
-	AppointmentCompleted = "COMPLETADA"
 )
 
 // Statuses lists every job state, in the order of the state machine.
@@ -126,6 +121,8 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 			"source":       r.GetString("source"),
 			"city":         r.GetString("city"),
 			"neighborhood": r.GetString("neighborhood"),
+			"address":      r.GetString("address"),
+			"price":        PriceJSON(r),
 			"service":      svc,
 			"provider":     provider,
 			"clientId":     r.GetString("client"),
@@ -190,11 +187,12 @@ func answerJob(e *core.RequestEvent, status int, id string) error {
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	job, err := One(e.App, rec)
+	list, err := JSON(e.App, []*core.Record{rec})
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	return e.JSON(status, map[string]any{"job": job})
+	redactFor(e, []*core.Record{rec}, list)
+	return e.JSON(status, map[string]any{"job": list[0]})
 }
 
 // CamelloOfUser returns the camello profile of a user, or nil.
@@ -272,5 +270,6 @@ func listJobs(e *core.RequestEvent, where dbx.Expression, p httpapi.Page) error 
 	if err != nil {
 		return httpapi.Internal(err)
 	}
+	redactFor(e, recs, list)
 	return e.JSON(http.StatusOK, p.Answer("jobs", list, total))
 }

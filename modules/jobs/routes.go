@@ -2,7 +2,7 @@
 package jobs
 
 import (
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/catalog"
@@ -16,8 +16,9 @@ import (
 // Register binds the jobs area's record hooks, the reminder schedule and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindMarketplaceHooks(app)
 	// A service used by a job is not deleted.
-	events.Of(app).ServiceDeleting.BindFunc(func(e *events.Saving) error {
+	bus.Of(app).ServiceDeleting.BindFunc(func(e *bus.Saving) error {
 		n, err := e.App.CountRecords(Collection, dbx.HashExp{"service": e.Record.Id})
 		if err != nil {
 			return err
@@ -28,7 +29,7 @@ func Register(app core.App) {
 		return e.Next()
 	})
 	// ReviewChanged after every committed write of a review.
-	events.EmitChanges(app, ReviewsCollection, func(h *events.Hooks) *hook.Hook[*events.Change] { return h.ReviewChanged })
+	bus.EmitChanges(app, ReviewsCollection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.ReviewChanged })
 	scheduleReminders(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
@@ -40,6 +41,8 @@ func Register(app core.App) {
 		api.GET("/jobs", jobsMine).Bind(signedIn)
 		// One job, for its client, its provider or an admin.
 		api.GET("/jobs/{id}", jobView).Bind(signedIn)
+		// Its client edits the address or description of a job that is not final.
+		api.PATCH("/jobs/{id}", jobEdit).Bind(signedIn)
 		// The requested camello accepts a direct request: PENDIENTE → ASIGNADO.
 		api.POST("/jobs/{id}/accept", jobAccept).Bind(signedIn)
 		// Its camello starts the work: ASIGNADO → EN_PROGRESO.

@@ -2,7 +2,7 @@
 package legal
 
 import (
-	"camellos/internal/events"
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 
@@ -12,16 +12,16 @@ import (
 // Register binds the legal area's record hooks and routes.
 func Register(app core.App) {
 	bindHooks(app)
-	ev := events.Of(app)
+	ev := bus.Of(app)
 	// Sign-ups (client and camello) accept the current texts in their transaction.
-	ev.UserSignedUp.BindFunc(func(e *events.SignUp) error {
+	ev.UserSignedUp.BindFunc(func(e *bus.SignUp) error {
 		if err := AcceptCurrent(e.App, e.UserID, e.IP, e.UserAgent); err != nil {
 			return err
 		}
 		return e.Next()
 	})
 	// GET /api/me tells whether the current texts are accepted: "legal": {terminos: {…}, privacidad: {…}}.
-	ev.MeRendering.BindFunc(func(e *events.Me) error {
+	ev.MeRendering.BindFunc(func(e *bus.Me) error {
 		status, err := ConsentStatus(e.App, e.User.Id)
 		if err != nil {
 			return err

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"camellos/internal/bounds"
+	"camellos/internal/bus"
 	"camellos/internal/config"
-	"camellos/internal/events"
 	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -33,11 +33,11 @@ func Register(app core.App) {
 	cache := &vocabularyCache{}
 	// The vocabulary is learned from the data: any change of a category,
 	// service or camello forgets it.
-	forget := func(e *events.Change) error {
+	forget := func(e *bus.Change) error {
 		cache.invalidate()
 		return e.Next()
 	}
-	ev := events.Of(app)
+	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(forget)
 	ev.CamelloChanged.BindFunc(forget)
 	h := &interpreter{cache: cache, now: time.Now, loc: Location(app)}

@@ -1,4 +1,4 @@
-// Package events holds the cross-module events of one app: a value on
+// Package bus holds the cross-module events of one app: a value on
 // app.Store() whose fields are PocketBase hooks. The owner of a collection
 // emits the events about it; other modules listen instead of binding record
 // hooks on a collection they do not own, and instead of process-wide
@@ -14,7 +14,7 @@
 //	UserChanged     auth (users)                    → session (session cache)
 //	UserSignedUp    auth (client), registration     → legal (consent to the current texts)
 //	MeRendering     auth (GET /api/me)              → legal ("legal" part)
-package events
+package bus
 
 import (
 	"github.com/pocketbase/pocketbase/core"
@@ -67,7 +67,7 @@ type Hooks struct {
 	MeRendering     *hook.Hook[*Me]
 }
 
-const storeKey = "camellos.events"
+const storeKey = "camellos.bus"
 
 // Of returns the events of app (created on first use, shared by the
 // transactions of app).
