@@ -32,6 +32,7 @@ const (
 const (
 	JobTitleMin, JobTitleMax = 3, 120
 	JobDescriptionMax        = 5000
+	JobAddressMax            = 200
 	ReviewCommentMax         = 2000
 )
 
