@@ -449,3 +449,33 @@ func TestQuoteRecordRules(t *testing.T) {
 	_ = fmt.Sprint
 	_ = http.StatusOK
 }
+
+// TestQuotedDirectRequest: the camello named by a direct request quotes it,
+// and the client's acceptance assigns the job to it at that price.
+func TestQuotedDirectRequest(t *testing.T) {
+	m := newMarket(t, 2)
+	k := m.k
+	direct := k.Post("/api/jobs", m.clientCookie, map[string]any{"title": "Pintar la sala", "serviceId": m.service.Id,
+		"city": "Bogotá", "camelloId": m.cams[0].Id}).Str("job.id")
+	expect(t, k.Post("/api/jobs/"+direct+"/quotes", m.camCookies[1], map[string]any{"amount": 10000}), 403, quotes.MsgCannotQuote)
+	q := m.quote(t, 0, direct, 250000)
+	r := k.Post("/api/quotes/"+q+"/accept", m.clientCookie, nil)
+	expect(t, r, 200, "")
+	if r.Str("job.status") != "ASIGNADO" || r.Str("job.provider.id") != m.cams[0].Id || r.Get("job.price.amount") != 250000.0 {
+		t.Fatalf("accepted direct request: %s", r.Raw)
+	}
+	// A suspended camello's quote cannot be accepted, and nothing changes.
+	job := m.openJob(t, "Bogotá")
+	q1 := m.quote(t, 1, job, 30000)
+	m.cams[1].Set("status", "SUSPENDIDO")
+	if err := k.App.Save(m.cams[1]); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, k.Post("/api/quotes/"+q1+"/accept", m.clientCookie, nil), 409, "El camello no está activo")
+	if st := reload(t, k, "quotes", q1).GetString("status"); st != "PENDIENTE" {
+		t.Fatalf("refused accept left the quote %s", st)
+	}
+	if j := reload(t, k, "jobs", job); j.GetString("status") != "PENDIENTE" || j.GetString("provider") != "" {
+		t.Fatalf("refused accept changed the job")
+	}
+}
