@@ -479,3 +479,24 @@ func TestQuotedDirectRequest(t *testing.T) {
 		t.Fatalf("refused accept changed the job")
 	}
 }
+
+// TestCancelledJobClosesQuotes: cancelling a job rejects its live quotes in
+// the same transaction.
+func TestCancelledJobClosesQuotes(t *testing.T) {
+	m := newMarket(t, 2)
+	k := m.k
+	job := m.openJob(t, "Bogotá")
+	q0, q1 := m.quote(t, 0, job, 20000), m.quote(t, 1, job, 30000)
+	expect(t, k.Post("/api/quotes/"+q1+"/withdraw", m.camCookies[1], nil), 200, "")
+	expect(t, k.Post("/api/jobs/"+job+"/cancel", m.clientCookie, nil), 200, "")
+	if st := reload(t, k, "quotes", q0).GetString("status"); st != "RECHAZADA" {
+		t.Errorf("live quote after cancel: %s", st)
+	}
+	if st := reload(t, k, "quotes", q1).GetString("status"); st != "RETIRADA" {
+		t.Errorf("withdrawn quote after cancel: %s", st)
+	}
+	expect(t, k.Post("/api/quotes/"+q0+"/accept", m.clientCookie, nil), 409, quotes.MsgQuoteNotPending)
+	if n := k.Count("notifications", "kind = 'QUOTE_REJECTED' AND user = {:u}", map[string]any{"u": m.cams[0].GetString("user")}); n != 1 {
+		t.Errorf("%d QUOTE_REJECTED to the camello", n)
+	}
+}
