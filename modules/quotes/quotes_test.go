@@ -192,6 +192,14 @@ func TestQuotesListVisibility(t *testing.T) {
 	}
 	expect(t, k.Get(path, m.strangerCk), 403, "No autorizado")
 	expect(t, k.Get(path, ""), 401, "No autorizado")
+	// A camello that neither quoted nor may quote the job.
+	_, _, outsider := k.CreateCamello()
+	expect(t, k.Get(path, outsider), 403, "No autorizado")
+	// One that may quote but has not yet: an empty list.
+	_, _, newcomer := k.CreateCamello(testkit.CamelloOpts{Services: []string{m.service.Id}})
+	if r := k.Get(path, newcomer); r.Status != 200 || len(r.Get("quotes").([]any)) != 0 {
+		t.Fatalf("newcomer: %s", r.Raw)
+	}
 	expect(t, k.Get("/api/jobs/nosuchjob12345/quotes", m.clientCookie), 404, "")
 	if strings.Contains(string(k.Get(path, m.clientCookie).Raw), "Calle 10") {
 		t.Fatal("quotes show the address")
