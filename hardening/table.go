@@ -160,7 +160,7 @@ var Table = map[string]Expectation{
 	}},
 	"PATCH /api/jobs/{id}":      {jobClient, body(map[string]any{"address": "Calle 10 # 5-20", "description": "Gotea la ducha"})},
 	"GET /api/jobs/open":        {camelloOnly, func(*World, Role) Call { return Call{Query: "city=bogota&perPage=5"} }},
-	"GET /api/jobs/{id}/quotes": {signedIn, none},
+	"GET /api/jobs/{id}/quotes": {jobParties, none},
 	"POST /api/jobs/{id}/quotes": {camelloOnly, func(w *World, r Role) Call {
 		return Call{ID: w.OpenJobID, Body: map[string]any{"amount": 50000, "message": "Puedo hoy", "validDays": 3}}
 	}},

@@ -194,7 +194,7 @@ func appointmentReschedule(e *core.RequestEvent) error {
 // bound the start (both optional).
 func appointmentsMine(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
-	p := jobs.ReadPage(e, v)
+	p := httpapi.ReadPage(e, v)
 	q := e.Request.URL.Query()
 	user := session.AuthUser(e)
 	party := appointments.Party{ClientID: user.Id}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/memo"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
@@ -169,13 +170,12 @@ func bindViewHooks(app core.App) {
 			return e.Next()
 		}
 	}
-	camello := func(e *core.RecordEvent) error {
+	bus.Of(app).CamelloChanged.BindFunc(func(e *bus.Change) error {
 		viewsOf(e.App).drop(e.Record.Id)
 		return e.Next()
-	}
+	})
 	for col, fn := range map[string]func(*core.RecordEvent) error{
 		AvailabilityCollection: byField("camello"),
-		camellos.Collection:    camello,
 	} {
 		app.OnRecordAfterCreateSuccess(col).BindFunc(fn)
 		app.OnRecordAfterUpdateSuccess(col).BindFunc(fn)

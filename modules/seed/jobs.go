@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"camellos/modules/appointments"
+	"camellos/modules/camellos"
+	"camellos/modules/jobs"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
 
@@ -234,13 +236,22 @@ func (s *seeder) appointment(tx core.App, job, camello, client *core.Record, k i
 	return nil
 }
 
-// ratings recomputes every camello's ratingAvg and ratingCount from its
-// reviews (idempotent).
+// ratings recomputes the rating of every reviewed camello from its reviews
+// (idempotent), through the owners: jobs reads the reviews, camellos
+// stores the rating.
 func (s *seeder) ratings() error {
-	_, err := s.app.DB().NewQuery(`UPDATE camellos SET
-		ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM reviews WHERE reviews.camello = camellos.id), 0),
-		ratingCount = (SELECT COUNT(*) FROM reviews WHERE reviews.camello = camellos.id)`).Execute()
-	return err
+	all, err := jobs.Ratings(s.app)
+	if err != nil {
+		return err
+	}
+	return s.app.RunInTransaction(func(tx core.App) error {
+		for id, r := range all {
+			if err := camellos.SetRating(tx, id, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // inbox gives the demo client and the demo camello a few notifications to
