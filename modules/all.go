@@ -11,6 +11,7 @@ import (
 	"camellos/modules/docs"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/mail"
 	"camellos/modules/notifications"
 	"camellos/modules/registration"
 	"camellos/modules/search"
@@ -32,6 +33,7 @@ func Register(app core.App) {
 		hooks.BindAPINotFound(se)
 		return se.Next()
 	})
+	mail.Register(app)
 	auth.Register(app)
 	registration.Register(app)
 	camellos.Register(app)
@@ -52,5 +54,6 @@ func Commands(app core.App) []*cobra.Command {
 		auth.AdminCommand(app),
 		jobs.RemindersCommand(app),
 		seed.Command(app),
+		mail.Command(app),
 	}
 }

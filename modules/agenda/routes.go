@@ -14,6 +14,7 @@ const MsgOnlyCamellos = "Solo los camellos tienen agenda"
 // Register binds the agenda area's record hooks and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := hooks.API(se)
 		signedIn := hooks.RequireSession(hooks.MsgUnauthorized)

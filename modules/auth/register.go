@@ -44,5 +44,6 @@ func registerClient(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
+	SendVerification(e.App, user)
 	return e.JSON(http.StatusCreated, map[string]any{"user": UserJSON(user)})
 }

@@ -13,6 +13,11 @@ import (
 func Register(app core.App) {
 	bindUserHooks(app)
 	limiter := newLoginLimiter()
+	links := newLimiters()
+	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
+		backgroundOf(e.App).stop()
+		return e.Next()
+	})
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := hooks.API(se)
 		// A client signs up (role CLIENTE); no session is opened.
@@ -25,6 +30,18 @@ func Register(app core.App) {
 		g.GET("/me", getMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
 		// The signed-in user updates name, phone, city or password.
 		g.PATCH("/me", patchMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		// Anyone asks for a password-reset link (202 for every well-formed address).
+		g.POST("/auth/password/forgot", forgotPassword(links))
+		// Anyone with a reset link sets a new password; every session is revoked.
+		g.POST("/auth/password/reset", resetPassword(links))
+		// Anyone with a verification link confirms the address.
+		g.POST("/auth/verify", verifyEmail(links))
+		// The signed-in user asks for a new verification link.
+		g.POST("/auth/verify/resend", resendVerification(links)).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		// The signed-in user downloads everything stored about them.
+		g.GET("/me/export", exportMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		// The signed-in user erases their account (password required).
+		g.DELETE("/me", deleteMe(limiter)).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
 		return se.Next()
 	})
 }

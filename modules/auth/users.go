@@ -27,6 +27,7 @@ func UserJSON(u *core.Record) map[string]any {
 		"name":      u.GetString("name"),
 		"phone":     u.GetString("phone"),
 		"city":      u.GetString("city"),
+		"verified":  u.Verified(),
 		"createdAt": hooks.ISO(u.GetDateTime("created").Time()),
 	}
 }

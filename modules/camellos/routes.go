@@ -9,6 +9,7 @@ import (
 // Register binds the camello record hooks and the public provider routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	x := newPublicIndex()
 	bindIndexHooks(app, x)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {

@@ -10,6 +10,7 @@ import (
 // Register binds the jobs area's record hooks, the reminder schedule and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	scheduleReminders(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := hooks.API(se)

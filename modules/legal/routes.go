@@ -11,6 +11,7 @@ import (
 // Register binds the legal area's record hooks and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	// Sign-ups (client and camello) accept the current texts in their transaction.
 	auth.ConsentRecorder = AcceptCurrent
 	// GET /api/me tells whether the current texts are accepted: "legal": {terminos: {…}, privacidad: {…}}.

@@ -4,10 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"html"
 	"io"
 	"net/http"
-	"net/mail"
 	"os"
 	"sort"
 	"strconv"
@@ -18,7 +16,6 @@ import (
 	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/mailer"
 )
 
 // Push lifetimes: how long a push service keeps an undelivered message.
@@ -208,41 +205,4 @@ func appURL() string {
 		u = "http://127.0.0.1:8090"
 	}
 	return u
-}
-
-// sendEmail mails the notification when SMTP is configured in the
-// settings; one attempt, logged.
-func (d *dispatcher) sendEmail(j job) {
-	settings := d.app.Settings()
-	if !settings.SMTP.Enabled {
-		return
-	}
-	var row struct {
-		Email string `db:"email"`
-	}
-	err := d.app.DB().Select("email").From("users").Where(dbx.HashExp{"id": j.UserID}).Limit(1).One(&row)
-	if err != nil || row.Email == "" {
-		return
-	}
-	text := j.Body
-	link := j.URL
-	if strings.HasPrefix(link, "/") && !strings.HasPrefix(link, "//") {
-		link = appURL() + link
-	}
-	if link != "" {
-		text += "\n\n" + link
-	}
-	msg := &mailer.Message{
-		From:    mail.Address{Name: settings.Meta.SenderName, Address: settings.Meta.SenderAddress},
-		To:      []mail.Address{{Address: row.Email}},
-		Subject: j.Title,
-		Text:    text,
-		HTML:    "<p>" + strings.ReplaceAll(html.EscapeString(text), "\n", "<br>") + "</p>",
-	}
-	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind)
-	if err := d.app.NewMailClient().Send(msg); err != nil {
-		log.Error("email: send failed", "error", err.Error())
-		return
-	}
-	log.Info("email: sent")
 }

@@ -71,6 +71,7 @@ func registerCamello(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
+	auth.SendVerification(e.App, user)
 	body, err := camellos.One(e.App, camello, true)
 	if err != nil {
 		return hooks.Internal(err)
