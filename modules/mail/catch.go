@@ -2,6 +2,7 @@ package mail
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -37,7 +38,17 @@ func Command(app core.App) *cobra.Command {
 			fmt.Fprintf(cmd.ErrOrStderr(), "Esperando correos en %s (SMTP_HOST=%s SMTP_PORT=%s SMTP_TLS=off); Ctrl+C para salir\n",
 				l.Addr(), hostOf(l.Addr().String()), portOf(l.Addr().String()))
 			s := NewCatcher(func(m Caught) { fmt.Fprint(cmd.OutOrStdout(), m.Format()) })
-			return s.Serve(l)
+			if ctx := cmd.Context(); ctx != nil {
+				go func() {
+					<-ctx.Done()
+					_ = s.Close()
+				}()
+			}
+			err = s.Serve(l)
+			if errors.Is(err, smtp.ErrServerClosed) {
+				return nil
+			}
+			return err
 		},
 	}
 	catch.Flags().StringVar(&addr, "addr", "127.0.0.1:2525", "dirección donde escuchar")

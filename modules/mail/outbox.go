@@ -291,7 +291,7 @@ func (w *worker) sendDue() (time.Duration, bool) {
 		now := types.NowDateTime().String()
 		var rows []row
 		err := w.app.DB().Select("id", "user", "kind", "toAddress", "toName", "subject", "html", "text",
-			"headers", "attempts", "nextAttemptAt").From(Collection).
+			"COALESCE(headers, '') AS headers", "attempts", "nextAttemptAt").From(Collection).
 			Where(dbx.HashExp{"status": StatusPending}).
 			AndWhere(dbx.NewExp("nextAttemptAt <= {:now}", dbx.Params{"now": now})).
 			OrderBy("nextAttemptAt").Limit(20).All(&rows)
