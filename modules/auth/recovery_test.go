@@ -3,10 +3,12 @@ package auth_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -319,4 +321,40 @@ func TestForgotIsThrottled(t *testing.T) {
 func sha(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
+}
+
+// TestResetLinkRace: of concurrent uses of one link exactly one wins.
+func TestResetLinkRace(t *testing.T) {
+	k, mb := mailKit(t)
+	u := k.CreateUser(hooks.RoleClient)
+	if res := k.Post("/api/auth/password/forgot", "", map[string]any{"email": u.Email()}); res.Status != 202 {
+		t.Fatal(res.Status)
+	}
+	token := followLink(t, mb.Wait(u.Email(), 1, 10*time.Second)[0], u.Email(), "restablecer.html")
+	const n = 8
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			pw := fmt.Sprintf("clave-nueva-%d", i)
+			statuses <- k.Post("/api/auth/password/reset", "", map[string]any{"token": token, "password": pw, "confirmPassword": pw}).Status
+		}(i)
+	}
+	wg.Wait()
+	close(statuses)
+	won := 0
+	for s := range statuses {
+		switch s {
+		case 200:
+			won++
+		case 400:
+		default:
+			t.Errorf("status %d", s)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d winners", won)
+	}
 }
