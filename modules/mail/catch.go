@@ -2,6 +2,7 @@ package mail
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
+	"os"
 	"strings"
 	"sync"
 
@@ -26,34 +28,43 @@ func Command(app core.App) *cobra.Command {
 	root := &cobra.Command{Use: "mail", Short: "Herramientas de correo"}
 	var addr string
 	catch := &cobra.Command{
-		Use:          "catch",
-		Short:        "Recibe por SMTP e imprime los correos (desarrollo)",
-		Args:         cobra.NoArgs,
-		SilenceUsage: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
+		Use:   "catch",
+		Short: "Recibe por SMTP e imprime los correos (desarrollo)",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, args []string) {
+			// PocketBase's Execute ignores command errors: the exit code is ours.
+			if err := Catch(cmd.Context(), addr, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
+				fmt.Fprintln(os.Stderr, "Error:", err)
+				os.Exit(1)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "Esperando correos en %s (SMTP_HOST=%s SMTP_PORT=%s SMTP_TLS=off); Ctrl+C para salir\n",
-				l.Addr(), hostOf(l.Addr().String()), portOf(l.Addr().String()))
-			s := NewCatcher(func(m Caught) { fmt.Fprint(cmd.OutOrStdout(), m.Format()) })
-			if ctx := cmd.Context(); ctx != nil {
-				go func() {
-					<-ctx.Done()
-					_ = s.Close()
-				}()
-			}
-			err = s.Serve(l)
-			if errors.Is(err, smtp.ErrServerClosed) {
-				return nil
-			}
-			return err
 		},
 	}
 	catch.Flags().StringVar(&addr, "addr", "127.0.0.1:2525", "dirección donde escuchar")
 	root.AddCommand(catch)
 	return root
+}
+
+// Catch listens on addr and prints every mail it receives to out until
+// ctx ends; a busy or invalid address is an error.
+func Catch(ctx context.Context, addr string, out, errw io.Writer) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(errw, "Esperando correos en %s (SMTP_HOST=%s SMTP_PORT=%s SMTP_TLS=off); Ctrl+C para salir\n",
+		l.Addr(), hostOf(l.Addr().String()), portOf(l.Addr().String()))
+	s := NewCatcher(func(m Caught) { fmt.Fprint(out, m.Format()) })
+	if ctx != nil {
+		go func() {
+			<-ctx.Done()
+			_ = s.Close()
+		}()
+	}
+	err = s.Serve(l)
+	if errors.Is(err, smtp.ErrServerClosed) {
+		return nil
+	}
+	return err
 }
 
 func hostOf(a string) string { h, _, _ := net.SplitHostPort(a); return h }
@@ -76,8 +87,8 @@ func (m Caught) Format() string {
 	fmt.Fprintf(&b, "──── correo de %s para %s ────\n", m.From, strings.Join(m.To, ", "))
 	for _, k := range []string{"From", "To", "Subject", "Date", "List-Unsubscribe"} {
 		if v := m.Header.Get(k); v != "" {
-			if k == "Subject" {
-				v = m.Subject
+			if d, err := new(mime.WordDecoder).DecodeHeader(v); err == nil {
+				v = d
 			}
 			fmt.Fprintf(&b, "%s: %s\n", k, v)
 		}

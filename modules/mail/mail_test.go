@@ -246,14 +246,13 @@ func TestCatchCommandPrintsMails(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := mail.Command(k.App)
+	if cmd, _, err := mail.Command(k.App).Find([]string{"catch"}); err != nil || cmd.Flags().Lookup("addr").DefValue != "127.0.0.1:2525" {
+		t.Fatalf("mail catch command: %v", err)
+	}
 	var out, errOut syncBuffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SetArgs([]string{"catch", "--addr", addr})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { _ = cmd.ExecuteContext(ctx) }()
+	go func() { _ = mail.Catch(ctx, addr, &out, &errOut) }()
 	var c *smtp.Client
 	for i := 0; i < 100; i++ {
 		if c, err = smtp.Dial(addr); err == nil {
@@ -287,11 +286,7 @@ func TestCatchCommandPrintsMails(t *testing.T) {
 		t.Fatalf("printed: %q / %q", out.String(), errOut.String())
 	}
 	// A busy address is an error (exit non-zero).
-	busy := mail.Command(k.App)
-	busy.SetOut(&bytes.Buffer{})
-	busy.SetErr(&bytes.Buffer{})
-	busy.SetArgs([]string{"catch", "--addr", addr})
-	if err := busy.Execute(); err == nil {
+	if err := mail.Catch(context.Background(), addr, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
 		t.Fatal("busy port accepted")
 	}
 }
