@@ -91,7 +91,7 @@ type deleteMeInput struct {
 // and the user keeps only the name "Usuario eliminado": e-mail, phone,
 // city, password and sessions are gone and the account is disabled.
 // Files (the camello photo) are removed after the commit.
-func deleteMe(limiter *loginLimiter) func(e *core.RequestEvent) error {
+func deleteMe(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in deleteMeInput
 		if err := hooks.ReadJSON(e, &in); err != nil {
@@ -111,14 +111,14 @@ func deleteMe(limiter *loginLimiter) func(e *core.RequestEvent) error {
 			return hooks.Unauthorized(hooks.MsgUnauthenticated)
 		}
 		key := "erase|" + user.Id + "|" + e.RealIP()
-		if err := throttled(e, limiter, key, "Demasiados intentos fallidos, inténtalo más tarde"); err != nil {
+		if err := throttled(e, l.erase, key, "Demasiados intentos fallidos, inténtalo más tarde"); err != nil {
 			return err
 		}
 		if !hooks.CheckPassword(user, in.Password) {
-			limiter.fail(key)
+			l.erase.fail(key)
 			return hooks.Unauthorized(MsgBadCredentials)
 		}
-		limiter.reset(key)
+		l.erase.reset(key)
 		if user.GetString("role") == hooks.RoleAdmin && !user.GetBool("disabled") {
 			others, err := e.App.CountRecords(hooks.Users, dbx.HashExp{"role": hooks.RoleAdmin, "disabled": false},
 				dbx.Not(dbx.HashExp{"id": user.Id}))

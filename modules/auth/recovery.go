@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"camellos/hooks"
@@ -23,13 +24,14 @@ const (
 	forgotPerIP      = 20
 	resetFailuresIP  = 10
 	resendPerUser    = 3
+	eraseFailures    = 10
 	msgTooManyLinks  = "Demasiadas solicitudes, inténtalo más tarde"
 	msgTooManyResets = "Demasiados intentos, inténtalo más tarde"
 )
 
 // limiters are the account-link throttles of one app.
 type limiters struct {
-	forgotEmail, forgotIP, resetIP, resend *loginLimiter
+	forgotEmail, forgotIP, resetIP, resend, erase *linkLimiter
 }
 
 func newLimiters() *limiters {
@@ -38,11 +40,12 @@ func newLimiters() *limiters {
 		forgotIP:    newLimiter(forgotPerIP, linkWindow),
 		resetIP:     newLimiter(resetFailuresIP, linkWindow),
 		resend:      newLimiter(resendPerUser, linkWindow),
+		erase:       newLimiter(eraseFailures, linkWindow),
 	}
 }
 
 // throttled answers 429 with Retry-After when key is over its limit.
-func throttled(e *core.RequestEvent, l *loginLimiter, key, msg string) error {
+func throttled(e *core.RequestEvent, l *linkLimiter, key, msg string) error {
 	if blocked, wait := l.blocked(key); blocked {
 		e.Response.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 		return hooks.NewError(http.StatusTooManyRequests, msg)
@@ -187,4 +190,66 @@ func resetPassword(l *limiters) func(e *core.RequestEvent) error {
 		}
 		return e.JSON(http.StatusOK, map[string]any{"user": UserJSON(user)})
 	}
+}
+
+// linkLimiter counts events per key: after max of them within window the
+// key is blocked until the oldest leaves the window (kept per app, by
+// Register).
+type linkLimiter struct {
+	max    int
+	window time.Duration
+	mu     sync.Mutex
+	events map[string][]time.Time
+}
+
+func newLimiter(max int, window time.Duration) *linkLimiter {
+	return &linkLimiter{max: max, window: window, events: map[string][]time.Time{}}
+}
+
+// recent drops the events of key older than the window; l.mu is held.
+func (l *linkLimiter) recent(key string, now time.Time) []time.Time {
+	list := l.events[key]
+	i := 0
+	for i < len(list) && now.Sub(list[i]) >= l.window {
+		i++
+	}
+	list = list[i:]
+	if len(list) == 0 {
+		delete(l.events, key)
+	} else {
+		l.events[key] = list
+	}
+	return list
+}
+
+// blocked reports whether key is throttled, and for how long.
+func (l *linkLimiter) blocked(key string) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	list := l.recent(key, now)
+	if len(list) < l.max {
+		return false, 0
+	}
+	return true, l.window - now.Sub(list[0])
+}
+
+// fail counts one event of key.
+func (l *linkLimiter) fail(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.events) >= 100_000 {
+		now := time.Now()
+		for k := range l.events {
+			l.recent(k, now)
+		}
+	}
+	l.events[key] = append(l.events[key], time.Now())
+}
+
+// reset forgets the events of key.
+func (l *linkLimiter) reset(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.events, key)
 }

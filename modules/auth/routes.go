@@ -41,7 +41,7 @@ func Register(app core.App) {
 		// The signed-in user downloads everything stored about them.
 		g.GET("/me/export", exportMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
 		// The signed-in user erases their account (password required).
-		g.DELETE("/me", deleteMe(limiter)).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		g.DELETE("/me", deleteMe(links)).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
 		return se.Next()
 	})
 }

@@ -15,26 +15,20 @@ const (
 )
 
 type loginLimiter struct {
-	max      int
-	window   time.Duration
 	mu       sync.Mutex
 	failures map[string][]time.Time
 	now      func() time.Time
 }
 
-func newLoginLimiter() *loginLimiter { return newLimiter(loginMaxFailures, loginWindow) }
-
-// newLimiter counts events per key: after max of them within window the
-// key is blocked until the oldest leaves the window.
-func newLimiter(max int, window time.Duration) *loginLimiter {
-	return &loginLimiter{max: max, window: window, failures: map[string][]time.Time{}, now: time.Now}
+func newLoginLimiter() *loginLimiter {
+	return &loginLimiter{failures: map[string][]time.Time{}, now: time.Now}
 }
 
 // recent drops failures older than the window and returns what is left.
 func (l *loginLimiter) recent(key string, now time.Time) []time.Time {
 	list := l.failures[key]
 	i := 0
-	for i < len(list) && now.Sub(list[i]) >= l.window {
+	for i < len(list) && now.Sub(list[i]) >= loginWindow {
 		i++
 	}
 	list = list[i:]
@@ -52,10 +46,10 @@ func (l *loginLimiter) blocked(key string) (bool, time.Duration) {
 	defer l.mu.Unlock()
 	now := l.now()
 	list := l.recent(key, now)
-	if len(list) < l.max {
+	if len(list) < loginMaxFailures {
 		return false, 0
 	}
-	return true, l.window - now.Sub(list[0])
+	return true, loginWindow - now.Sub(list[0])
 }
 
 // fail records a failed attempt.

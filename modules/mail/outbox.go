@@ -105,23 +105,6 @@ func Queue(app core.App, m Message) error {
 	return nil
 }
 
-// Deliver writes m to the outbox and sends it at once, from the caller's
-// goroutine (background workers use it; never a request). A failure is
-// logged and left to the retries.
-func Deliver(app core.App, m Message) {
-	if !Enabled(app) {
-		return
-	}
-	rec, err := insert(app, m, time.Now().Add(lease)) // claimed from the start
-	if err != nil {
-		app.Logger().Error("mail: outbox write failed", "kind", m.Kind, "error", err.Error())
-		return
-	}
-	attempt(app, optionsOf(app), row{ID: rec.Id, Attempts: 0, UserID: m.UserID, Kind: m.Kind,
-		ToAddress: m.To.Address, ToName: m.To.Name, Subject: m.Subject, HTML: m.HTML, Text: m.Text,
-		Headers: headersJSON(m.Headers)})
-}
-
 // EraseUser deletes every mail of a user still in the outbox (account
 // erasure): their address leaves with them.
 func EraseUser(app core.App, userID string) error {

@@ -16,8 +16,9 @@ const preferencesPage = "/notificaciones.html"
 
 // sendEmail mails the notification in Spanish (HTML and plain text, the
 // "aviso" templates) with a List-Unsubscribe header pointing at the
-// preferences page. The mail goes through the outbox: written first, sent
-// at once from this worker, retried with backoff when SMTP fails.
+// preferences page. The mail goes through the outbox (written here, sent
+// by the mail sender, retried with backoff when SMTP fails), so a slow or
+// dead SMTP server never holds a delivery worker.
 func (d *dispatcher) sendEmail(j job) {
 	if !mailer.Enabled(d.app) {
 		return
@@ -43,10 +44,13 @@ func (d *dispatcher) sendEmail(j job) {
 		d.app.Logger().Error("email: render failed", "notification", j.ID, "error", err.Error())
 		return
 	}
-	mailer.Deliver(d.app, mailer.Message{
+	err = mailer.Queue(d.app, mailer.Message{
 		UserID: j.UserID, Kind: mailer.KindNotification + ":" + j.Kind,
 		To:      mail.Address{Name: row.Name, Address: row.Email},
 		Subject: r.Subject, HTML: r.HTML, Text: r.Text,
 		Headers: map[string]string{"List-Unsubscribe": "<" + unsubscribe + ">"},
 	})
+	if err != nil {
+		d.app.Logger().Error("email: outbox write failed", "notification", j.ID, "error", err.Error())
+	}
 }
