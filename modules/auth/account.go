@@ -6,8 +6,12 @@ import (
 	"net/http"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
+	"camellos/internal/timefmt"
 	"camellos/internal/userdata"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -27,17 +31,17 @@ const (
 // event; this module adds the user and the session metadata (never a
 // password hash, a token or a token hash).
 func exportMe(e *core.RequestEvent) error {
-	user, err := e.App.FindRecordById(hooks.Users, hooks.AuthUser(e).Id)
+	user, err := e.App.FindRecordById(users.Collection, session.AuthUser(e).Id)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	ev := &userdata.ExportEvent{App: e.App, User: user, Data: map[string]any{}}
 	err = userdata.OnExport(e.App).Trigger(ev, func(ev *userdata.ExportEvent) error {
 		u := UserJSON(ev.User)
 		u["disabled"] = ev.User.GetBool("disabled")
-		u["updatedAt"] = hooks.ISO(ev.User.GetDateTime("updated").Time())
+		u["updatedAt"] = timefmt.ISO(ev.User.GetDateTime("updated").Time())
 		ev.Data["user"] = u
-		sessions, err := sessionsOf(ev.App, ev.User.Id, hooks.CurrentSessionID(e))
+		sessions, err := sessionsOf(ev.App, ev.User.Id, tokenHash(session.SessionToken(e.Request)))
 		if err != nil {
 			return err
 		}
@@ -45,9 +49,9 @@ func exportMe(e *core.RequestEvent) error {
 		return nil
 	})
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
-	body := map[string]any{"exportedAt": hooks.ISO(time.Now()), "format": "camellos-export-1"}
+	body := map[string]any{"exportedAt": timefmt.ISO(time.Now()), "format": "camellos-export-1"}
 	for k, v := range ev.Data {
 		body[k] = v
 	}
@@ -57,16 +61,18 @@ func exportMe(e *core.RequestEvent) error {
 	return e.JSON(http.StatusOK, body)
 }
 
-// sessionsOf lists the metadata of a user's sessions.
-func sessionsOf(app core.App, userID, currentID string) ([]map[string]any, error) {
+// sessionsOf lists the metadata of a user's sessions (current: the one
+// whose token hash is currentHash; the hash itself is never listed).
+func sessionsOf(app core.App, userID, currentHash string) ([]map[string]any, error) {
 	var rows []struct {
 		ID        string `db:"id"`
+		TokenHash string `db:"tokenHash"`
 		IP        string `db:"ip"`
 		UserAgent string `db:"userAgent"`
 		Created   string `db:"created"`
 		ExpiresAt string `db:"expiresAt"`
 	}
-	err := app.DB().Select("id", "ip", "userAgent", "created", "expiresAt").From(hooks.Sessions).
+	err := app.DB().Select("id", "tokenHash", "ip", "userAgent", "created", "expiresAt").From(session.Collection).
 		Where(dbx.HashExp{"user": userID}).OrderBy("created DESC").All(&rows)
 	if err != nil {
 		return nil, err
@@ -75,7 +81,7 @@ func sessionsOf(app core.App, userID, currentID string) ([]map[string]any, error
 	for _, r := range rows {
 		out = append(out, map[string]any{
 			"id": r.ID, "ip": r.IP, "userAgent": r.UserAgent, "createdAt": isoText(r.Created),
-			"expiresAt": isoText(r.ExpiresAt), "current": r.ID == currentID,
+			"expiresAt": isoText(r.ExpiresAt), "current": r.TokenHash == currentHash,
 		})
 	}
 	return out, nil
@@ -94,48 +100,48 @@ type deleteMeInput struct {
 func deleteMe(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in deleteMeInput
-		if err := hooks.ReadJSON(e, &in); err != nil {
+		if err := httpapi.ReadJSON(e, &in); err != nil {
 			return err
 		}
-		v := hooks.NewValidation()
+		v := httpapi.NewValidation()
 		if in.Password == "" {
 			v.Add("password", "Es obligatorio")
-		} else if hooks.Chars(in.Password) > 128 {
+		} else if text.Chars(in.Password) > 128 {
 			v.Add("password", "Debe tener como máximo 128 caracteres")
 		}
 		if err := v.Err(); err != nil {
 			return err
 		}
-		user, err := e.App.FindRecordById(hooks.Users, hooks.AuthUser(e).Id)
+		user, err := e.App.FindRecordById(users.Collection, session.AuthUser(e).Id)
 		if err != nil {
-			return hooks.Unauthorized(hooks.MsgUnauthenticated)
+			return httpapi.Unauthorized(httpapi.MsgUnauthenticated)
 		}
 		key := "erase|" + user.Id + "|" + e.RealIP()
 		if err := throttled(e, l.erase, key, "Demasiados intentos fallidos, inténtalo más tarde"); err != nil {
 			return err
 		}
-		if !hooks.CheckPassword(user, in.Password) {
+		if !users.CheckPassword(user, in.Password) {
 			l.erase.fail(key)
-			return hooks.Unauthorized(MsgBadCredentials)
+			return httpapi.Unauthorized(MsgBadCredentials)
 		}
 		l.erase.reset(key)
-		if user.GetString("role") == hooks.RoleAdmin && !user.GetBool("disabled") {
-			others, err := e.App.CountRecords(hooks.Users, dbx.HashExp{"role": hooks.RoleAdmin, "disabled": false},
+		if user.GetString("role") == users.RoleAdmin && !user.GetBool("disabled") {
+			others, err := e.App.CountRecords(users.Collection, dbx.HashExp{"role": users.RoleAdmin, "disabled": false},
 				dbx.Not(dbx.HashExp{"id": user.Id}))
 			if err != nil {
-				return hooks.Internal(err)
+				return httpapi.Internal(err)
 			}
 			if others == 0 {
-				return hooks.Conflict(MsgLastAdmin)
+				return httpapi.Conflict(MsgLastAdmin)
 			}
 		}
 		// The new (random, never told) password is hashed before the
 		// transaction: bcrypt is the slow part.
 		buf := make([]byte, 32)
 		if _, err := rand.Read(buf); err != nil {
-			return hooks.Internal(err)
+			return httpapi.Internal(err)
 		}
-		hooks.SetPassword(user, base64.RawURLEncoding.EncodeToString(buf))
+		users.SetPassword(user, base64.RawURLEncoding.EncodeToString(buf))
 
 		ev := &userdata.EraseEvent{User: user}
 		err = e.App.RunInTransaction(func(tx core.App) error {
@@ -148,7 +154,7 @@ func deleteMe(l *limiters) func(e *core.RequestEvent) error {
 			return err
 		}
 		ev.RunAfterCommit()
-		hooks.ClearSessionCookie(e)
+		session.ClearSessionCookie(e)
 		return e.JSON(http.StatusOK, map[string]any{"ok": true})
 	}
 }
@@ -171,7 +177,7 @@ func eraseUser(app core.App, user *core.Record) error {
 	if err := app.Save(user); err != nil {
 		return err
 	}
-	return hooks.RevokeUserSessions(app, user.Id)
+	return session.RevokeUserSessions(app, user.Id)
 }
 
 // isoText formats a stored PocketBase date ("" stays "").
@@ -183,5 +189,5 @@ func isoText(s string) any {
 	if err != nil {
 		return s
 	}
-	return hooks.ISO(t)
+	return timefmt.ISO(t)
 }

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/auth"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 )
 
 func pngBytes(t *testing.T) []byte {
@@ -51,7 +51,7 @@ func registerCamello(t *testing.T, k *testkit.Kit) (string, string, string) {
 
 func TestVerificationOnBothSignUps(t *testing.T) {
 	k, mb := mailKit(t)
-	_, adminCookie := k.UserWithSession(hooks.RoleAdmin)
+	_, adminCookie := k.UserWithSession(users.RoleAdmin)
 
 	// Client sign-up.
 	email := registerClient(t, k)
@@ -142,7 +142,7 @@ func TestVerificationOnBothSignUps(t *testing.T) {
 
 func TestNotificationsAreMailedPerPreference(t *testing.T) {
 	k, mb := mailKit(t)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	off := notifications.KindJobStatus
 	if res := k.Put("/api/notifications/preferences", cookie, map[string]any{"preferences": map[string]any{
 		off: map[string]any{"email": false}}}); res.Status != 200 {
@@ -216,7 +216,7 @@ func TestExportHoldsEverythingAndNoSecret(t *testing.T) {
 	if err := k.App.Save(camello); err != nil {
 		t.Fatal(err)
 	}
-	client, clientCookie := k.UserWithSession(hooks.RoleClient)
+	client, clientCookie := k.UserWithSession(users.RoleClient)
 	job := k.CreateJob(testkit.JobOpts{Client: client, Provider: camello, Status: "COMPLETADO", Title: "Arreglar la fuga"})
 	if res := k.Post("/api/jobs/"+job.Id+"/review", clientCookie, map[string]any{"rating": 5, "comment": "Excelente trabajo"}); res.Status != 201 {
 		t.Fatalf("review: %d %s", res.Status, res.Raw)
@@ -302,14 +302,14 @@ func TestErasure(t *testing.T) {
 	if res := k.Get(photo, ""); res.Status != 200 {
 		t.Fatalf("photo before: %d", res.Status)
 	}
-	client, clientCookie := k.UserWithSession(hooks.RoleClient)
+	client, clientCookie := k.UserWithSession(users.RoleClient)
 	done := k.CreateJob(testkit.JobOpts{Client: client, Provider: camello, Status: "COMPLETADO", Title: "Trabajo terminado"})
 	live := k.CreateJob(testkit.JobOpts{Client: client, Provider: camello, Status: "ASIGNADO", Title: "Trabajo en curso"})
 	open := k.CreateJob(testkit.JobOpts{Client: client, Provider: camello, Source: "PERFIL", Title: "Solicitud directa"})
 	p256, authKey := pushKeys(t)
 	k.CreateRecord("push_subscriptions", map[string]any{"user": user.Id, "endpoint": "https://push.example.com/e/" + testkit.Unique(), "p256dh": p256, "auth": authKey})
 
-	stranger, strangerCookie := k.UserWithSession(hooks.RoleClient)
+	stranger, strangerCookie := k.UserWithSession(users.RoleClient)
 	cases := []struct {
 		name   string
 		cookie string
@@ -400,12 +400,12 @@ func TestErasure(t *testing.T) {
 
 func TestErasureOfTheLastAdmin(t *testing.T) {
 	k, _ := mailKit(t)
-	_, cookie := k.UserWithSession(hooks.RoleAdmin)
+	_, cookie := k.UserWithSession(users.RoleAdmin)
 	res := k.Delete("/api/me", cookie, map[string]any{"password": testkit.DefaultPassword})
 	if res.Status != 409 || res.Error() != auth.MsgLastAdmin {
 		t.Fatalf("last admin: %d %s", res.Status, res.Raw)
 	}
-	_, cookie2 := k.UserWithSession(hooks.RoleAdmin)
+	_, cookie2 := k.UserWithSession(users.RoleAdmin)
 	if res := k.Delete("/api/me", cookie2, map[string]any{"password": testkit.DefaultPassword}); res.Status != 200 {
 		t.Fatalf("one of two admins: %d %s", res.Status, res.Raw)
 	}

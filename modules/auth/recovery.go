@@ -8,9 +8,12 @@ import (
 	"sync"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/config"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
 	"camellos/modules/mail"
+	"camellos/modules/users"
 
 	"github.com/go-ozzo/ozzo-validation/v4/is"
 	"github.com/pocketbase/pocketbase/core"
@@ -48,18 +51,18 @@ func newLimiters() *limiters {
 func throttled(e *core.RequestEvent, l *linkLimiter, key, msg string) error {
 	if blocked, wait := l.blocked(key); blocked {
 		e.Response.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-		return hooks.NewError(http.StatusTooManyRequests, msg)
+		return httpapi.NewError(http.StatusTooManyRequests, msg)
 	}
 	return nil
 }
 
 // checkEmail normalises an address and adds a field error unless it is
 // well-formed (the sign-up rule).
-func checkEmail(v *hooks.Validation, field, email string) string {
+func checkEmail(v *httpapi.Validation, field, email string) string {
 	email = NormalizeEmail(email)
 	if email == "" {
 		v.Add(field, "Es obligatorio")
-	} else if hooks.Chars(email) > 254 || is.EmailFormat.Validate(email) != nil || !strings.Contains(email, "@") {
+	} else if text.Chars(email) > 254 || is.EmailFormat.Validate(email) != nil || !strings.Contains(email, "@") {
 		v.Add(field, "Correo electrónico inválido")
 	}
 	return email
@@ -81,10 +84,10 @@ type forgotInput struct {
 func forgotPassword(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in forgotInput
-		if err := hooks.ReadJSON(e, &in); err != nil {
+		if err := httpapi.ReadJSON(e, &in); err != nil {
 			return err
 		}
-		v := hooks.NewValidation()
+		v := httpapi.NewValidation()
 		email := checkEmail(v, "email", in.Email)
 		if err := v.Err(); err != nil {
 			return err
@@ -106,7 +109,7 @@ func forgotPassword(l *limiters) func(e *core.RequestEvent) error {
 // sendResetLink issues a reset token for a known, enabled account and
 // queues its mail; for any other address it does nothing.
 func sendResetLink(app core.App, email string) {
-	user, err := app.FindAuthRecordByEmail(hooks.Users, email)
+	user, err := app.FindAuthRecordByEmail(users.Collection, email)
 	if err != nil || user.GetBool("disabled") || user.Email() == "" {
 		return
 	}
@@ -145,13 +148,13 @@ type resetInput struct {
 func resetPassword(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in resetInput
-		if err := hooks.ReadJSON(e, &in); err != nil {
+		if err := httpapi.ReadJSON(e, &in); err != nil {
 			return err
 		}
 		if err := throttled(e, l.resetIP, e.RealIP(), msgTooManyResets); err != nil {
 			return err
 		}
-		v := hooks.NewValidation()
+		v := httpapi.NewValidation()
 		CheckNewPassword(v, "password", in.Password, "confirmPassword", in.ConfirmPassword)
 		if err := v.Err(); err != nil {
 			return err
@@ -160,14 +163,14 @@ func resetPassword(l *limiters) func(e *core.RequestEvent) error {
 		userID := tokenUser(e.App, token, PurposeReset)
 		if userID == "" {
 			l.resetIP.fail(e.RealIP())
-			return hooks.BadRequest(MsgBadLink)
+			return httpapi.BadRequest(MsgBadLink)
 		}
-		user, err := e.App.FindRecordById(hooks.Users, userID)
+		user, err := e.App.FindRecordById(users.Collection, userID)
 		if err != nil || user.GetBool("disabled") {
 			l.resetIP.fail(e.RealIP())
-			return hooks.BadRequest(MsgBadLink)
+			return httpapi.BadRequest(MsgBadLink)
 		}
-		hooks.SetPassword(user, in.Password) // bcrypt before the transaction
+		users.SetPassword(user, in.Password) // bcrypt before the transaction
 		user.SetVerified(true)
 		err = e.App.RunInTransaction(func(tx core.App) error {
 			ok, err := consumeToken(tx, token, PurposeReset)
@@ -175,15 +178,15 @@ func resetPassword(l *limiters) func(e *core.RequestEvent) error {
 				return err
 			}
 			if !ok {
-				return hooks.BadRequest(MsgBadLink)
+				return httpapi.BadRequest(MsgBadLink)
 			}
 			if err := tx.Save(user); err != nil {
 				return err
 			}
-			return hooks.RevokeUserSessions(tx, user.Id)
+			return session.RevokeUserSessions(tx, user.Id)
 		})
 		if err != nil {
-			if he := hooks.ToError(err); he.Status == http.StatusBadRequest && he.Message == MsgBadLink {
+			if he := httpapi.ToError(err); he.Status == http.StatusBadRequest && he.Message == MsgBadLink {
 				l.resetIP.fail(e.RealIP())
 			}
 			return err

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/auth"
 	"camellos/modules/mail"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/tests"
@@ -183,7 +183,7 @@ func TestPasswordRecoveryThroughRealMail(t *testing.T) {
 
 func TestResetLinksOlderAndExpired(t *testing.T) {
 	k, mb := mailKit(t)
-	user := k.CreateUser(hooks.RoleClient)
+	user := k.CreateUser(users.RoleClient)
 	email := user.Email()
 	for i := 0; i < 2; i++ {
 		if res := k.Post("/api/auth/password/forgot", "", map[string]any{"email": email}); res.Status != 202 {
@@ -226,7 +226,7 @@ func TestResetLinksOlderAndExpired(t *testing.T) {
 
 func TestForgotNeverTellsWhoExists(t *testing.T) {
 	k, mb := mailKit(t)
-	disabled := k.CreateUser(hooks.RoleClient, testkit.UserOpts{Disabled: true})
+	disabled := k.CreateUser(users.RoleClient, testkit.UserOpts{Disabled: true})
 	for _, tc := range []struct {
 		name   string
 		email  any
@@ -265,7 +265,7 @@ func TestForgotNeverTellsWhoExists(t *testing.T) {
 	// previous one's background work finished.
 	known := make([]string, 5)
 	for i := range known {
-		known[i] = k.CreateUser(hooks.RoleClient).Email()
+		known[i] = k.CreateUser(users.RoleClient).Email()
 	}
 	timeOf := func(email string) time.Duration {
 		settle(t, k)
@@ -327,7 +327,7 @@ func sha(token string) string {
 // TestResetLinkRace: of concurrent uses of one link exactly one wins.
 func TestResetLinkRace(t *testing.T) {
 	k, mb := mailKit(t)
-	u := k.CreateUser(hooks.RoleClient)
+	u := k.CreateUser(users.RoleClient)
 	if res := k.Post("/api/auth/password/forgot", "", map[string]any{"email": u.Email()}); res.Status != 202 {
 		t.Fatal(res.Status)
 	}

@@ -4,7 +4,8 @@
 package auth
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -19,7 +20,7 @@ func Register(app core.App) {
 		return e.Next()
 	})
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		g := hooks.API(se)
+		g := httpapi.API(se)
 		// A client signs up (role CLIENTE); no session is opened.
 		g.POST("/auth/register", registerClient)
 		// Anyone signs in with e-mail and password; sets the session cookie.
@@ -27,9 +28,9 @@ func Register(app core.App) {
 		// The signed-in user signs out; the session is revoked server-side.
 		g.POST("/auth/logout", logout)
 		// The signed-in user reads their profile (and camello profile, if any).
-		g.GET("/me", getMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		g.GET("/me", getMe).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// The signed-in user updates name, phone, city or password.
-		g.PATCH("/me", patchMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		g.PATCH("/me", patchMe).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// Anyone asks for a password-reset link (202 for every well-formed address).
 		g.POST("/auth/password/forgot", forgotPassword(links))
 		// Anyone with a reset link sets a new password; every session is revoked.
@@ -37,11 +38,11 @@ func Register(app core.App) {
 		// Anyone with a verification link confirms the address.
 		g.POST("/auth/verify", verifyEmail(links))
 		// The signed-in user asks for a new verification link.
-		g.POST("/auth/verify/resend", resendVerification(links)).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		g.POST("/auth/verify/resend", resendVerification(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// The signed-in user downloads everything stored about them.
-		g.GET("/me/export", exportMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		g.GET("/me/export", exportMe).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// The signed-in user erases their account (password required).
-		g.DELETE("/me", deleteMe(links)).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		g.DELETE("/me", deleteMe(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		return se.Next()
 	})
 }

@@ -5,8 +5,10 @@ import (
 	"net/mail"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	mailer "camellos/modules/mail"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -41,7 +43,7 @@ type verifyInput struct {
 func verifyEmail(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in verifyInput
-		if err := hooks.ReadJSON(e, &in); err != nil {
+		if err := httpapi.ReadJSON(e, &in); err != nil {
 			return err
 		}
 		if err := throttled(e, l.resetIP, e.RealIP(), msgTooManyResets); err != nil {
@@ -51,7 +53,7 @@ func verifyEmail(l *limiters) func(e *core.RequestEvent) error {
 		userID := tokenUser(e.App, token, PurposeVerify)
 		if userID == "" {
 			l.resetIP.fail(e.RealIP())
-			return hooks.BadRequest(MsgBadLink)
+			return httpapi.BadRequest(MsgBadLink)
 		}
 		var user *core.Record
 		err := e.App.RunInTransaction(func(tx core.App) error {
@@ -60,19 +62,19 @@ func verifyEmail(l *limiters) func(e *core.RequestEvent) error {
 				return err
 			}
 			if !ok {
-				return hooks.BadRequest(MsgBadLink)
+				return httpapi.BadRequest(MsgBadLink)
 			}
-			user, err = tx.FindRecordById(hooks.Users, userID)
+			user, err = tx.FindRecordById(users.Collection, userID)
 			if err != nil {
 				return err
 			}
 			if user.GetBool("disabled") {
-				return hooks.BadRequest(MsgBadLink)
+				return httpapi.BadRequest(MsgBadLink)
 			}
 			return markVerified(tx, user)
 		})
 		if err != nil {
-			if he := hooks.ToError(err); he.Status == http.StatusBadRequest {
+			if he := httpapi.ToError(err); he.Status == http.StatusBadRequest {
 				l.resetIP.fail(e.RealIP())
 			}
 			return err
@@ -96,7 +98,7 @@ func markVerified(app core.App, user *core.Record) error {
 // address already verified gets nothing, with the same answer.
 func resendVerification(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
-		user := hooks.AuthUser(e)
+		user := session.AuthUser(e)
 		if err := throttled(e, l.resend, user.Id, msgTooManyLinks); err != nil {
 			return err
 		}

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/memo"
+	"camellos/internal/timefmt"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/list"
@@ -190,7 +191,7 @@ func tradesOf(raw string) []string {
 // isoOf formats a stored PocketBase date as GetDateTime(...).Time() would.
 func isoOf(s string) string {
 	dt, _ := types.ParseDateTime(s)
-	return hooks.ISO(dt.Time())
+	return timefmt.ISO(dt.Time())
 }
 
 // bindIndexHooks drops the listing index after every committed write that
@@ -214,7 +215,7 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	}
 	// The public verified badge follows the user's flag.
 	app.OnRecordAfterUpdateSuccess("users").BindFunc(func(e *core.RecordEvent) error {
-		if e.Record.GetString("role") == hooks.RoleCamello {
+		if e.Record.GetString("role") == users.RoleCamello {
 			x.cache.Invalidate()
 		}
 		return e.Next()

@@ -1,7 +1,8 @@
 package jobs
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
 	"camellos/internal/userdata"
 
 	"github.com/pocketbase/dbx"
@@ -65,7 +66,7 @@ func bindDataRights(app core.App) {
 			return err
 		}
 		if live > 0 {
-			return hooks.Conflict(MsgLiveJobs)
+			return httpapi.Conflict(MsgLiveJobs)
 		}
 		pending, err := e.App.FindAllRecords(Collection, partyExp(e.User.Id, camID), dbx.HashExp{"status": StatusPending})
 		if err != nil {
@@ -87,7 +88,7 @@ func reviewsJSON(recs []*core.Record) []map[string]any {
 		out = append(out, map[string]any{
 			"id": r.Id, "job": r.GetString("job"), "camello": r.GetString("camello"), "client": r.GetString("client"),
 			"rating": r.GetInt("rating"), "comment": r.GetString("comment"),
-			"createdAt": hooks.ISO(r.GetDateTime("created").Time()),
+			"createdAt": timefmt.ISO(r.GetDateTime("created").Time()),
 		})
 	}
 	return out

@@ -1,7 +1,7 @@
 package legal
 
 import (
-	"camellos/hooks"
+	"camellos/internal/timefmt"
 	"camellos/internal/userdata"
 
 	"github.com/pocketbase/dbx"
@@ -21,7 +21,7 @@ func bindDataRights(app core.App) {
 		for _, r := range recs {
 			list = append(list, map[string]any{
 				"slug": r.GetString("slug"), "version": r.GetInt("version"), "ip": r.GetString("ip"),
-				"userAgent": r.GetString("userAgent"), "acceptedAt": hooks.ISO(r.GetDateTime("created").Time()),
+				"userAgent": r.GetString("userAgent"), "acceptedAt": timefmt.ISO(r.GetDateTime("created").Time()),
 			})
 		}
 		e.Data["consents"] = list

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/mail"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -44,7 +44,7 @@ func boot(t *testing.T, mb *testkit.Mailbox, tlsMode string) *testkit.Kit {
 // forgot asks for a reset link for a new user and returns its address.
 func forgot(t *testing.T, k *testkit.Kit) string {
 	t.Helper()
-	u := k.CreateUser(hooks.RoleClient)
+	u := k.CreateUser(users.RoleClient)
 	if res := k.Post("/api/auth/password/forgot", "", map[string]any{"email": u.Email()}); res.Status != 202 {
 		t.Fatalf("forgot: %d %s", res.Status, res.Raw)
 	}
@@ -203,7 +203,7 @@ func TestGivesUpAfterTheLastRetry(t *testing.T) {
 func TestOutboxSurvivesTheProcess(t *testing.T) {
 	mb := testkit.NewMailbox(t)
 	k := boot(t, mb, "off")
-	u := k.CreateUser(hooks.RoleClient)
+	u := k.CreateUser(users.RoleClient)
 	k.CreateRecord(mail.Collection, map[string]any{
 		"user": u.Id, "kind": "prueba", "toAddress": u.Email(), "subject": "Correo pendiente", "text": "hola", "html": "<p>hola</p>",
 		"status": mail.StatusPending, "attempts": 0, "nextAttemptAt": time.Now().Add(-time.Minute).UTC(),

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,7 +121,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		Keys:     webpush.Keys{P256dh: s.P256dh, Auth: s.Auth},
 	}, &webpush.Options{
 		HTTPClient:      d.opts.HTTPClient,
-		Subscriber:      librarySubscriber(vapidSubject()),
+		Subscriber:      librarySubscriber(vapidSubject(d.app)),
 		Topic:           topic,
 		TTL:             ttl,
 		Urgency:         urgency,
@@ -196,13 +195,4 @@ func retryAfter(v string) time.Duration {
 		}
 	}
 	return 0
-}
-
-// appURL is the public base URL for absolute links (APP_URL).
-func appURL() string {
-	u := strings.TrimRight(strings.TrimSpace(os.Getenv("APP_URL")), "/")
-	if u == "" {
-		u = "http://127.0.0.1:8090"
-	}
-	return u
 }
