@@ -158,6 +158,7 @@ func TestServerDownThenBack(t *testing.T) {
 func TestServerAnswering5xx(t *testing.T) {
 	mb := testkit.NewMailbox(t)
 	k := boot(t, mb, "off")
+	k.App.Settings().Logs.MaxDays = 1 // the test app keeps no log otherwise
 	mb.Fail(554)
 	to := forgot(t, k)
 	deadline := time.Now().Add(5 * time.Second)
@@ -178,6 +179,22 @@ func TestServerAnswering5xx(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if n := len(mb.To(to)); n != 1 {
 		t.Fatalf("mails = %d, want exactly 1", n)
+	}
+	// The failures were logged (PocketBase writes its log in batches).
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		err := k.App.LogQuery().Select("count(*)").Where(dbx.HashExp{"message": "mail: send failed, will retry"}).Row(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("failures logged: %d", n)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

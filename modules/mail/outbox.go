@@ -285,6 +285,7 @@ func (w *worker) sendDue() (time.Duration, bool) {
 		if len(rows) == 0 {
 			break
 		}
+		claimedAny := false
 		for _, r := range rows {
 			if w.ctx.Err() != nil {
 				return 0, false
@@ -298,7 +299,11 @@ func (w *worker) sendDue() (time.Duration, bool) {
 			if n, _ := res.RowsAffected(); n != 1 {
 				continue
 			}
+			claimedAny = true
 			attempt(w.app, w.opts, r)
+		}
+		if !claimedAny { // the database refused every claim: try again later
+			return time.Second, true
 		}
 	}
 	var next struct {
