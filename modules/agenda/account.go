@@ -2,6 +2,7 @@ package agenda
 
 import (
 	"camellos/internal/userdata"
+	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/dbx"
@@ -22,7 +23,7 @@ func bindDataRights(app core.App) {
 				e.Data["availability"] = availabilityJSON(scheduleOf(rec), rec)
 			}
 		}
-		recs, err := e.App.FindAllRecords(AppointmentsCollection, where)
+		recs, err := e.App.FindAllRecords(appointments.Collection, where)
 		if err != nil {
 			return err
 		}

@@ -235,7 +235,9 @@ func TestExportHoldsEverythingAndNoSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	camello, _ := k.App.FindRecordById("camellos", camID)
+	svc := k.CreateService()
 	camello.Set("status", "ACTIVO")
+	camello.Set("services", []string{svc.Id})
 	if err := k.App.Save(camello); err != nil {
 		t.Fatal(err)
 	}
@@ -244,6 +246,12 @@ func TestExportHoldsEverythingAndNoSecret(t *testing.T) {
 	if res := k.Post("/api/jobs/"+job.Id+"/review", clientCookie, map[string]any{"rating": 5, "comment": "Excelente trabajo"}); res.Status != 201 {
 		t.Fatalf("review: %d %s", res.Status, res.Raw)
 	}
+	if res := k.Post("/api/jobs/"+job.Id+"/messages", clientCookie, map[string]any{"body": "Gracias por todo"}); res.Status != 201 {
+		t.Fatalf("message: %d %s", res.Status, res.Raw)
+	}
+	open := k.CreateJob(testkit.JobOpts{Client: client, Service: svc, Title: "Pintar la sala"})
+	k.CreateRecord("quotes", map[string]any{"job": open.Id, "camello": camID, "amount": 150000, "currency": "COP",
+		"message": "Puedo el sábado", "status": "PENDIENTE", "expiresAt": time.Now().Add(72 * time.Hour).UTC()})
 	p256, authKey := pushKeys(t)
 	k.CreateRecord("push_subscriptions", map[string]any{"user": user.Id, "endpoint": "https://push.example.com/e/" + testkit.Unique(),
 		"p256dh": p256, "auth": authKey, "userAgent": "Navegador de prueba"})
@@ -266,7 +274,7 @@ func TestExportHoldsEverythingAndNoSecret(t *testing.T) {
 	if cc := res.Header.Get("Cache-Control"); !strings.Contains(cc, "no-store") {
 		t.Errorf("Cache-Control %q", cc)
 	}
-	for _, key := range []string{"user", "camello", "jobs", "appointments", "reviewsWritten", "reviewsReceived",
+	for _, key := range []string{"user", "camello", "jobs", "quotes", "messages", "appointments", "reviewsWritten", "reviewsReceived",
 		"notifications", "preferences", "pushSubscriptions", "consents", "sessions", "availability", "exportedAt"} {
 		if _, ok := res.JSON[key]; !ok {
 			t.Errorf("export lacks %s", key)
@@ -276,6 +284,7 @@ func TestExportHoldsEverythingAndNoSecret(t *testing.T) {
 		"user.email": email, "user.verified": false, "camello.id": camID, "camello.documentId": "1020304050",
 		"jobs.0.title": "Arreglar la fuga", "reviewsReceived.0.comment": "Excelente trabajo",
 		"pushSubscriptions.0.userAgent": "Navegador de prueba", "preferences.JOB_STATUS.push": false,
+		"messages.0.body": "Gracias por todo", "quotes.0.message": "Puedo el sábado",
 	}
 	for path, want := range checks {
 		if got := res.Get(path); got != want {
@@ -318,7 +327,9 @@ func TestErasure(t *testing.T) {
 	_, cookie := login(k, email, "secreto-123")
 	user, _ := k.App.FindAuthRecordByEmail("users", email)
 	camello, _ := k.App.FindRecordById("camellos", camID)
+	svc := k.CreateService()
 	camello.Set("status", "ACTIVO")
+	camello.Set("services", []string{svc.Id})
 	if err := k.App.Save(camello); err != nil {
 		t.Fatal(err)
 	}
@@ -331,6 +342,15 @@ func TestErasure(t *testing.T) {
 	open := k.CreateJob(testkit.JobOpts{Client: client, Provider: camello, Source: "PERFIL", Title: "Solicitud directa"})
 	p256, authKey := pushKeys(t)
 	k.CreateRecord("push_subscriptions", map[string]any{"user": user.Id, "endpoint": "https://push.example.com/e/" + testkit.Unique(), "p256dh": p256, "auth": authKey})
+	board := k.CreateJob(testkit.JobOpts{Client: client, Service: svc, Title: "Trabajo abierto"})
+	quote := k.CreateRecord("quotes", map[string]any{"job": board.Id, "camello": camID, "amount": 90000, "currency": "COP",
+		"status": "PENDIENTE", "expiresAt": time.Now().Add(72 * time.Hour).UTC()})
+	if res := k.Post("/api/jobs/"+done.Id+"/messages", clientCookie, map[string]any{"body": "¿Quedó bien?"}); res.Status != 201 {
+		t.Fatalf("message: %d %s", res.Status, res.Raw)
+	}
+	if res := k.Post("/api/jobs/"+done.Id+"/messages", cookie, map[string]any{"body": "Sí, todo en orden"}); res.Status != 201 {
+		t.Fatalf("camello's message: %d %s", res.Status, res.Raw)
+	}
 
 	stranger, strangerCookie := k.UserWithSession(users.RoleClient)
 	cases := []struct {
@@ -409,6 +429,13 @@ func TestErasure(t *testing.T) {
 	view := k.Get("/api/jobs/"+done.Id, clientCookie)
 	if view.Status != 200 || view.Str("job.provider.name") != "Usuario eliminado" {
 		t.Errorf("client's job: %d %s", view.Status, view.Raw)
+	}
+	thread := k.Get("/api/jobs/"+done.Id+"/messages", clientCookie)
+	if thread.Status != 200 || thread.Str("messages.1.author.name") != "Usuario eliminado" || thread.Str("messages.1.body") != "Sí, todo en orden" {
+		t.Errorf("client's conversation: %d %s", thread.Status, thread.Raw)
+	}
+	if q, _ := k.App.FindRecordById("quotes", quote.Id); q.GetString("status") != "RETIRADA" {
+		t.Errorf("live quote: %s", q.GetString("status"))
 	}
 	if r := k.Get("/api/jobs/"+open.Id, clientCookie); r.Str("job.status") != "CANCELADO" {
 		t.Errorf("the pending request was not cancelled: %s", r.Raw)

@@ -77,6 +77,10 @@ func bindDataRights(app core.App) {
 				return err
 			}
 		}
+		// The addresses the user gave as a client go; the jobs stay.
+		if _, err := e.App.DB().Update(Collection, dbx.Params{"address": ""}, dbx.HashExp{"client": e.User.Id}).Execute(); err != nil {
+			return err
+		}
 		return e.Next()
 	})
 }
