@@ -100,6 +100,9 @@ func TestStartTLSWithATestCertificate(t *testing.T) {
 	if m.Subject != "Restablece tu contraseña de Camellos" {
 		t.Fatalf("subject %q", m.Subject)
 	}
+	if !mail.WaitIdle(k.App, 10*time.Second) {
+		t.Fatal("outbox did not drain")
+	}
 	if rec := outboxRow(t, k, to); rec.GetString("status") != mail.StatusSent || rec.GetString("html") != "" || rec.GetString("text") != "" {
 		t.Fatalf("outbox after sending: %s %q", rec.GetString("status"), rec.GetString("text"))
 	}
