@@ -206,7 +206,7 @@ function legal() {
       formError(f, msg, { ...e, message: e.message, fieldErrors: fe });
     }
   });
-  loadLegal();
+  return loadLegal();
 }
 
 async function main() {
@@ -217,10 +217,18 @@ async function main() {
     $('main').append(el('p', { class: 'card' }, 'Esta página es solo para administradores.'));
     return;
   }
-  loadPending(false);
-  loadOpen(false);
+  // Loaded together, shown in reading order: a section appears once the
+  // one above it is drawn, so nothing jumps.
+  const pending = loadPending(false);
+  const open = loadOpen(false);
+  const texts = legal();
   broadcast();
-  legal();
+  await pending;
+  $('#abiertos').hidden = false;
+  await open;
+  $('#avisos').hidden = false;
+  await texts;
+  $('#legales').hidden = false;
 }
 
 main();

@@ -179,7 +179,7 @@ async function calendar() {
   try {
     const r = await api('GET', '/api/agenda/calendar');
     $('#cal-url').value = r.url;
-    box.hidden = false;
+    box.dataset.ready = '1';
   } catch (e) {
     return;
   }
@@ -277,9 +277,12 @@ async function main() {
       li.querySelector('input').focus();
     });
     $('#avail-form').addEventListener('submit', save);
-    loadAvailability();
-    calendar();
+    // What lies below the week appears once the week is drawn: nothing jumps.
+    await Promise.all([loadAvailability(), calendar()]);
+    $('#avail-rest').hidden = false;
+    $('#cal-box').hidden = !$('#cal-box').dataset.ready;
   }
+  $('#appts-box').hidden = false;
   loadAppointments();
 }
 

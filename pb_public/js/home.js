@@ -82,7 +82,7 @@ function renderChips() {
         el('span', {}, name),
         el('button', { type: 'button', 'aria-label': `Quitar filtro ${name}`, onclick: () => removeChip(g.keys) }, '×'));
     })),
-    notes.length ? el('p', { class: 'hint' }, 'También entendimos: ' + notes.join(', ') + '.') : null);
+    ...(notes.length ? [el('p', { class: 'hint' }, 'También entendimos: ' + notes.join(', ') + '.')] : []));
 }
 
 function renderCategories() {

@@ -174,8 +174,9 @@ async function main() {
   });
   $('#push-btn').addEventListener('click', enablePush);
   $('#prefs-form').addEventListener('submit', savePrefs);
-  refresh();
-  loadPrefs();
+  // The preferences appear once the inbox above them is drawn: nothing jumps.
+  await Promise.all([refresh(), loadPrefs()]);
+  $('#prefs-box').hidden = false;
 }
 
 main();

@@ -169,10 +169,10 @@ async function drawQuotes() {
   if (!quotes.length && !canSend) { section.hidden = true; return; }
   section.hidden = false;
   const open = quotes.filter((q) => q.status === 'PENDIENTE').length;
-  $('#quotes').replaceChildren(
+  $('#quotes').replaceChildren(...[
     isClient() && quotes.length ? el('p', { class: 'muted' }, open ? `${open} ${open === 1 ? 'cotización espera' : 'cotizaciones esperan'} tu respuesta. Compáralas y acepta una.` : 'Ninguna cotización espera respuesta.') : null,
     quotes.length ? el('ul', { class: 'quotes list' }, quotes.map(quoteCard)) : el('p', { class: 'muted' }, 'Aún no has cotizado este trabajo.'),
-    canSend ? sendQuoteForm() : null);
+    canSend ? sendQuoteForm() : null].filter(Boolean));
 }
 
 function messageItem(m) {
