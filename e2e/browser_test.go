@@ -237,9 +237,13 @@ func (b *browser) near(sel, re, what string) {
 }
 
 // click clicks a selector.
+// The element is first scrolled to the middle of the screen, as a person
+// does, so the phone's bottom bar never covers it.
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.do(chromedp.WaitVisible(css(sel)), chromedp.Click(css(sel)))
+	b.do(chromedp.WaitVisible(css(sel)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('`+sel+`').scrollIntoView({block: 'center'})`),
+		chromedp.Click(css(sel)))
 }
 
 // confirm answers the confirmation dialog (yes or no).
@@ -282,6 +286,7 @@ func (b *browser) location() string {
 // visit opens a path of the service and waits until its header is drawn.
 func (b *browser) visit(path string) {
 	b.t.Helper()
+	b.consoleErrors() // what the previous page logged is that page's
 	b.do(chromedp.Navigate(b.k.URL + path))
 	b.waitJS(`document.readyState === 'complete' && document.querySelector('#nav') && document.querySelector('#nav').children.length > 0`, "the header navigation")
 }
@@ -304,7 +309,8 @@ func (b *browser) waitJS(expr, what string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	b.t.Fatalf("waiting for %s: %v\nat %s\nalert: %q\nJS errors: %v", what, err, b.location(), b.str(`(document.querySelector('.alert')||{}).textContent||''`), b.jsErrors())
+	b.t.Fatalf("waiting for %s: %v\nat %s\nalerts: %s\nJS errors: %v", what, err, b.location(),
+		b.str(`JSON.stringify([...document.querySelectorAll('.alert, .field-error')].filter(n => n.textContent).map(n => '#' + n.id + ': ' + n.textContent))`), b.jsErrors())
 }
 
 // noJunk fails when the page shows a JavaScript placeholder as text.

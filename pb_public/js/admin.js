@@ -137,12 +137,14 @@ function broadcast() {
     if (Object.keys(errs).length) { formError(f, msg, { fieldErrors: errs }); return; }
     const body = { title: d.title.trim(), body: d.body.trim() };
     if (d.url.trim()) body.url = d.url.trim();
-    if (d.role) body.role = d.role;
+    // The service sends to one role at a time: "Todos" is the three.
+    const roles = d.role ? [d.role] : ['CLIENTE', 'CAMELLOS', 'ADMIN'];
     const who = d.role ? $('#bc-role').selectedOptions[0].textContent.toLowerCase() : 'todos';
     if (!await confirmDialog(`¿Enviar «${body.title}» a ${who}?`, 'Sí, enviar')) return;
     try {
-      const r = await busy(f.querySelector('button[type=submit]'), () => api('POST', '/api/admin/notifications', body));
-      say(msg, `Aviso en camino a ${r.queued ?? 0} ${r.queued === 1 ? 'persona' : 'personas'}.`);
+      const answers = await busy(f.querySelector('button[type=submit]'), () => Promise.all(roles.map((role) => api('POST', '/api/admin/notifications', { ...body, role }))));
+      const queued = answers.reduce((n, r) => n + (r.queued || 0), 0);
+      say(msg, `Aviso en camino a ${queued} ${queued === 1 ? 'persona' : 'personas'}.`);
       f.reset();
     } catch (e) { formError(f, msg, e); }
   });

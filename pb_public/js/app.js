@@ -260,7 +260,13 @@ export function clearFieldErrors(form) {
 /** formError shows an API error on a form: field errors beside fields, else the message. */
 export function formError(form, alertBox, err) {
   const shown = showFieldErrors(form, err.fieldErrors);
-  showAlert(alertBox, shown ? 'Revisa los campos marcados.' : err.message, 'error', !shown);
+  let text = shown ? 'Revisa los campos marcados.' : err.message;
+  if (!shown && err.issues) {
+    const general = err.issues.formErrors || [];
+    if (general.length) text = general.join(' ');
+    else if (err.body && err.body.detail) text = `${err.message}: ${err.body.detail}`;
+  }
+  showAlert(alertBox, text, 'error', !shown);
 }
 
 /** field builds a labelled form field with its error line (id prefix p). */

@@ -71,7 +71,9 @@ async function loadPrefs() {
     box.replaceChildren(el('p', { class: 'muted' }, e.message));
     return;
   }
-  const kinds = [...new Set([...Object.keys(KINDS), ...Object.keys(prefs)])];
+  // The service says which kinds it knows; the labels only name them.
+  const known = Object.keys(prefs);
+  const kinds = known.length ? [...Object.keys(KINDS).filter((k) => known.includes(k)), ...known.filter((k) => !KINDS[k])] : Object.keys(KINDS);
   // Reminders always reach the inbox: that box cannot be switched off.
   const locked = (k, ch) => k === 'APPOINTMENT_REMINDER' && ch === 'inApp';
   const cell = (k, ch) => el('td', {}, el('label', {}, el('input', {
