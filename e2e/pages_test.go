@@ -6,9 +6,9 @@ import (
 
 	"camellos/hardening"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/seed"
+	"camellos/modules/users"
 
 	"github.com/chromedp/chromedp"
 )
@@ -40,7 +40,7 @@ func seeded(t *testing.T) *world {
 		email string
 		dst   *string
 	}{{seed.ClientEmail, &w.client}, {seed.CamelloEmail, &w.camUser}, {seed.AdminEmail, &w.admin}} {
-		rec, err := k.App.FindAuthRecordByEmail(hooks.Users, u.email)
+		rec, err := k.App.FindAuthRecordByEmail(users.Collection, u.email)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,8 @@ import (
 	"camellos/modules/seed"
 	"camellos/modules/web"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/spf13/cobra"
@@ -25,11 +26,11 @@ import (
 
 // Register binds every module's record hooks and routes to app.
 func Register(app core.App) {
-	hooks.BindSessionCache(app)
+	session.BindSessionCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		se.Router.Bind(hooks.LoadSession())
-		se.Router.Bind(hooks.CheckOrigin(), hooks.SecurityHeaders())
-		hooks.BindAPINotFound(se)
+		se.Router.Bind(session.LoadSession())
+		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
+		httpapi.BindAPINotFound(se)
 		return se.Next()
 	})
 	auth.Register(app)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -367,5 +367,5 @@ func jobFromRecord(rec *core.Record) job {
 }
 
 func errUnknownKind(kind string) error {
-	return hooks.FieldRuleError("kind", "Tipo de notificación desconocido: "+kind)
+	return httpapi.FieldRuleError("kind", "Tipo de notificación desconocido: "+kind)
 }

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"camellos/hooks"
 	"camellos/internal/config"
+	"camellos/internal/session"
 	"camellos/modules/camellos"
 	"camellos/pb_public"
 
@@ -146,7 +146,7 @@ func (s *site) page(e *core.RequestEvent, a *asset, status int) error {
 	for _, u := range a.preload {
 		head.WriteString(`<link rel="modulepreload" href="` + u + `">`)
 	}
-	if c, err := e.Request.Cookie(hooks.SessionCookie); err == nil && c.Value != "" {
+	if c, err := e.Request.Cookie(session.SessionCookie); err == nil && c.Value != "" {
 		doc = strings.Replace(doc, `<html lang="es">`, `<html lang="es" data-session="1">`, 1)
 	}
 	if a.name == "camello.html" {
