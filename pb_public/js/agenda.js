@@ -11,8 +11,14 @@ import { loadSlots, renderSlots } from './slots.js';
 // Monday first, as people read a week here; values are the API's weekday (0 = Sunday).
 const DAYS = [[1, 'Lunes'], [2, 'Martes'], [3, 'Miércoles'], [4, 'Jueves'], [5, 'Viernes'], [6, 'Sábado'], [0, 'Domingo']];
 const NAME = Object.fromEntries(DAYS);
-const ZONES = ['America/Bogota', 'America/Mexico_City', 'America/Lima', 'America/Guayaquil', 'America/Panama', 'America/Caracas',
-  'America/Santiago', 'America/Argentina/Buenos_Aires', 'America/New_York', 'Europe/Madrid'];
+// The zones people here use, named for people; another zone saved before
+// still shows as it is.
+const ZONES = {
+  'America/Bogota': 'Colombia (Bogotá)', 'America/Mexico_City': 'México (Ciudad de México)', 'America/Lima': 'Perú (Lima)',
+  'America/Guayaquil': 'Ecuador (Guayaquil)', 'America/Panama': 'Panamá', 'America/Caracas': 'Venezuela (Caracas)',
+  'America/Santiago': 'Chile (Santiago)', 'America/Argentina/Buenos_Aires': 'Argentina (Buenos Aires)',
+  'America/New_York': 'Estados Unidos (Nueva York)', 'Europe/Madrid': 'España (Madrid)',
+};
 let session = null;
 
 function rangeEl(day, r) {
@@ -89,16 +95,11 @@ function blockedRow(value) {
   return li;
 }
 
-function zoneLabel(z) {
-  try {
-    const part = new Intl.DateTimeFormat('es-CO', { timeZone: z, timeZoneName: 'long' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName');
-    return `${z.replace(/_/g, ' ').split('/').pop()} (${part ? part.value : z})`;
-  } catch (e) { return z; }
-}
+const zoneLabel = (z) => ZONES[z] || z.replace(/_/g, ' ');
 
 function setZone(z) {
   const sel = $('#timezone');
-  const zones = ZONES.includes(z) ? ZONES : [z, ...ZONES];
+  const zones = ZONES[z] ? Object.keys(ZONES) : [z, ...Object.keys(ZONES)];
   sel.replaceChildren(...zones.map((x) => el('option', { value: x, selected: x === z }, zoneLabel(x))));
   $('#tz-current').textContent = zoneLabel(z);
 }

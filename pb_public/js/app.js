@@ -114,8 +114,9 @@ const dateFmt = new Intl.DateTimeFormat('es-CO', { dateStyle: 'medium', timeStyl
 const dayFmt = new Intl.DateTimeFormat('es-CO', { weekday: 'long', day: 'numeric', month: 'long' });
 const shortFmt = new Intl.DateTimeFormat('es-CO', { dateStyle: 'medium' });
 const timeFmt = new Intl.DateTimeFormat('es-CO', { hour: 'numeric', minute: '2-digit' });
-const zoneName = (style) => (new Intl.DateTimeFormat('es-CO', { timeZoneName: style }).formatToParts(new Date())
-  .find((p) => p.type === 'timeZoneName') || {}).value || '';
+const zones = {};
+const zoneName = (style) => zones[style] ?? (zones[style] = (new Intl.DateTimeFormat('es-CO', { timeZoneName: style }).formatToParts(new Date())
+  .find((p) => p.type === 'timeZoneName') || {}).value || '');
 
 /** tzLong is the browser's time zone in words ("hora estándar de Colombia"). */
 export const tzLong = () => zoneName('long');
