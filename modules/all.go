@@ -5,13 +5,17 @@ package modules
 import (
 	"camellos/modules/admin"
 	"camellos/modules/agenda"
+	"camellos/modules/appointments"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
 	"camellos/modules/docs"
+	"camellos/modules/events"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/messages"
 	"camellos/modules/notifications"
+	"camellos/modules/quotes"
 	"camellos/modules/registration"
 	"camellos/modules/search"
 	"camellos/modules/seed"
@@ -40,7 +44,11 @@ func Register(app core.App) {
 	catalog.Register(app)
 	legal.Register(app)
 	search.Register(app)
+	appointments.Register(app)
 	jobs.Register(app)
+	quotes.Register(app)
+	events.Register(app)
+	messages.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
 	docs.Register(app)
