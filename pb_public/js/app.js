@@ -368,5 +368,7 @@ export function events(on) {
       on(type, data);
     });
   }
+  // The service ends the stream when the session ends: no reconnecting then.
+  es.addEventListener('end', () => es.close());
   return () => es.close();
 }

@@ -35,7 +35,7 @@ function quoteForm(job, card) {
     }
     try {
       await busy(f.querySelector('button'), () => api('POST', `/api/jobs/${encodeURIComponent(id)}/quotes`, { amount, message: d.message.trim(), validDays: Number(d.validDays) }));
-      f.replaceWith(el('p', {}, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(id) }, 'Ver el trabajo y escribir al cliente')));
+      f.replaceWith(el('p', {}, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(id) }, 'Ver tu cotización y escribir al cliente')));
       card.dataset.quoted = 'true';
       showAlert(msg, `Cotización enviada por ${money(amount)}. Te avisaremos si el cliente la acepta.`, 'ok');
       toast('Cotización enviada.');
@@ -47,6 +47,9 @@ function quoteForm(job, card) {
 }
 
 function item(job) {
+  // The job page of a camello who quoted cannot read the job itself: it
+  // keeps what the board showed.
+  try { sessionStorage.setItem('job:' + job.id, JSON.stringify(job)); } catch (e) { /* private mode */ }
   const card = el('li', { class: 'card job', id: `job-${job.id}` },
     el('h2', { style: 'margin:0;font-size:1.1rem' }, job.title),
     el('p', { class: 'meta' }, el('span', {}, job.service ? job.service.name : ''),

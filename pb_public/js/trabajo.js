@@ -267,10 +267,31 @@ function chatForm() {
 }
 
 async function reload() {
-  const r = await api('GET', `/api/jobs/${encodeURIComponent(id)}`);
-  job = r.job;
+  try {
+    const r = await api('GET', `/api/jobs/${encodeURIComponent(id)}`);
+    job = r.job;
+  } catch (e) {
+    // A camello who quoted an open job reads its quote and the
+    // conversation, not the job: what the board showed stands in.
+    if (e.status !== 404 || !session.camello) throw e;
+    const q = await api('GET', `/api/jobs/${encodeURIComponent(id)}/quotes`).catch(() => ({ quotes: [] }));
+    if (!(q.quotes || []).length) throw e;
+    let seenOnBoard = null;
+    try { seenOnBoard = JSON.parse(sessionStorage.getItem('job:' + id) || 'null'); } catch (x) { seenOnBoard = null; }
+    const last = q.quotes[0];
+    job = { ...(seenOnBoard || { title: 'Trabajo que cotizaste' }), id, status: last.status === 'ACEPTADA' ? 'ASIGNADO' : 'PENDIENTE', price: null };
+  }
   details();
   await drawQuotes();
+  // The conversation's form depends on the job (whom the client answers);
+  // what was being typed stays.
+  const old = $('#chat-form');
+  if (old) {
+    const typed = old.querySelector('#body').value;
+    const f = chatForm();
+    old.replaceWith(f);
+    f.querySelector('#body').value = typed;
+  }
 }
 
 async function main() {
