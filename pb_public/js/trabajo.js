@@ -3,7 +3,7 @@
 // own with withdraw or a form to send one) and the conversation, live
 // through /api/events.
 import {
-  api, el, $, param, requireSession, renderChrome, showAlert, statusLabel, fmtDate, fmtDateTz, avatar, stars, money,
+  api, el, $, param, requireSession, renderChrome, showAlert, statusLabel, fmtDate, fmtDateTz, avatar, money,
   confirmDialog, toast, busy, msgBox, formError, clearFieldErrors, events,
 } from './app.js';
 
@@ -71,7 +71,7 @@ function quoteCard(q) {
   const card = el('li', { class: `card quote ${q.status}`, 'data-id': q.id, 'data-status': q.status },
     el('div', { class: 'row', style: 'justify-content:flex-start' }, avatar(c.photo, c.name),
       el('div', {}, el('h3', {}, c.id ? el('a', { href: '/camello.html?id=' + encodeURIComponent(c.id) }, c.name) : c.name),
-        c.ratingAvg ? stars(c.ratingAvg, 1) : null, el('p', { class: 'muted', style: 'margin:0' }, (c.trades || []).join(' · ')))),
+        c.ratingAvg ? el('span', { class: 'stars', role: 'img', 'aria-label': `Calificación ${Number(c.ratingAvg).toFixed(1)} de 5` }, '★ ' + Number(c.ratingAvg).toFixed(1)) : null, el('p', { class: 'muted', style: 'margin:0' }, (c.trades || []).join(' · ')))),
     el('p', { class: 'amount' }, money(q.amount)),
     el('p', {}, el('span', { class: `status ${q.status}` }, statusLabel(q.status)), ' ',
       q.status === 'PENDIENTE' ? el('span', { class: 'muted' }, `válida hasta el ${fmtDateTz(q.expiresAt)}`) : null),
