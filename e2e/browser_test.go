@@ -217,6 +217,12 @@ func (b *browser) check(state string) {
 	if cls := b.float(`window.__cls || 0`); cls > 0.05 {
 		b.t.Errorf("layout shift on %s (%dx%d): CLS %.3f %s", state, b.w, b.h, cls, b.str(`JSON.stringify(window.__shifts)`))
 	}
+	if small := b.str(`JSON.stringify([...document.querySelectorAll('button, .btn, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden]), textarea, summary, .nav a, .tabs a, .site-footer a')]
+		.filter((n) => n.offsetParent !== null && !n.closest('[hidden]')).map((n) => [n, n.getBoundingClientRect()])
+		.filter(([n, r]) => r.width > 0 && (r.height < 43.5 || r.width < 43.5)).slice(0, 5)
+		.map(([n, r]) => (n.id || n.className || n.tagName) + ' ' + Math.round(r.width) + 'x' + Math.round(r.height)))`); small != "[]" {
+		b.t.Errorf("touch targets under 44 px on %s (%dx%d): %s", state, b.w, b.h, small)
+	}
 	b.axe(state)
 	b.shoot(state)
 }

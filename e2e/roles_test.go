@@ -47,6 +47,18 @@ func clientFlow(t *testing.T, b *browser, w *world) {
 	}
 	b.check("cliente-perfil-cita")
 
+	// A search's understood date filters: a "Fecha" chip, and each camello
+	// says whether it is free that day.
+	from := time.Now().Add(24 * time.Hour).UTC().Truncate(24 * time.Hour)
+	b.visit("/?from=" + from.Format(time.RFC3339) + "&to=" + from.Add(24*time.Hour-time.Second).Format(time.RFC3339))
+	b.waitJS(`document.querySelectorAll('#results .camello-card').length > 0 && [...document.querySelectorAll('#results .camello-card')].every(c => c.querySelector('.free-badge'))`, "every camello with its free-slots badge")
+	if chips := b.str(`document.querySelector('#chips').textContent`); !strings.Contains(chips, "Fecha") {
+		t.Errorf("no date chip: %q", chips)
+	}
+	b.check("inicio-fecha")
+	b.click(`#chips li[data-filter="when"] button`)
+	b.waitJS(`!document.querySelector('.free-badge') && !/from=/.test(location.search)`, "the date filter removed")
+
 	// Mis trabajos: cancelling an appointment asks first; "No" keeps it.
 	b.visit("/trabajos.html")
 	b.waitJS(`document.querySelector('.appt button.danger')`, "an appointment with its cancel button")
