@@ -30,6 +30,8 @@ try {
       try {
         const r = await lighthouse(base + p.path, flags, config);
         const lhr = r.lhr;
+        if (process.env.LH_SAVE) fs.writeFileSync(`${process.env.LH_SAVE}/${p.name.replace(/\W+/g, '_')}-${form}.json`, JSON.stringify(lhr));
+        if (lhr.runtimeError) row.error = `${lhr.runtimeError.code}: ${lhr.runtimeError.message}`;
         for (const c of only) row.scores[c] = lhr.categories[c] ? Math.round(lhr.categories[c].score * 100) : null;
         // Why a category misses: its failing audits, heaviest first.
         for (const c of only) {

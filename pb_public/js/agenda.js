@@ -251,7 +251,9 @@ async function loadAppointments() {
     const to = new Date(Date.now() + 31 * 24 * 3600 * 1000).toISOString();
     const [r, jobs] = await Promise.all([
       api('GET', `/api/agenda/appointments?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}&perPage=100`),
-      api('GET', '/api/jobs?perPage=100').catch(() => ({ jobs: [] })),
+      // Only jobs that can hold an appointment: their titles name the appointments.
+      Promise.all(['ASIGNADO', 'EN_PROGRESO'].map((st) => api('GET', `/api/jobs?status=${st}&perPage=100`).catch(() => ({ jobs: [] }))))
+        .then((rs) => ({ jobs: rs.flatMap((x) => x.jobs || []) })),
     ]);
     const titles = new Map((jobs.jobs || []).map((j) => [j.id, j.title]));
     const list = (r.appointments || []).filter((a) => a.status === 'PROGRAMADA');

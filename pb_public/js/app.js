@@ -110,10 +110,13 @@ export const param = (name) => new URLSearchParams(location.search).get(name);
 /** asset is the versioned URL of a file of the site (img/avatar.svg). */
 export const asset = (p) => new URL('../' + p, import.meta.url).pathname;
 
-const dateFmt = new Intl.DateTimeFormat('es-CO', { dateStyle: 'medium', timeStyle: 'short' });
-const dayFmt = new Intl.DateTimeFormat('es-CO', { weekday: 'long', day: 'numeric', month: 'long' });
-const shortFmt = new Intl.DateTimeFormat('es-CO', { dateStyle: 'medium' });
-const timeFmt = new Intl.DateTimeFormat('es-CO', { hour: 'numeric', minute: '2-digit' });
+// Formatters are made on first use (each costs the main thread).
+const fmts = {};
+const fmt = (k, o) => fmts[k] || (fmts[k] = new Intl.DateTimeFormat('es-CO', o));
+const dateFmt = { format: (d) => fmt('date', { dateStyle: 'medium', timeStyle: 'short' }).format(d) };
+const dayFmt = { format: (d) => fmt('day', { weekday: 'long', day: 'numeric', month: 'long' }).format(d) };
+const shortFmt = { format: (d) => fmt('short', { dateStyle: 'medium' }).format(d) };
+const timeFmt = { format: (d) => fmt('time', { hour: 'numeric', minute: '2-digit' }).format(d) };
 const zones = {};
 const zoneName = (style) => zones[style] ?? (zones[style] = (new Intl.DateTimeFormat('es-CO', { timeZoneName: style }).formatToParts(new Date())
   .find((p) => p.type === 'timeZoneName') || {}).value || '');
