@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"camellos/internal/dbwatch"
+
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -119,6 +121,10 @@ func BindSessionCache(app core.App) {
 		dropUserSessions(e.App, e.Record.GetString("user"))
 		return e.Next()
 	}
+	// A commit by another process (raw SQL, the CLI) may revoke any session.
+	dbwatch.OnExternalCommit(app, func() {
+		sessionCacheOf(app).drop(func(string, *cachedSession) bool { return true })
+	})
 	app.OnRecordAfterUpdateSuccess(Users).BindFunc(user)
 	app.OnRecordAfterDeleteSuccess(Users).BindFunc(user)
 	app.OnRecordAfterUpdateSuccess(Sessions).BindFunc(session)

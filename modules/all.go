@@ -18,8 +18,11 @@ import (
 	"camellos/modules/web"
 
 	"camellos/hooks"
+	"camellos/internal/dbwatch"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 	"github.com/spf13/cobra"
 )
 
@@ -27,6 +30,7 @@ import (
 func Register(app core.App) {
 	hooks.BindSessionCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		se.Router.Bind(watchCommits())
 		se.Router.Bind(hooks.LoadSession())
 		se.Router.Bind(hooks.CheckOrigin(), hooks.SecurityHeaders())
 		hooks.BindAPINotFound(se)
@@ -44,6 +48,24 @@ func Register(app core.App) {
 	notifications.Register(app)
 	docs.Register(app)
 	web.Register(app)
+}
+
+// watchCommits is the first middleware: before any cache answers, commits
+// made by another process since the last request are noticed and the
+// caches dropped (see internal/dbwatch; a few µs when nothing changed).
+func watchCommits() *hook.Handler[*core.RequestEvent] {
+	return &hook.Handler[*core.RequestEvent]{
+		Id:       "camellosWatchCommits",
+		Priority: apis.DefaultLoadAuthTokenMiddlewarePriority - 10,
+		Func: func(e *core.RequestEvent) error {
+			if w := dbwatch.Of(e.App); w != nil {
+				if err := w.Check(); err != nil {
+					e.App.Logger().Warn("dbwatch: check failed (caches dropped)", "error", err)
+				}
+			}
+			return e.Next()
+		},
+	}
 }
 
 // Commands returns the service's own CLI commands.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"camellos/hooks"
+	"camellos/internal/dbwatch"
 	"camellos/modules"
 	_ "camellos/pb_migrations"
 
@@ -41,10 +42,18 @@ type Option func(app *tests.TestApp)
 // loopback port until the test ends.
 func New(t testing.TB, opts ...Option) *Kit {
 	t.Helper()
-	app, err := tests.NewTestApp(t.TempDir())
+	// data.db through the service's own connections, watched for commits
+	// by other processes as in production (modules.New).
+	w := dbwatch.New()
+	app, err := tests.NewTestAppWithConfig(core.BaseAppConfig{
+		DataDir:       t.TempDir(),
+		EncryptionEnv: "pb_test_env",
+		DBConnect:     modules.DBConnect(w),
+	})
 	if err != nil {
 		t.Fatalf("test app: %v", err)
 	}
+	dbwatch.Attach(app, w)
 	for _, o := range opts {
 		o(app)
 	}
@@ -75,6 +84,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 	t.Cleanup(func() {
 		srv.Close()
 		app.Cleanup()
+		_ = w.Close()
 	})
 	return k
 }

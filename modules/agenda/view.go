@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
@@ -87,6 +88,15 @@ func (v *views) drop(ids ...string) {
 	}
 }
 
+// dropAll forgets every view.
+func (v *views) dropAll() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, c := range v.m {
+		c.Invalidate()
+	}
+}
+
 // get returns the camello's view at now (errNoCamello when it does not
 // exist).
 func (v *views) get(app core.App, id string, now time.Time) (*view, error) {
@@ -153,6 +163,8 @@ func scheduledSince(app core.App, camelloID string, since time.Time) ([]Interval
 // camello itself (status, zone), and the raw cancellations of
 // jobs.CancelAppointments.
 func bindViewHooks(app core.App) {
+	// A commit by another process can change any view.
+	dbwatch.OnExternalCommit(app, viewsOf(app).dropAll)
 	byField := func(field string) func(e *core.RecordEvent) error {
 		return func(e *core.RecordEvent) error {
 			ids := []string{e.Record.GetString(field)}

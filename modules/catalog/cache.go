@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -23,6 +24,8 @@ func categoriesCache(app core.App) *memo.Cache[[]byte] {
 // bindCacheHooks drops the rendered categories after every committed write
 // of a category or a service (the answer counts services per category).
 func bindCacheHooks(app core.App) {
+	// A commit by another process can change categories and services.
+	dbwatch.OnExternalCommit(app, categoriesCache(app).Invalidate)
 	drop := func(e *core.RecordEvent) error {
 		categoriesCache(e.App).Invalidate()
 		return e.Next()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"camellos/hooks"
+	"camellos/internal/dbwatch"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -35,6 +36,7 @@ func Register(app core.App) {
 		cache.invalidate()
 		return e.Next()
 	}
+	dbwatch.OnExternalCommit(app, cache.invalidate)
 	for _, col := range []string{"categories", "services", "camellos"} {
 		app.OnRecordAfterCreateSuccess(col).BindFunc(forget)
 		app.OnRecordAfterUpdateSuccess(col).BindFunc(forget)
