@@ -11,6 +11,7 @@ import (
 	"camellos/modules/docs"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/metrics"
 	"camellos/modules/notifications"
 	"camellos/modules/registration"
 	"camellos/modules/search"
@@ -46,6 +47,7 @@ func Register(app core.App) {
 	jobs.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
+	metrics.Register(app)
 	docs.Register(app)
 	web.Register(app)
 }
