@@ -6,6 +6,7 @@ import (
 	"camellos/modules/admin"
 	"camellos/modules/agenda"
 	"camellos/modules/auth"
+	"camellos/modules/backup"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
 	"camellos/modules/docs"
@@ -47,6 +48,7 @@ func Register(app core.App) {
 	jobs.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
+	backup.Register(app)
 	metrics.Register(app)
 	docs.Register(app)
 	web.Register(app)
@@ -76,5 +78,6 @@ func Commands(app core.App) []*cobra.Command {
 		auth.AdminCommand(app),
 		jobs.RemindersCommand(app),
 		seed.Command(app),
+		backup.Command(app),
 	}
 }

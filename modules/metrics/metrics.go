@@ -17,6 +17,7 @@ import (
 	"camellos/hooks"
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
+	"camellos/modules/backup"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
 
@@ -69,6 +70,8 @@ func newSet(app core.App) *set {
 		"Web Push attempts by outcome (delivered, gone, retried, rejected, gave_up).", []string{"outcome"}, nil)
 	queueDesc := prometheus.NewDesc("camellos_push_queue_depth",
 		"Deliveries pending now: queued, running or waiting to be retried.", nil, nil)
+	backupsDesc := prometheus.NewDesc("camellos_backups_total",
+		"Backups made by this process (schedule, dashboard, CLI) by outcome (ok, failed).", []string{"outcome"}, nil)
 	reg.MustRegister(
 		s.requests, s.latency,
 		collectors.NewGoCollector(),
@@ -94,6 +97,11 @@ func newSet(app core.App) *set {
 			return 0
 		}),
 		newPoolCollector(app),
+		collectorFunc{descs: []*prometheus.Desc{backupsDesc}, collect: func(ch chan<- prometheus.Metric) {
+			st := backup.StatsOf(app)
+			ch <- prometheus.MustNewConstMetric(backupsDesc, prometheus.CounterValue, float64(st.Created.Load()), "ok")
+			ch <- prometheus.MustNewConstMetric(backupsDesc, prometheus.CounterValue, float64(st.Failed.Load()), "failed")
+		}},
 	)
 	s.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
 	return s
