@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/pocketbase/pocketbase"
 	"github.com/pocketbase/pocketbase/cmd"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/spf13/cobra"
 )
 
 // Start runs the CLI as PocketBase's Start does (registering `serve` and
@@ -27,7 +29,32 @@ func Start(app *pocketbase.PocketBase) error {
 	app.RootCmd.SilenceUsage = true
 	// PocketBase's colored error writer prints the text itself on stdout.
 	app.RootCmd.SetErr(os.Stderr)
+	for _, c := range app.RootCmd.Commands() {
+		requireSubcommand(c)
+	}
 	return Execute(app, os.Args[1:])
+}
+
+// requireSubcommand makes a command group (`backup`, `admin`...) fail on a
+// missing or unknown subcommand; cobra shows the help and exits 0 there.
+func requireSubcommand(c *cobra.Command) {
+	if !c.HasSubCommands() {
+		return
+	}
+	if !c.Runnable() {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath())
+			}
+			c.SetOut(c.ErrOrStderr())
+			_ = c.Help()
+			return fmt.Errorf("%q needs a subcommand", c.CommandPath())
+		}
+	}
+	for _, sub := range c.Commands() {
+		requireSubcommand(sub)
+	}
 }
 
 // Execute is PocketBase's Execute for args, returning the command's error.
