@@ -1,6 +1,9 @@
 package metrics_test
 
 import (
+	"encoding/json"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -61,5 +64,37 @@ func TestMetricsBehindToken(t *testing.T) {
 	}
 	if strings.Contains(body, c.Id) || strings.Contains(body, "nope12345678901") {
 		t.Fatal("raw ids in the labels")
+	}
+}
+
+// The Grafana dashboard under deploy/ is valid JSON and queries only
+// series that /metrics exposes.
+func TestGrafanaDashboardMatchesTheSeries(t *testing.T) {
+	raw, err := os.ReadFile("../../deploy/grafana-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(raw, &d); err != nil || len(d.Panels) == 0 {
+		t.Fatalf("dashboard: %v", err)
+	}
+	t.Setenv("METRICS_TOKEN", "tok")
+	k := testkit.New(t)
+	k.Get("/api/health", "")
+	body := string(k.Do(testkit.Req{Method: "GET", Path: "/metrics", Headers: map[string]string{"Authorization": "Bearer tok"}}).Raw)
+	name := regexp.MustCompile(`\b(camellos|process|go)_[a-z_]+`)
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			for _, m := range name.FindAllString(tg.Expr, -1) {
+				if !strings.Contains(body, "\n"+m) && !strings.Contains(body, "# TYPE "+strings.TrimSuffix(m, "_bucket")+" ") {
+					t.Errorf("panel %q queries %s, which /metrics does not expose", p.Title, m)
+				}
+			}
+		}
 	}
 }
