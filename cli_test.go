@@ -198,8 +198,8 @@ func TestSeedWithoutTerminalHasNoProgressBars(t *testing.T) {
 	}
 }
 
-// users reads the e-mails in a data dir.
-func users(t *testing.T, dir string) string {
+// emails reads the e-mails in a data dir.
+func emails(t *testing.T, dir string) string {
 	t.Helper()
 	db, err := sql.Open("sqlite", filepath.Join(dir, "data.db")+"?mode=ro")
 	if err != nil {
@@ -257,7 +257,7 @@ func TestBackupCommandsOnS3(t *testing.T) {
 	if r := run(env, "admin", "create", "despues@example.com", "clave-segura-2"); r.code != 0 {
 		t.Fatalf("admin: %+v", r)
 	}
-	before := users(t, dir)
+	before := emails(t, dir)
 	if before != "antes@example.com,despues@example.com" {
 		t.Fatalf("users before restore: %s", before)
 	}
@@ -289,7 +289,7 @@ func TestBackupCommandsOnS3(t *testing.T) {
 		if r.code != 1 || !strings.Contains(r.stderr, want) {
 			t.Errorf("restore %s: exit %d, %q", name, r.code, r.stderr)
 		}
-		if got := users(t, dir); got != before {
+		if got := emails(t, dir); got != before {
 			t.Fatalf("restore %s changed the data: %s", name, got)
 		}
 	}
@@ -309,7 +309,7 @@ func TestBackupCommandsOnS3(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Restaurada primera.zip") {
 		t.Fatalf("restore: %+v", r)
 	}
-	if got := users(t, dir); got != "antes@example.com" {
+	if got := emails(t, dir); got != "antes@example.com" {
 		t.Fatalf("users after restore: %s", got)
 	}
 	// The restored dir serves.

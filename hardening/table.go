@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/timefmt"
 )
 
 // Outcome is what a caller may expect from a route, by status class.
@@ -133,7 +133,7 @@ var Table = map[string]Expectation{
 	"GET /api/camellos/{id}/reviews": {public, none},
 	"GET /api/camellos/{id}/slots": {signedIn, func(w *World, r Role) Call {
 		from := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Hour)
-		return Call{Query: "from=" + hooks.ISO(from) + "&to=" + hooks.ISO(from.Add(72*time.Hour))}
+		return Call{Query: "from=" + timefmt.ISO(from) + "&to=" + timefmt.ISO(from.Add(72*time.Hour))}
 	}},
 	"GET /api/categories":                    {public, none},
 	"GET /api/services":                      {public, func(w *World, r Role) Call { return Call{Query: "category=" + w.CategoryID} }},
@@ -153,7 +153,7 @@ var Table = map[string]Expectation{
 	"POST /api/jobs/{id}/cancel":   {jobParties, none},
 	"POST /api/jobs/{id}/review":   {jobClient, body(map[string]any{"rating": 5, "comment": "Excelente"})},
 	"POST /api/jobs/{id}/appointments": {jobClient, func(w *World, r Role) Call {
-		return Call{Body: map[string]any{"start": hooks.ISO(w.SlotStart)}}
+		return Call{Body: map[string]any{"start": timefmt.ISO(w.SlotStart)}}
 	}},
 	"GET /api/agenda/availability": {camelloOnly, none},
 	"PUT /api/agenda/availability": {camelloOnly, body(map[string]any{"timezone": "America/Bogota",

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -55,8 +55,8 @@ func NewWorld(t testing.TB, opts ...testkit.Option) *World {
 	t.Helper()
 	k := testkit.New(t, opts...)
 	w := &World{K: k, Users: map[Role]*core.Record{}, Cookies: map[Role]string{}}
-	w.Users[Client], w.Cookies[Client] = k.UserWithSession(hooks.RoleClient)
-	w.Users[Admin], w.Cookies[Admin] = k.UserWithSession(hooks.RoleAdmin)
+	w.Users[Client], w.Cookies[Client] = k.UserWithSession(users.RoleClient)
+	w.Users[Admin], w.Cookies[Admin] = k.UserWithSession(users.RoleAdmin)
 
 	cat, err := TryCreate(k.App, "categories", map[string]any{"id": "hogar", "name": "Hogar", "nameKey": "hogar", "color": "#112233"})
 	if err != nil {

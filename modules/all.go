@@ -19,8 +19,9 @@ import (
 	"camellos/modules/seed"
 	"camellos/modules/web"
 
-	"camellos/hooks"
 	"camellos/internal/dbwatch"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
@@ -30,12 +31,12 @@ import (
 
 // Register binds every module's record hooks and routes to app.
 func Register(app core.App) {
-	hooks.BindSessionCache(app)
+	session.BindSessionCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(watchCommits())
-		se.Router.Bind(hooks.LoadSession())
-		se.Router.Bind(hooks.CheckOrigin(), hooks.SecurityHeaders())
-		hooks.BindAPINotFound(se)
+		se.Router.Bind(session.LoadSession())
+		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
+		httpapi.BindAPINotFound(se)
 		return se.Next()
 	})
 	auth.Register(app)

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
+	"camellos/internal/httpapi"
 	"camellos/modules/backup"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -175,7 +175,7 @@ func (s *set) middleware() *hook.Handler[*core.RequestEvent] {
 			case e.Written():
 				status = e.Status()
 			case err != nil:
-				status = hooks.ToError(err).Status
+				status = httpapi.ToError(err).Status
 			}
 			method := e.Request.Method
 			s.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()

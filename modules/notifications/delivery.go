@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -413,5 +413,5 @@ func jobFromRecord(rec *core.Record) job {
 }
 
 func errUnknownKind(kind string) error {
-	return hooks.FieldRuleError("kind", "Tipo de notificación desconocido: "+kind)
+	return httpapi.FieldRuleError("kind", "Tipo de notificación desconocido: "+kind)
 }

@@ -1,4 +1,4 @@
-package hooks
+package users
 
 import (
 	"crypto/sha256"

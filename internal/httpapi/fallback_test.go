@@ -1,32 +1,33 @@
-package hooks_test
+package httpapi_test
 
 import (
 	"net/http"
 	"testing"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 // Unknown /api paths and wrong methods answer in our envelope: 404, or 405
 // with Allow when the path has routes for other methods.
 func TestAPIFallbackEnvelope(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	cases := []struct {
 		method, path, cookie string
 		status               int
 		msg, allow           string
 	}{
-		{http.MethodGet, "/api/nothing", "", 404, hooks.MsgRouteNotFound, ""},
-		{http.MethodDelete, "/api/nothing/deeper/still", "", 404, hooks.MsgRouteNotFound, ""},
-		{http.MethodGet, "/api/camellos/abc/unknown", "", 404, hooks.MsgRouteNotFound, ""},
-		{http.MethodGet, "/api/auth/register", "", 405, hooks.MsgMethodNotAllowed, "POST"},
-		{http.MethodPut, "/api/me", "", 405, hooks.MsgMethodNotAllowed, "GET, HEAD, PATCH"},
-		{http.MethodDelete, "/api/me", admin, 405, hooks.MsgMethodNotAllowed, "GET, HEAD, PATCH"},
-		{http.MethodGet, "/api/admin/legal-documents/terminos", admin, 405, hooks.MsgMethodNotAllowed, "PUT"},
-		{http.MethodPost, "/api/categories", "", 405, hooks.MsgMethodNotAllowed, "GET, HEAD"},
-		{http.MethodPut, "/api/health", "", 405, hooks.MsgMethodNotAllowed, "GET, HEAD"},
+		{http.MethodGet, "/api/nothing", "", 404, httpapi.MsgRouteNotFound, ""},
+		{http.MethodDelete, "/api/nothing/deeper/still", "", 404, httpapi.MsgRouteNotFound, ""},
+		{http.MethodGet, "/api/camellos/abc/unknown", "", 404, httpapi.MsgRouteNotFound, ""},
+		{http.MethodGet, "/api/auth/register", "", 405, httpapi.MsgMethodNotAllowed, "POST"},
+		{http.MethodPut, "/api/me", "", 405, httpapi.MsgMethodNotAllowed, "GET, HEAD, PATCH"},
+		{http.MethodDelete, "/api/me", admin, 405, httpapi.MsgMethodNotAllowed, "GET, HEAD, PATCH"},
+		{http.MethodGet, "/api/admin/legal-documents/terminos", admin, 405, httpapi.MsgMethodNotAllowed, "PUT"},
+		{http.MethodPost, "/api/categories", "", 405, httpapi.MsgMethodNotAllowed, "GET, HEAD"},
+		{http.MethodPut, "/api/health", "", 405, httpapi.MsgMethodNotAllowed, "GET, HEAD"},
 	}
 	for _, c := range cases {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {

@@ -1,4 +1,5 @@
-package hooks
+// Package cli runs the service's own CLI commands.
+package cli
 
 import (
 	"fmt"

@@ -1,9 +1,11 @@
-package hooks
+package session
 
 import (
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
+
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/pocketbase/pocketbase/apis"
@@ -33,8 +35,8 @@ func CheckOrigin() *hook.Handler[*core.RequestEvent] {
 			if !ok || len(origin) == 0 {
 				return e.Next()
 			}
-			if !SameOrigin(origin[0], r.Host, os.Getenv("APP_URL")) {
-				return WriteError(e, Forbidden(MsgForeignOrigin))
+			if !SameOrigin(origin[0], r.Host, config.Of(e.App).AppURL) {
+				return httpapi.WriteError(e, httpapi.Forbidden(MsgForeignOrigin))
 			}
 			return e.Next()
 		},

@@ -1,6 +1,8 @@
-package hooks
+package session
 
 import (
+	"camellos/modules/users"
+
 	"sync"
 	"time"
 
@@ -21,7 +23,7 @@ const (
 	// sessionCacheMax bounds the sessions kept: past it, all are dropped.
 	sessionCacheMax = 20000
 
-	storeKeySessionCache = "camellos.hooks.sessionCache"
+	storeKeySessionCache = "camellos.session.cache"
 )
 
 // cachedSession is a valid session as LoadSession last read it: the session
@@ -125,10 +127,10 @@ func BindSessionCache(app core.App) {
 	dbwatch.OnExternalCommit(app, func() {
 		sessionCacheOf(app).drop(func(string, *cachedSession) bool { return true })
 	})
-	app.OnRecordAfterUpdateSuccess(Users).BindFunc(user)
-	app.OnRecordAfterDeleteSuccess(Users).BindFunc(user)
-	app.OnRecordAfterUpdateSuccess(Sessions).BindFunc(session)
-	app.OnRecordAfterDeleteSuccess(Sessions).BindFunc(session)
+	app.OnRecordAfterUpdateSuccess(users.Collection).BindFunc(user)
+	app.OnRecordAfterDeleteSuccess(users.Collection).BindFunc(user)
+	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(session)
+	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(session)
 }
 
 // lookupSession returns the valid session of a token hash with its user,
@@ -142,14 +144,14 @@ func lookupSession(app core.App, hash string) *cachedSession {
 		return s
 	}
 	var row sessionRow
-	err := app.DB().Select("id", "user", "userTokenKey", "expiresAt").From(Sessions).
+	err := app.DB().Select("id", "user", "userTokenKey", "expiresAt").From(Collection).
 		Where(dbx.HashExp{"tokenHash": hash}).
 		AndWhere(dbx.NewExp("expiresAt > {:now}", dbx.Params{"now": now.UTC().Format("2006-01-02 15:04:05.000Z")})).
 		Limit(1).One(&row)
 	if err != nil {
 		return nil
 	}
-	user, err := app.FindRecordById(Users, row.User)
+	user, err := app.FindRecordById(users.Collection, row.User)
 	if err != nil || user.GetBool("disabled") || user.TokenKey() != row.UserTokenKey {
 		return nil
 	}

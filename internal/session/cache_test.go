@@ -1,10 +1,11 @@
-package hooks_test
+package session_test
 
 import (
 	"testing"
 
-	"camellos/hooks"
+	"camellos/internal/session"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -15,7 +16,7 @@ import (
 func TestSessionCacheSeesWrites(t *testing.T) {
 	k := testkit.New(t)
 	me := func(token string) *testkit.Response { return k.Get("/api/me", token) }
-	u, token := k.UserWithSession(hooks.RoleClient)
+	u, token := k.UserWithSession(users.RoleClient)
 	if r := me(token); r.Status != 200 {
 		t.Fatalf("me: %d %s", r.Status, r.Raw)
 	}
@@ -32,7 +33,7 @@ func TestSessionCacheSeesWrites(t *testing.T) {
 	// Revoked inside a transaction, with a request in between that reads
 	// the session as it was before the commit: refused after the commit.
 	err := k.App.RunInTransaction(func(tx core.App) error {
-		if err := hooks.RevokeUserSessions(tx, u.Id); err != nil {
+		if err := session.RevokeUserSessions(tx, u.Id); err != nil {
 			return err
 		}
 		if r := me(token); r.Status != 200 {
@@ -55,7 +56,7 @@ func TestSessionCacheSeesWrites(t *testing.T) {
 			t.Fatalf("new session: %d", r.Status)
 		}
 	}
-	if err := hooks.RevokeSession(k.App, token2); err != nil {
+	if err := session.RevokeSession(k.App, token2); err != nil {
 		t.Fatal(err)
 	}
 	if r := me(token2); r.Status != 401 {
@@ -64,7 +65,7 @@ func TestSessionCacheSeesWrites(t *testing.T) {
 	if r := me(token3); r.Status != 200 {
 		t.Fatalf("other session lost: %d", r.Status)
 	}
-	fresh, err := k.App.FindRecordById(hooks.Users, u.Id)
+	fresh, err := k.App.FindRecordById(users.Collection, u.Id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,6 @@
-package hooks
+// Package records holds helpers over PocketBase records shared by the
+// owners of collections.
+package records
 
 import "github.com/pocketbase/pocketbase/core"
 

@@ -1,4 +1,4 @@
-package hooks_test
+package httpapi_test
 
 import (
 	"database/sql"
@@ -8,25 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
 
 	validation "github.com/go-ozzo/ozzo-validation/v4"
 )
-
-func TestFold(t *testing.T) {
-	cases := map[string]string{
-		"  Bogotá   D.C. ":      "bogota d.c.",
-		"PLOMERÍA":              "plomeria",
-		"Ñandú":                 "nandu",
-		"":                      "",
-		"Medellín\tAntioquia\n": "medellin antioquia",
-	}
-	for in, want := range cases {
-		if got := hooks.Fold(in); got != want {
-			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 func TestCheckLengthCountsCharacters(t *testing.T) {
 	cases := []struct {
@@ -42,9 +28,9 @@ func TestCheckLengthCountsCharacters(t *testing.T) {
 		{"😀😀", 2, 2, true},
 	}
 	for _, c := range cases {
-		v := hooks.NewValidation()
-		if got := hooks.CheckLength(v, "f", c.s, c.min, c.max); got != c.ok || v.OK() != c.ok {
-			t.Errorf("CheckLength(%d chars, %d, %d) = %v", hooks.Chars(c.s), c.min, c.max, got)
+		v := httpapi.NewValidation()
+		if got := httpapi.CheckLength(v, "f", c.s, c.min, c.max); got != c.ok || v.OK() != c.ok {
+			t.Errorf("CheckLength(%d chars, %d, %d) = %v", text.Chars(c.s), c.min, c.max, got)
 		}
 	}
 }
@@ -58,15 +44,15 @@ func TestDecodeObject(t *testing.T) {
 		hidden string
 	}
 	var dst in
-	if err := hooks.DecodeObject([]byte(`{"name":"a","flag":true,"count":3,"tags":["x"],"extra":1,"hidden":"h"}`), &dst); err != nil {
+	if err := httpapi.DecodeObject([]byte(`{"name":"a","flag":true,"count":3,"tags":["x"],"extra":1,"hidden":"h"}`), &dst); err != nil {
 		t.Fatal(err)
 	}
 	if dst.Name != "a" || dst.Flag == nil || !*dst.Flag || dst.Count != 3 || len(dst.Tags) != 1 || dst.hidden != "" {
 		t.Fatalf("decoded %+v", dst)
 	}
-	err := hooks.DecodeObject([]byte(`{"name":1,"flag":"true","count":1.5,"tags":"x"}`), &in{})
-	e := hooks.ToError(err)
-	if e.Status != 400 || e.Message != hooks.MsgInvalidData {
+	err := httpapi.DecodeObject([]byte(`{"name":1,"flag":"true","count":1.5,"tags":"x"}`), &in{})
+	e := httpapi.ToError(err)
+	if e.Status != 400 || e.Message != httpapi.MsgInvalidData {
 		t.Fatalf("type errors: %v", err)
 	}
 	for _, f := range []string{"name", "flag", "count", "tags"} {
@@ -75,7 +61,7 @@ func TestDecodeObject(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`[]`, `null`, `"x"`, `{`, ``, `{"a":1}{`} {
-		if e := hooks.ToError(hooks.DecodeObject([]byte(bad), &in{})); e.Message != hooks.MsgInvalidJSON {
+		if e := httpapi.ToError(httpapi.DecodeObject([]byte(bad), &in{})); e.Message != httpapi.MsgInvalidJSON {
 			t.Errorf("%q: %v", bad, e)
 		}
 	}
@@ -92,13 +78,13 @@ func TestDecodeObjectEmbedded(t *testing.T) {
 		Trades []string `json:"trades"`
 	}
 	var dst in
-	if err := hooks.DecodeObject([]byte(`{"name":"Ana","city":"Cali","trades":["x"]}`), &dst); err != nil {
+	if err := httpapi.DecodeObject([]byte(`{"name":"Ana","city":"Cali","trades":["x"]}`), &dst); err != nil {
 		t.Fatal(err)
 	}
 	if dst.Name != "Ana" || dst.City != "Cali" || len(dst.Trades) != 1 {
 		t.Fatalf("decoded %+v", dst)
 	}
-	e := hooks.ToError(hooks.DecodeObject([]byte(`{"name":5,"trades":"x"}`), &in{}))
+	e := httpapi.ToError(httpapi.DecodeObject([]byte(`{"name":5,"trades":"x"}`), &in{}))
 	if e.Status != 400 || len(e.Issues.FieldErrors["name"]) == 0 || len(e.Issues.FieldErrors["trades"]) == 0 {
 		t.Fatalf("type errors: %+v", e)
 	}
@@ -110,15 +96,15 @@ func TestToError(t *testing.T) {
 		status int
 		msg    string
 	}{
-		{hooks.Conflict("x"), 409, "x"},
-		{fmt.Errorf("wrapped: %w", hooks.NotFound("y")), 404, "y"},
-		{sql.ErrNoRows, 404, hooks.MsgNotFound},
-		{&http.MaxBytesError{Limit: 1}, 413, hooks.MsgTooLarge},
-		{validation.Errors{"status": hooks.RuleError("no se puede")}, 400, hooks.MsgInvalidData},
-		{errors.New("disk on fire: /var/lib/secret.db"), 500, hooks.MsgInternal},
+		{httpapi.Conflict("x"), 409, "x"},
+		{fmt.Errorf("wrapped: %w", httpapi.NotFound("y")), 404, "y"},
+		{sql.ErrNoRows, 404, httpapi.MsgNotFound},
+		{&http.MaxBytesError{Limit: 1}, 413, httpapi.MsgTooLarge},
+		{validation.Errors{"status": httpapi.RuleError("no se puede")}, 400, httpapi.MsgInvalidData},
+		{errors.New("disk on fire: /var/lib/secret.db"), 500, httpapi.MsgInternal},
 	}
 	for _, c := range cases {
-		e := hooks.ToError(c.err)
+		e := httpapi.ToError(c.err)
 		if e.Status != c.status || e.Message != c.msg {
 			t.Errorf("%v → %d %q", c.err, e.Status, e.Message)
 		}
@@ -126,7 +112,7 @@ func TestToError(t *testing.T) {
 			t.Error("internal error leaks detail")
 		}
 	}
-	e := hooks.ToError(validation.Errors{"status": hooks.RuleError("no se puede")})
+	e := httpapi.ToError(validation.Errors{"status": httpapi.RuleError("no se puede")})
 	if got := e.Issues.FieldErrors["status"]; len(got) != 1 || got[0] != "no se puede" || *e.Detail != "status: no se puede" {
 		t.Fatalf("rule error rendering: %+v", e.Issues)
 	}

@@ -1,7 +1,8 @@
-// Package hooks holds what every Camellos module shares: the error envelope
-// {error, issues, detail} with Spanish messages, JSON input binding with
-// field-level validation errors, the session-cookie middleware and role guards.
-package hooks
+// Package httpapi is the HTTP surface every Camellos module shares: the
+// error envelope {error, issues, detail} with Spanish messages, JSON input
+// binding with field-level validation errors, path ids, paging, the /api
+// group with its fallback (404/405 in our envelope) and the security headers.
+package httpapi
 
 import (
 	"database/sql"

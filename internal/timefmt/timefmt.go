@@ -1,4 +1,6 @@
-package hooks
+// Package timefmt is the one time format of the API (ISO 8601 UTC with
+// milliseconds) and its parser.
+package timefmt
 
 import (
 	"time"

@@ -1,12 +1,19 @@
-package hooks
+// Package session owns the sessions collection: opaque cookie sessions
+// (create, revoke, the cookie), the middleware that turns a cookie into the
+// request's user through an in-process cache, the same-origin check of
+// cookie-authenticated writes, and the role guards of the routes.
+package session
 
 import (
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
+	"camellos/modules/users"
+
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -21,18 +28,8 @@ const (
 	SessionCookie   = "auth.session-token"
 	SessionLifetime = 30 * 24 * time.Hour
 
-	// Users, Sessions: collection names used across modules.
-	Users    = "users"
-	Sessions = "sessions"
-
-	sessionIDKey = "camellosSessionId"
-)
-
-// Roles of the service.
-const (
-	RoleAdmin   = "ADMIN"
-	RoleCamello = "CAMELLOS"
-	RoleClient  = "CLIENTE"
+	// Collection is the sessions collection, owned by this package.
+	Collection = "sessions"
 )
 
 // hashToken is what the sessions table stores: never the token itself.
@@ -49,7 +46,7 @@ func CreateSession(app core.App, user *core.Record, ip, userAgent string) (strin
 		return "", err
 	}
 	token := base64.RawURLEncoding.EncodeToString(buf)
-	col, err := app.FindCachedCollectionByNameOrId(Sessions)
+	col, err := app.FindCachedCollectionByNameOrId(Collection)
 	if err != nil {
 		return "", err
 	}
@@ -78,7 +75,7 @@ func truncate(s string, n int) string {
 // The session cache forgets it at once (and again after the commit).
 func RevokeSession(app core.App, token string) error {
 	hash := hashToken(token)
-	_, err := app.DB().Delete(Sessions, dbx.HashExp{"tokenHash": hash}).Execute()
+	_, err := app.DB().Delete(Collection, dbx.HashExp{"tokenHash": hash}).Execute()
 	dropTokenHash(app, hash)
 	return err
 }
@@ -86,7 +83,7 @@ func RevokeSession(app core.App, token string) error {
 // RevokeUserSessions deletes every session of a user. The session cache
 // forgets them at once (and again after the commit).
 func RevokeUserSessions(app core.App, userID string) error {
-	_, err := app.DB().Delete(Sessions, dbx.HashExp{"user": userID}).Execute()
+	_, err := app.DB().Delete(Collection, dbx.HashExp{"user": userID}).Execute()
 	dropUserSessions(app, userID)
 	return err
 }
@@ -126,7 +123,7 @@ func isHTTPS(e *core.RequestEvent) bool {
 	if e.IsTLS() || strings.EqualFold(e.Request.Header.Get("X-Forwarded-Proto"), "https") {
 		return true
 	}
-	return strings.HasPrefix(os.Getenv("APP_URL"), "https://")
+	return config.Of(e.App).HTTPS()
 }
 
 // sessionRow is what the middleware reads for a cookie in one query.
@@ -156,21 +153,14 @@ func LoadSession() *hook.Handler[*core.RequestEvent] {
 				return e.Next()
 			}
 			e.Auth = s.user.Clone()
-			e.Set(sessionIDKey, s.id)
 			return e.Next()
 		},
 	}
 }
 
-// CurrentSessionID is the id of the session that authenticated the request.
-func CurrentSessionID(e *core.RequestEvent) string {
-	id, _ := e.Get(sessionIDKey).(string)
-	return id
-}
-
 // AuthUser returns the signed-in user of our users collection, or nil.
 func AuthUser(e *core.RequestEvent) *core.Record {
-	if e.Auth == nil || e.Auth.Collection().Name != Users {
+	if e.Auth == nil || e.Auth.Collection().Name != users.Collection {
 		return nil
 	}
 	return e.Auth
@@ -197,7 +187,7 @@ func RequireSession(msg string) *hook.Handler[*core.RequestEvent] {
 		Id: "camellosRequireSession",
 		Func: func(e *core.RequestEvent) error {
 			if AuthUser(e) == nil {
-				return Unauthorized(msg)
+				return httpapi.Unauthorized(msg)
 			}
 			return e.Next()
 		},
@@ -207,7 +197,7 @@ func RequireSession(msg string) *hook.Handler[*core.RequestEvent] {
 // RequireAdmin answers 401 with msg401 when nobody is signed in and 403
 // "Sin permisos de administrador" when the user is not an ADMIN.
 func RequireAdmin(msg401 string) *hook.Handler[*core.RequestEvent] {
-	return RequireRole(msg401, MsgNotAdmin, RoleAdmin)
+	return RequireRole(msg401, httpapi.MsgNotAdmin, users.RoleAdmin)
 }
 
 // RequireRole answers 401 (msg401) without a session and 403 (msg403) when
@@ -217,10 +207,10 @@ func RequireRole(msg401, msg403 string, roles ...string) *hook.Handler[*core.Req
 		Id: "camellosRequireRole",
 		Func: func(e *core.RequestEvent) error {
 			if AuthUser(e) == nil {
-				return Unauthorized(msg401)
+				return httpapi.Unauthorized(msg401)
 			}
 			if !HasRole(e, roles...) {
-				return Forbidden(msg403)
+				return httpapi.Forbidden(msg403)
 			}
 			return e.Next()
 		},
