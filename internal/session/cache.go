@@ -16,9 +16,9 @@ import (
 // Limits of the in-process session cache of LoadSession.
 const (
 	// sessionCacheMaxAge re-reads a cached session and its user at least
-	// this often: the bound on how long a write made around this process
-	// (raw SQL on users or sessions, another process such as a CLI command)
-	// can go unseen. Writes of this process are seen at once.
+	// this often. Writes of this process are seen at once (record hooks);
+	// commits of other processes (raw SQL, the CLI) on the next request
+	// (internal/dbwatch drops the whole cache): this age is a second line.
 	sessionCacheMaxAge = 15 * time.Second
 	// sessionCacheMax bounds the sessions kept: past it, all are dropped.
 	sessionCacheMax = 20000
