@@ -114,7 +114,7 @@ func Register(app core.App) {
 }
 
 // Apply writes cfg's backup and S3 settings into app's settings (in
-// memory: the environment stays their source, secrets are not stored).
+// memory: the environment stays their source; the service never saves them).
 func Apply(app core.App, cfg config.Config) error {
 	if cfg.BackupSchedule != "" {
 		if _, err := cron.NewSchedule(cfg.BackupSchedule); err != nil {
