@@ -131,6 +131,9 @@ func TestCLIExitCodes(t *testing.T) {
 	if r := cli(t, map[string]string{"BACKUP_SCHEDULE": "every tuesday"}, "backup", "list", "--dir", dir); r.code != 1 || !strings.Contains(r.stderr, "BACKUP_SCHEDULE") {
 		t.Errorf("bad BACKUP_SCHEDULE: %d %q", r.code, r.stderr)
 	}
+	if r := cli(t, map[string]string{"S3_FILES": "1"}, "backup", "list", "--dir", dir); r.code != 1 || !strings.Contains(r.stderr, "S3_FILES=1 requiere") {
+		t.Errorf("S3_FILES without S3: %d %q", r.code, r.stderr)
+	}
 	if r := cli(t, map[string]string{"BACKUP_KEEP": "-1"}, "backup", "list", "--dir", dir); r.code != 1 || !strings.Contains(r.stderr, "BACKUP_KEEP") {
 		t.Errorf("bad BACKUP_KEEP: %d %q", r.code, r.stderr)
 	}
