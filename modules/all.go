@@ -5,15 +5,19 @@ package modules
 import (
 	"camellos/modules/admin"
 	"camellos/modules/agenda"
+	"camellos/modules/appointments"
 	"camellos/modules/auth"
 	"camellos/modules/backup"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
 	"camellos/modules/docs"
+	"camellos/modules/events"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/messages"
 	"camellos/modules/metrics"
 	"camellos/modules/notifications"
+	"camellos/modules/quotes"
 	"camellos/modules/registration"
 	"camellos/modules/search"
 	"camellos/modules/seed"
@@ -46,7 +50,11 @@ func Register(app core.App) {
 	catalog.Register(app)
 	legal.Register(app)
 	search.Register(app)
+	appointments.Register(app)
 	jobs.Register(app)
+	quotes.Register(app)
+	events.Register(app)
+	messages.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
 	backup.Register(app)

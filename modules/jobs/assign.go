@@ -80,6 +80,9 @@ func Assign(app core.App, jobID, camelloID string) error {
 			return httpapi.Conflict(MsgNotPending)
 		}
 		job.Set("provider", camello.Id)
+		if err := providerSet(txApp, job.Id, camello.Id); err != nil {
+			return err
+		}
 		title := job.GetString("title")
 		if err := notifyJob(txApp, job.GetString("client"), job, notifications.KindJobAssigned,
 			"Tu trabajo fue asignado", camello.GetString("name")+" atenderá tu trabajo: "+title); err != nil {

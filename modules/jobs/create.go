@@ -21,6 +21,7 @@ type createJobInput struct {
 	City         *string `json:"city"`
 	Neighborhood *string `json:"neighborhood"`
 	CamelloID    *string `json:"camelloId"`
+	Address      *string `json:"address"`
 }
 
 func str(p *string) string {
@@ -46,6 +47,7 @@ func jobCreate(e *core.RequestEvent) error {
 	httpapi.CheckLength(v, "description", desc, 0, 5000)
 	httpapi.CheckLength(v, "city", city, 2, 120)
 	httpapi.CheckLength(v, "neighborhood", hood, 0, 120)
+	httpapi.CheckLength(v, "address", str(in.Address), 0, MaxAddressLen)
 	var service, camello *core.Record
 	switch {
 	case serviceID == "":
@@ -80,6 +82,7 @@ func jobCreate(e *core.RequestEvent) error {
 	job.Set("source", SourceExplore)
 	job.Set("city", city)
 	job.Set("neighborhood", hood)
+	job.Set("address", str(in.Address))
 	job.Set("service", service.Id)
 	job.Set("client", session.AuthUser(e).Id)
 	if camello != nil {

@@ -15,10 +15,9 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// Collection names and job states.
+// Collection name and job states.
 const (
-	Collection             = "jobs"
-	AppointmentsCollection = "appointments"
+	Collection = "jobs"
 
 	StatusPending    = "PENDIENTE"
 	StatusAssigned   = "ASIGNADO"
@@ -29,10 +28,6 @@ const (
 	SourceExplore = "EXPLORE"
 	SourceProfile = "PERFIL"
 	SourceAdmin   = "ADMIN"
-
-	AppointmentScheduled = "PROGRAMADA"
-	AppointmentCancelled = "CANCELADA"
-	AppointmentCompleted = "COMPLETADA"
 )
 
 // Statuses lists every job state, in the order of the state machine.
@@ -143,6 +138,8 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 			"source":       r.GetString("source"),
 			"city":         r.GetString("city"),
 			"neighborhood": r.GetString("neighborhood"),
+			"address":      r.GetString("address"),
+			"price":        PriceJSON(r),
 			"service":      svc,
 			"provider":     provider,
 			"clientId":     r.GetString("client"),
@@ -207,11 +204,12 @@ func answerJob(e *core.RequestEvent, status int, id string) error {
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	job, err := One(e.App, rec)
+	list, err := JSON(e.App, []*core.Record{rec})
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	return e.JSON(status, map[string]any{"job": job})
+	redactFor(e, []*core.Record{rec}, list)
+	return e.JSON(status, map[string]any{"job": list[0]})
 }
 
 // CamelloOfUser returns the camello profile of a user, or nil.
@@ -321,5 +319,6 @@ func listJobs(e *core.RequestEvent, where dbx.Expression, p Page) error {
 	if err != nil {
 		return httpapi.Internal(err)
 	}
+	redactFor(e, recs, list)
 	return e.JSON(http.StatusOK, map[string]any{"jobs": list, "page": p.Page, "perPage": p.PerPage, "total": total})
 }

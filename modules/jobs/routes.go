@@ -12,6 +12,7 @@ import (
 // Register binds the jobs area's record hooks, the reminder schedule and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindMarketplaceHooks(app)
 	scheduleReminders(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
@@ -23,6 +24,8 @@ func Register(app core.App) {
 		api.GET("/jobs", jobsMine).Bind(signedIn)
 		// One job, for its client, its provider or an admin.
 		api.GET("/jobs/{id}", jobView).Bind(signedIn)
+		// Its client edits the address or description of a job that is not final.
+		api.PATCH("/jobs/{id}", jobEdit).Bind(signedIn)
 		// The requested camello accepts a direct request: PENDIENTE → ASIGNADO.
 		api.POST("/jobs/{id}/accept", jobAccept).Bind(signedIn)
 		// Its camello starts the work: ASIGNADO → EN_PROGRESO.

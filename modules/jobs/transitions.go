@@ -71,6 +71,11 @@ func camelloStep(e *core.RequestEvent, s step) error {
 		if err := txApp.Save(job); err != nil {
 			return err
 		}
+		if s.to == StatusAssigned {
+			if err := providerSet(txApp, job.Id, job.GetString("provider")); err != nil {
+				return err
+			}
+		}
 		return notifyJob(txApp, job.GetString("client"), job, notifications.KindJobStatus,
 			s.title, s.body+job.GetString("title"))
 	})

@@ -44,11 +44,7 @@ func jobView(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	out, err := One(e.App, job)
-	if err != nil {
-		return httpapi.Internal(err)
-	}
-	return e.JSON(http.StatusOK, map[string]any{"job": out})
+	return answerJob(e, http.StatusOK, job.Id)
 }
 
 // jobsMine handles GET /api/jobs: the caller's jobs as client or as

@@ -104,6 +104,8 @@ type dispatcher struct {
 	overflow []task // deliveries waiting for room in the queue, in order
 	spilling bool   // the goroutine moving overflow into the queue runs
 
+	coalesce coalescer // last push per thread of coalesced kinds
+
 	vapidMu sync.Mutex
 	vapid   *vapidKeys
 
@@ -385,7 +387,7 @@ func (d *dispatcher) run(t task) {
 		d.app.Logger().Error("notifications: preferences", "user", t.job.UserID, "error", err.Error())
 		return
 	}
-	if prefs.allows(t.job.Kind, ChannelPush) {
+	if prefs.allows(t.job.Kind, ChannelPush) && d.pushDue(t.job) {
 		subs, err := userSubscriptions(d.app, t.job.UserID)
 		if err != nil {
 			d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())

@@ -4,21 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"image"
-	_ "image/jpeg" // photo decoders, to check uploads by content
-	_ "image/png"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/imagecheck"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	_ "golang.org/x/image/webp"
 )
 
 // MaxPhotoBytes is the largest photo accepted (5 MiB).
@@ -153,19 +150,12 @@ func readPhoto(fh *multipart.FileHeader) (*photo, string, error) {
 	if len(data) > MaxPhotoBytes {
 		return nil, "La foto no puede superar 5 MB", nil
 	}
-	var ext string
-	switch http.DetectContentType(data) {
-	case "image/jpeg":
-		ext = ".jpg"
-	case "image/png":
-		ext = ".png"
-	case "image/webp":
-		ext = ".webp"
-	default:
+	ext, _, isImage := imagecheck.Kind(data)
+	if !isImage {
+		if ct := http.DetectContentType(data); ct == "image/jpeg" || ct == "image/png" || ct == "image/webp" {
+			return nil, "La foto no es una imagen válida", nil
+		}
 		return nil, "La foto debe ser una imagen JPEG, PNG o WebP", nil
-	}
-	if _, _, err := image.DecodeConfig(bytes.NewReader(data)); err != nil {
-		return nil, "La foto no es una imagen válida", nil
 	}
 	return &photo{data: data, ext: ext}, "", nil
 }
