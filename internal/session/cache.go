@@ -1,6 +1,7 @@
 package session
 
 import (
+	"camellos/internal/bus"
 	"camellos/modules/users"
 
 	"sync"
@@ -114,10 +115,10 @@ func dropUserSessions(app core.App, userID string) {
 // field e.Auth shows) and of a session written around RevokeSession and
 // RevokeUserSessions (the dashboard).
 func BindSessionCache(app core.App) {
-	user := func(e *core.RecordEvent) error {
+	bus.Of(app).UserChanged.BindFunc(func(e *bus.Change) error {
 		dropUserSessions(e.App, e.Record.Id)
 		return e.Next()
-	}
+	})
 	session := func(e *core.RecordEvent) error {
 		dropTokenHash(e.App, e.Record.GetString("tokenHash"))
 		dropUserSessions(e.App, e.Record.GetString("user"))
@@ -127,8 +128,6 @@ func BindSessionCache(app core.App) {
 	dbwatch.OnExternalCommit(app, func() {
 		sessionCacheOf(app).drop(func(string, *cachedSession) bool { return true })
 	})
-	app.OnRecordAfterUpdateSuccess(users.Collection).BindFunc(user)
-	app.OnRecordAfterDeleteSuccess(users.Collection).BindFunc(user)
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(session)
 	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(session)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
 	"camellos/internal/timefmt"
@@ -208,15 +209,13 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	app.OnRecordAfterCreateSuccess(Collection).BindFunc(camello)
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(camello)
 	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(camello)
-	anyWrite := func(e *core.RecordEvent) error {
+	anyWrite := func(e *bus.Change) error {
 		x.cache.Invalidate()
 		return e.Next()
 	}
-	for _, c := range []string{"services", "categories", "reviews"} {
-		app.OnRecordAfterCreateSuccess(c).BindFunc(anyWrite)
-		app.OnRecordAfterUpdateSuccess(c).BindFunc(anyWrite)
-		app.OnRecordAfterDeleteSuccess(c).BindFunc(anyWrite)
-	}
+	ev := bus.Of(app)
+	ev.CatalogChanged.BindFunc(anyWrite)
+	ev.ReviewChanged.BindFunc(anyWrite)
 }
 
 // filter is the listing's query, folded once.

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"camellos/internal/config"
+	"camellos/modules/users"
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/pocketbase/dbx"
@@ -216,11 +217,8 @@ func (d *dispatcher) sendEmail(j job) {
 	if !settings.SMTP.Enabled {
 		return
 	}
-	var row struct {
-		Email string `db:"email"`
-	}
-	err := d.app.DB().Select("email").From("users").Where(dbx.HashExp{"id": j.UserID}).Limit(1).One(&row)
-	if err != nil || row.Email == "" {
+	email := users.EmailOf(d.app, j.UserID)
+	if email == "" {
 		return
 	}
 	text := j.Body
@@ -233,7 +231,7 @@ func (d *dispatcher) sendEmail(j job) {
 	}
 	msg := &mailer.Message{
 		From:    mail.Address{Name: settings.Meta.SenderName, Address: settings.Meta.SenderAddress},
-		To:      []mail.Address{{Address: row.Email}},
+		To:      []mail.Address{{Address: email}},
 		Subject: j.Title,
 		Text:    text,
 		HTML:    "<p>" + strings.ReplaceAll(html.EscapeString(text), "\n", "<br>") + "</p>",
