@@ -61,11 +61,6 @@ func StatsOf(app core.App) *Stats {
 // lock while serving.
 func Register(app core.App) {
 	apply := func() error { return Apply(app, config.Of(app)) }
-	if app.IsBootstrapped() { // the test kit registers after bootstrapping
-		if err := apply(); err != nil {
-			app.Logger().Error("backup settings", "error", err.Error())
-		}
-	}
 	app.OnBootstrap().BindFunc(func(e *core.BootstrapEvent) error {
 		if err := e.Next(); err != nil {
 			return err
@@ -111,6 +106,14 @@ func Register(app core.App) {
 		})
 		return se.Next()
 	})
+	if app.IsBootstrapped() {
+		// The test kit registers after bootstrapping: a settings reload
+		// applies the environment (handler above) and lets PocketBase
+		// schedule the backups from it.
+		if err := app.ReloadSettings(); err != nil {
+			app.Logger().Error("backup settings", "error", err.Error())
+		}
+	}
 }
 
 // Apply writes cfg's backup and S3 settings into app's settings (in

@@ -143,6 +143,15 @@ func TestBackupSettingsFromEnvironment(t *testing.T) {
 		if b.Cron != "0 3 * * *" || b.CronMaxKeep != 14 || b.S3.Enabled {
 			t.Fatalf("backups settings: %+v", b)
 		}
+		scheduled := false
+		for _, j := range k.App.Cron().Jobs() {
+			if j.Id() == "__pbAutoBackup__" && j.Expression() == "0 3 * * *" {
+				scheduled = true
+			}
+		}
+		if !scheduled {
+			t.Fatal("PocketBase did not schedule the automatic backups")
+		}
 	})
 	t.Run("default", func(t *testing.T) {
 		t.Setenv("BACKUP_SCHEDULE", "")
@@ -151,6 +160,11 @@ func TestBackupSettingsFromEnvironment(t *testing.T) {
 		b := k.App.Settings().Backups
 		if b.Cron != "" || b.CronMaxKeep != 7 || k.App.Settings().S3.Enabled {
 			t.Fatalf("backups settings: %+v", b)
+		}
+		for _, j := range k.App.Cron().Jobs() {
+			if j.Id() == "__pbAutoBackup__" {
+				t.Fatal("automatic backups scheduled without BACKUP_SCHEDULE")
+			}
 		}
 	})
 }
