@@ -14,6 +14,7 @@ import (
 	"camellos/modules/events"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/mail"
 	"camellos/modules/messages"
 	"camellos/modules/metrics"
 	"camellos/modules/notifications"
@@ -43,6 +44,7 @@ func Register(app core.App) {
 		httpapi.BindAPINotFound(se)
 		return se.Next()
 	})
+	mail.Register(app)
 	auth.Register(app)
 	registration.Register(app)
 	camellos.Register(app)
@@ -87,6 +89,7 @@ func Commands(app core.App) []*cobra.Command {
 		auth.AdminCommand(app),
 		jobs.RemindersCommand(app),
 		seed.Command(app),
+		mail.Command(app),
 		backup.Command(app),
 	}
 }
