@@ -4,23 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"html"
 	"io"
 	"net/http"
-	"net/mail"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"camellos/internal/config"
-	"camellos/modules/users"
-
 	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/mailer"
 )
 
 // Push lifetimes: how long a push service keeps an undelivered message.
@@ -201,38 +195,4 @@ func retryAfter(v string) time.Duration {
 		}
 	}
 	return 0
-}
-
-// sendEmail mails the notification when SMTP is configured in the
-// settings; one attempt, logged.
-func (d *dispatcher) sendEmail(j job) {
-	settings := d.app.Settings()
-	if !settings.SMTP.Enabled {
-		return
-	}
-	email := users.EmailOf(d.app, j.UserID)
-	if email == "" {
-		return
-	}
-	text := j.Body
-	link := j.URL
-	if strings.HasPrefix(link, "/") && !strings.HasPrefix(link, "//") {
-		link = config.Of(d.app).AppURL + link
-	}
-	if link != "" {
-		text += "\n\n" + link
-	}
-	msg := &mailer.Message{
-		From:    mail.Address{Name: settings.Meta.SenderName, Address: settings.Meta.SenderAddress},
-		To:      []mail.Address{{Address: email}},
-		Subject: j.Title,
-		Text:    text,
-		HTML:    "<p>" + strings.ReplaceAll(html.EscapeString(text), "\n", "<br>") + "</p>",
-	}
-	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind)
-	if err := d.app.NewMailClient().Send(msg); err != nil {
-		log.Error("email: send failed", "error", err.Error())
-		return
-	}
-	log.Info("email: sent")
 }
