@@ -75,9 +75,17 @@ func runGrowth(r *report) []*growthPoint {
 		before := p.HeapBase
 		for _, pr := range probes {
 			ci := coldIndex{Name: pr.name, Request: pr.what}
+			var prof chan []byte
+			if r.Cfg.ProfileDir != "" && pr.name == "listing" {
+				prof = profileAsync(svc.pprof, 10*time.Second)
+				time.Sleep(100 * time.Millisecond)
+			}
 			t0 := time.Now()
 			st, _ := once(client, cookieGet(svc.base, pr.path, pr.cookie))
 			ci.Took = time.Since(t0)
+			if prof != nil {
+				saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("cold-listing-%d", n), <-prof)
+			}
 			ci.Available = st == http.StatusOK
 			after := svc.heap()
 			ci.HeapBytes = after - before

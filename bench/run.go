@@ -329,9 +329,29 @@ func run(cfg config) (*report, error) {
 	}
 	defer floor.stop()
 
+	if cfg.skipped("main") {
+		r.DS = &dataset{Size: cfg.Size, Tables: map[string]bool{}}
+	} else if err := r.runMain(floor); err != nil {
+		return nil, err
+	}
+
+	// Push fan-out and cost growth run on their own data dirs.
+	if !cfg.skipped("push") {
+		r.Push = runPush(r)
+	}
+	if !cfg.skipped("growth") {
+		r.Growth = runGrowth(r)
+	}
+	r.LoadEnd = loadAvg()
+	return r, nil
+}
+
+// runMain seeds the main data set and runs every scenario on it.
+func (r *report) runMain(floor *service) error {
+	cfg := r.Cfg
 	dir, err := os.MkdirTemp("", "camellos-bench-")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !cfg.Keep {
 		defer os.RemoveAll(dir)
@@ -341,14 +361,14 @@ func run(cfg config) (*report, error) {
 	fmt.Printf("seeding the %s set…\n", cfg.Size.Name)
 	ds, err := seed(dir, cfg.Size)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.DS = ds
 	fmt.Printf("seeded in %s (missing tables: %v)\n", ds.SeedTime.Round(time.Millisecond), ds.Missing)
 
 	svc, err := startService(dir, serviceEnv())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	stopped := false
 	stopSvc := func() {
@@ -361,7 +381,7 @@ func run(cfg config) (*report, error) {
 	client := newClient(cfg.Conns)
 	token, err := superuserToken(client, svc.base, ds.SuperEmail)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.Cost = passwordCost(client, svc.base, token)
 
@@ -447,15 +467,7 @@ func run(cfg config) (*report, error) {
 		_ = os.RemoveAll(dir)
 	}
 
-	// Push fan-out and cost growth run on their own data dirs.
-	if !cfg.skipped("push") {
-		r.Push = runPush(r)
-	}
-	if !cfg.skipped("growth") {
-		r.Growth = runGrowth(r)
-	}
-	r.LoadEnd = loadAvg()
-	return r, nil
+	return nil
 }
 
 func once(client *http.Client, req *http.Request) (int, string) {
