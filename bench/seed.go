@@ -300,6 +300,9 @@ func seed(dir string, sz sizes) (*dataset, error) {
 			indexed = append(indexed, t)
 		}
 	}
+	// jobs.cityKey (the open board's folded city) exists once the quotes
+	// branch has landed.
+	jobCityKey := columns(db, "jobs")["cityKey"]
 	creates, err := dropIndexes(db, indexed...)
 	if err != nil {
 		return nil, err
@@ -397,13 +400,20 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	// Jobs: job j (j < N) ASIGNADO to camello j; job N+j open (PENDIENTE,
 	// no provider) in one of camello j's services and city.
 	clientOf := func(j int) string { return cliUserID(j % sz.Clients) }
-	const jobSQL = `INSERT INTO jobs (id, title, description, status, source, city, neighborhood, service, client, provider, created, updated)
-		VALUES (?,?,?,?,?,?,'Centro',?,?,?,?,?)`
+	job := func(id, title, desc, status, city, service, client, provider, ts string) {
+		if jobCityKey {
+			s.exec(`INSERT INTO jobs (id, title, description, status, source, city, neighborhood, service, client, provider, cityKey, created, updated)
+		VALUES (?,?,?,?,'EXPLORE',?,'Centro',?,?,?,?,?,?)`, id, title, desc, status, city, service, client, provider, hooks.Fold(city), ts, ts)
+			return
+		}
+		s.exec(`INSERT INTO jobs (id, title, description, status, source, city, neighborhood, service, client, provider, created, updated)
+		VALUES (?,?,?,?,'EXPLORE',?,'Centro',?,?,?,?,?)`, id, title, desc, status, city, service, client, provider, ts, ts)
+	}
 	for j := 0; j < sz.Camellos && s.err == nil; j++ {
-		s.exec(jobSQL, jobID(j), "Trabajo "+fmt.Sprint(j), "Arreglo en casa", "ASIGNADO", "EXPLORE", camCity[j], serviceID(camServices[j][0]), clientOf(j), camID(j), created, created)
+		job(jobID(j), "Trabajo "+fmt.Sprint(j), "Arreglo en casa", "ASIGNADO", camCity[j], serviceID(camServices[j][0]), clientOf(j), camID(j), created)
 		ts := dbTime(now.Add(-time.Duration(j) * time.Second))
-		s.exec(jobSQL, jobID(sz.Camellos+j), "Trabajo abierto "+fmt.Sprint(j), "Necesito ayuda con un arreglo en casa", "PENDIENTE", "EXPLORE",
-			camCity[(j*7)%sz.Camellos], serviceID(camServices[(j*7)%sz.Camellos][0]), clientOf(j+1), "", ts, ts)
+		job(jobID(sz.Camellos+j), "Trabajo abierto "+fmt.Sprint(j), "Necesito ayuda con un arreglo en casa", "PENDIENTE",
+			camCity[(j*7)%sz.Camellos], serviceID(camServices[(j*7)%sz.Camellos][0]), clientOf(j+1), "", ts)
 		if j%100_000 == 99_999 {
 			s.commit()
 		}
@@ -473,12 +483,12 @@ func seed(dir string, sz sizes) (*dataset, error) {
 		}
 		for j := 0; j < laneJobs; j++ {
 			id := laneJobID(l, j)
-			s.exec(jobSQL, id, fmt.Sprintf("Trabajo de carril %d-%d", l, j), "Arreglo en casa", "ASIGNADO", "EXPLORE", camCity[l], serviceID(camServices[l][0]), ln.ClientID, ln.CamelloID, created, created)
+			job(id, fmt.Sprintf("Trabajo de carril %d-%d", l, j), "Arreglo en casa", "ASIGNADO", camCity[l], serviceID(camServices[l][0]), ln.ClientID, ln.CamelloID, created)
 			ln.Jobs = append(ln.Jobs, id)
 		}
 		for j := 0; j < laneOpenJobs; j++ {
 			id := laneOpenID(l, j)
-			s.exec(jobSQL, id, fmt.Sprintf("Trabajo abierto de carril %d-%d", l, j), "Necesito ayuda", "PENDIENTE", "EXPLORE", camCity[l], serviceID(camServices[l][0]), ln.ClientID, "", created, created)
+			job(id, fmt.Sprintf("Trabajo abierto de carril %d-%d", l, j), "Necesito ayuda", "PENDIENTE", camCity[l], serviceID(camServices[l][0]), ln.ClientID, "", created)
 			ln.OpenJobs = append(ln.OpenJobs, id)
 		}
 		ds.Jobs += laneJobs + laneOpenJobs
@@ -502,6 +512,10 @@ func seed(dir string, sz sizes) (*dataset, error) {
 		su.PosterCookie = posters[clientOf(cam)]
 		ds.Streams = append(ds.Streams, su)
 	}
+	// Open job 0 (client 1 = lane 0's client) has quotes, job 1 (client 1)
+	// messages, when those tables exist.
+	ds.QuoteJob, ds.QuoteCookie = jobID(sz.Camellos), ds.Lanes[0].ClientCookie
+	ds.MessageJob, ds.MessageCookie = jobID(1), ds.Lanes[0].ClientCookie
 	s.commit()
 	if s.err != nil {
 		return nil, fmt.Errorf("seed jobs and appointments: %w", s.err)
@@ -542,9 +556,65 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	return ds, nil
 }
 
-// seedQuotes and seedMessages fill the tables of the quotes branch once it
-// has landed (see quotes.go).
-var (
-	seedQuotes   = func(s *seeder, ds *dataset, sz sizes, camServices [][]int, now time.Time) error { return nil }
-	seedMessages = func(s *seeder, ds *dataset, sz sizes, now time.Time) error { return nil }
-)
+// seedQuotes puts 5 PENDIENTE quotes on each of the first Quotes/5 open
+// jobs (open job N+j), by 5 camellos that offer the job's service.
+func seedQuotes(s *seeder, ds *dataset, sz sizes, camServices [][]int, now time.Time) error {
+	n := sz.Camellos
+	if n < 10 {
+		return nil
+	}
+	byService := map[int][]int{}
+	for c, svcs := range camServices {
+		for _, x := range svcs {
+			if l := byService[x]; len(l) == 0 || l[len(l)-1] != c { // a camello may list a service twice
+				byService[x] = append(l, c)
+			}
+		}
+	}
+	created, expires := dbTime(now.Add(-time.Hour)), dbTime(now.Add(7*24*time.Hour))
+	q := 0
+	for j := 0; j < n && q < sz.Quotes && s.err == nil; j++ {
+		cams := byService[camServices[(j*7)%n][0]]
+		for k := 0; k < 5 && k < len(cams) && q < sz.Quotes; k++ {
+			s.exec(`INSERT INTO quotes (id, job, camello, amount, currency, message, status, expiresAt, created, updated) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+				fmt.Sprintf("quo%012d", q), jobID(n+j), camID(cams[(j+k)%len(cams)]), 100000+1000*(q%50), "COP",
+				"Puedo ir mañana en la mañana, incluye materiales básicos", "PENDIENTE", expires, created, created)
+			q++
+			if q%200_000 == 0 {
+				s.commit()
+			}
+		}
+	}
+	ds.Quotes = q
+	s.commit()
+	return s.err
+}
+
+// seedMessages writes Messages/N messages on each ASIGNADO job (job i ↔
+// camello i), the client and the camello in turn.
+func seedMessages(s *seeder, ds *dataset, sz sizes, now time.Time) error {
+	n := sz.Camellos
+	if n == 0 {
+		return nil
+	}
+	per := sz.Messages / n
+	m := 0
+	for k := 0; k < per && s.err == nil; k++ {
+		ts := dbTime(now.Add(-time.Duration(per-k) * time.Hour))
+		for j := 0; j < n && s.err == nil; j++ {
+			author := cliUserID(j % sz.Clients)
+			body := "Hola, ¿a qué hora llega mañana? Dejo la llave con el portero."
+			if k%2 == 1 {
+				author, body = camUserID(j), "Llego a las 9. Llevo los materiales."
+			}
+			s.exec(`INSERT INTO messages (id, job, camello, author, body, created) VALUES (?,?,?,?,?,?)`, fmt.Sprintf("msg%012d", m), jobID(j), camID(j), author, body, ts)
+			m++
+			if m%200_000 == 0 {
+				s.commit()
+			}
+		}
+	}
+	ds.Messages = m
+	s.commit()
+	return s.err
+}
