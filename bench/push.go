@@ -33,7 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"camellos/hooks"
+	"camellos/modules/users"
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/pocketbase/pocketbase/core"
@@ -299,7 +299,7 @@ func runPush(r *report) *pushResult {
 	}
 	t0 := time.Now()
 	res, err := client.Do(cookieJSON(http.MethodPost, svc.base, "/api/admin/notifications", admin,
-		map[string]any{"title": title, "body": "Mañana hay mantenimiento de 2 a 3 a. m.", "url": "/notificaciones.html", "role": hooks.RoleClient}))
+		map[string]any{"title": title, "body": "Mañana hay mantenimiento de 2 a 3 a. m.", "url": "/notificaciones.html", "role": users.RoleClient}))
 	if err != nil {
 		svc.stop()
 		out.Note = err.Error()
@@ -405,12 +405,12 @@ func seedPush(dir string, recv *pushReceiver) (string, error) {
 	created := dbTime(time.Now().Add(-time.Hour))
 	const userSQL = `INSERT INTO users (id, email, password, tokenKey, verified, emailVisibility, name, role, phone, city, disabled, created, updated)
 		VALUES (?,?,?,?,0,0,?,?,?,?,0,?,?)`
-	s.exec(userSQL, "uadm00000000001", "admin@example.com", "x", "tkadmin", "Admin Bench", hooks.RoleAdmin, "", "Bogotá", created, created)
+	s.exec(userSQL, "uadm00000000001", "admin@example.com", "x", "tkadmin", "Admin Bench", users.RoleAdmin, "", "Bogotá", created, created)
 	token, h := newToken()
 	s.exec(`INSERT INTO sessions (id, user, tokenHash, userTokenKey, expiresAt, ip, userAgent, created) VALUES (?,?,?,?,?,?,?,?)`,
 		"ses"+h[:12], "uadm00000000001", h, "tkadmin", dbTime(time.Now().Add(24*time.Hour)), "127.0.0.1", "bench", created)
 	for i, k := range recv.keys {
-		s.exec(userSQL, cliUserID(i), fmt.Sprintf("suscrito%d@example.com", i), "x", cliTokenKey(i), fmt.Sprintf("Suscrito %d", i), hooks.RoleClient, "", "Bogotá", created, created)
+		s.exec(userSQL, cliUserID(i), fmt.Sprintf("suscrito%d@example.com", i), "x", cliTokenKey(i), fmt.Sprintf("Suscrito %d", i), users.RoleClient, "", "Bogotá", created, created)
 		s.exec(`INSERT INTO push_subscriptions (id, user, endpoint, p256dh, auth, userAgent, created, updated) VALUES (?,?,?,?,?,?,?,?)`,
 			fmt.Sprintf("psub%011d", i), cliUserID(i), fmt.Sprintf("%s/push/%d", recv.base, i), k.p256dh(), k.authB64(), "bench", created, created)
 	}

@@ -20,7 +20,10 @@ import (
 	"syscall"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
+	"camellos/internal/timefmt"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -226,7 +229,7 @@ func newClient(conns int) *http.Client {
 func cookieGet(base, path, cookie string) *http.Request {
 	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
 	if cookie != "" {
-		req.AddCookie(&http.Cookie{Name: hooks.SessionCookie, Value: cookie})
+		req.AddCookie(&http.Cookie{Name: session.SessionCookie, Value: cookie})
 	}
 	return req
 }
@@ -236,7 +239,7 @@ func cookieJSON(method, base, path, cookie string, body any) *http.Request {
 	req, _ := http.NewRequest(method, base+path, bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
 	if cookie != "" {
-		req.AddCookie(&http.Cookie{Name: hooks.SessionCookie, Value: cookie})
+		req.AddCookie(&http.Cookie{Name: session.SessionCookie, Value: cookie})
 	}
 	return req
 }
@@ -252,7 +255,7 @@ type scenario struct {
 // slotsPath is the 31-day slots query of a camello.
 func slotsPath(cam string) string {
 	from := time.Now().UTC().Truncate(time.Hour).Add(time.Hour)
-	return "/api/camellos/" + cam + "/slots?from=" + url.QueryEscape(hooks.ISO(from)) + "&to=" + url.QueryEscape(hooks.ISO(from.Add(31*24*time.Hour)))
+	return "/api/camellos/" + cam + "/slots?from=" + url.QueryEscape(timefmt.ISO(from)) + "&to=" + url.QueryEscape(timefmt.ISO(from.Add(31*24*time.Hour)))
 }
 
 func (r *report) add(res *result) {
@@ -406,7 +409,7 @@ func (r *report) runMain(floor *service) error {
 		{name: "listing", next: listingReq, after: func() { r.PeakRSS = svc.status("VmHWM") }},
 		{name: "listing-pocketbase", next: func() *http.Request {
 			city, svcID := combo()
-			filter := fmt.Sprintf("status='ACTIVO' && cityKey='%s' && services ?= '%s'", hooks.Fold(city), svcID)
+			filter := fmt.Sprintf("status='ACTIVO' && cityKey='%s' && services ?= '%s'", text.Fold(city), svcID)
 			req := cookieGet(svc.base, "/api/collections/camellos/records?perPage=20&sort=-premium,-ratingAvg,-created&filter="+url.QueryEscape(filter), "")
 			req.Header.Set("Authorization", token)
 			return req
@@ -477,7 +480,7 @@ func once(client *http.Client, req *http.Request) (int, string) {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode == http.StatusNotFound && (!bytes.Contains(raw, []byte(`"issues"`)) || bytes.Contains(raw, []byte(hooks.MsgRouteNotFound))) {
+	if res.StatusCode == http.StatusNotFound && (!bytes.Contains(raw, []byte(`"issues"`)) || bytes.Contains(raw, []byte(httpapi.MsgRouteNotFound))) {
 		return res.StatusCode, string(raw) // no such route: PocketBase's, the static or our catch-all 404
 	}
 	if res.StatusCode == http.StatusNotFound {

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/text"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -214,7 +215,7 @@ func columns(db *sql.DB, table string) map[string]bool {
 }
 
 // newToken is a session token and the hash the sessions table keeps
-// (hooks.CreateSession's scheme: 32 random bytes base64url, SHA-256 hex).
+// (session.CreateSession's scheme: 32 random bytes base64url, SHA-256 hex).
 func newToken() (token, hash string) {
 	buf := make([]byte, 32)
 	_, _ = rand.Read(buf)
@@ -238,7 +239,7 @@ func laneOpenID(l, j int) string {
 // seed builds the data set in dir with the migrations applied, by raw SQL
 // with prepared statements in a few big transactions, secondary indexes
 // dropped during the insert and built after it; the folded columns follow
-// hooks.Fold and every user shares one precomputed password hash.
+// text.Fold and every user shares one precomputed password hash.
 func seed(dir string, sz sizes) (*dataset, error) {
 	start := time.Now()
 	app := core.NewBaseApp(core.BaseAppConfig{DataDir: dir})
@@ -266,16 +267,16 @@ func seed(dir string, sz sizes) (*dataset, error) {
 
 	// One user saved normally gives the password hash every seeded user
 	// shares (client 0).
-	usersCol, err := app.FindCollectionByNameOrId(hooks.Users)
+	usersCol, err := app.FindCollectionByNameOrId(users.Collection)
 	if err != nil {
 		return nil, err
 	}
 	first := core.NewRecord(usersCol)
 	first.Id = cliUserID(0)
 	first.SetEmail("cliente0@example.com")
-	hooks.SetPassword(first, seedPassword)
+	users.SetPassword(first, seedPassword)
 	first.Set("name", "Cliente 0")
-	first.Set("role", hooks.RoleClient)
+	first.Set("role", users.RoleClient)
 	first.Set("city", "Bogotá")
 	if err := app.Save(first); err != nil {
 		return nil, err
@@ -330,7 +331,7 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	for c := 0; c < nCategories; c++ {
 		name := fmt.Sprintf("Categoría %02d", c)
 		s.exec(`INSERT INTO categories (id, name, nameKey, description, color, icon, sortOrder, created, updated) VALUES (?,?,?,?,?,?,?,?,?)`,
-			fmt.Sprintf("cat-%02d", c), name, hooks.Fold(name), "Servicios del hogar", "#3366cc", "casa", c, created, created)
+			fmt.Sprintf("cat-%02d", c), name, text.Fold(name), "Servicios del hogar", "#3366cc", "casa", c, created, created)
 	}
 	for i := 0; i < nServices; i++ {
 		serviceNames[i] = fmt.Sprintf("Servicio %03d %s", i, tradeNames[i%len(tradeNames)])
@@ -338,7 +339,7 @@ func seed(dir string, sz sizes) (*dataset, error) {
 			serviceID(i), serviceNames[i], fmt.Sprintf("servicio-%03d", i), fmt.Sprintf("cat-%02d", i%nCategories), "", created, created)
 	}
 	// An admin (broadcasts).
-	s.exec(userSQL, "uadm00000000001", "admin@example.com", hash, "tkadmin", "Admin Bench", hooks.RoleAdmin, "", "Bogotá", created, created)
+	s.exec(userSQL, "uadm00000000001", "admin@example.com", hash, "tkadmin", "Admin Bench", users.RoleAdmin, "", "Bogotá", created, created)
 	ds.AdminCookie = session("uadm00000000001", "tkadmin")
 
 	// Camello users and profiles.
@@ -364,14 +365,14 @@ func seed(dir string, sz sizes) (*dataset, error) {
 		tradesJSON, _ := json.Marshal(trades)
 		svcJSON, _ := json.Marshal(svc)
 		desc := "Trabajo garantizado en " + city
-		search := hooks.Fold(strings.Join(append([]string{name, strings.Join(trades, " "), city, "Centro", desc}, names...), " "))
+		search := text.Fold(strings.Join(append([]string{name, strings.Join(trades, " "), city, "Centro", desc}, names...), " "))
 		ts := dbTime(now.Add(-time.Duration(i) * time.Second))
-		s.exec(userSQL, camUserID(i), fmt.Sprintf("camello%d@example.com", i), hash, camTokenKey(i), name, hooks.RoleCamello, "3001234567", city, ts, ts)
+		s.exec(userSQL, camUserID(i), fmt.Sprintf("camello%d@example.com", i), hash, camTokenKey(i), name, users.RoleCamello, "3001234567", city, ts, ts)
 		s.exec(`INSERT INTO camellos (id, user, name, trades, status, premium, services, documentId, phone, city, neighborhood,
 		professionalCard, photo, notes, description, timezone, ratingAvg, ratingCount, searchText, cityKey, created, updated)
 		VALUES (?,?,?,?,'ACTIVO',?,?,?,?,?,?,?,'','',?,'America/Bogota',?,?,?,?,?,?)`,
 			camID(i), camUserID(i), name, string(tradesJSON), rng.Intn(10) == 0, string(svcJSON), "", "3001234567", city, "Centro",
-			"", desc, float64(rng.Intn(51))/10, rng.Intn(200), search, hooks.Fold(city), ts, ts)
+			"", desc, float64(rng.Intn(51))/10, rng.Intn(200), search, text.Fold(city), ts, ts)
 		if i%1000 == 0 && len(ds.CamelloIDs) < 1000 {
 			ds.CamelloIDs = append(ds.CamelloIDs, camID(i))
 		}
@@ -385,7 +386,7 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	// Clients (client 0 exists).
 	for i := 1; i < sz.Clients && s.err == nil; i++ {
 		s.exec(userSQL, cliUserID(i), fmt.Sprintf("cliente%d@example.com", i), hash, cliTokenKey(i),
-			fmt.Sprintf("Cliente %d", i), hooks.RoleClient, "", "Bogotá", created, created)
+			fmt.Sprintf("Cliente %d", i), users.RoleClient, "", "Bogotá", created, created)
 		if i%100_000 == 0 {
 			s.commit()
 		}
@@ -403,7 +404,7 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	job := func(id, title, desc, status, city, service, client, provider, ts string) {
 		if jobCityKey {
 			s.exec(`INSERT INTO jobs (id, title, description, status, source, city, neighborhood, service, client, provider, cityKey, created, updated)
-		VALUES (?,?,?,?,'EXPLORE',?,'Centro',?,?,?,?,?,?)`, id, title, desc, status, city, service, client, provider, hooks.Fold(city), ts, ts)
+		VALUES (?,?,?,?,'EXPLORE',?,'Centro',?,?,?,?,?,?)`, id, title, desc, status, city, service, client, provider, text.Fold(city), ts, ts)
 			return
 		}
 		s.exec(`INSERT INTO jobs (id, title, description, status, source, city, neighborhood, service, client, provider, created, updated)

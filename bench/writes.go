@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/dbx"
 )
@@ -68,7 +68,7 @@ func (wr *writer) kindOp(w int, kind string) op {
 		}
 		start := wr.day0.AddDate(0, 0, n/16).Add(time.Duration(6+n%16) * time.Hour).UTC()
 		return op{class: kind, ok: created, req: cookieJSON(http.MethodPost, wr.base, "/api/jobs/"+ln.Jobs[n/10]+"/appointments", ln.ClientCookie,
-			map[string]any{"start": hooks.ISO(start)})}
+			map[string]any{"start": timefmt.ISO(start)})}
 	case "job":
 		return op{class: kind, ok: created, req: cookieJSON(http.MethodPost, wr.base, "/api/jobs", ln.ClientCookie, map[string]any{
 			"title": "Arreglo de tubería", "description": "Se rompió un tubo en la cocina, necesito ayuda esta semana",

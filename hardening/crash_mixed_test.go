@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/timefmt"
+	"camellos/modules/users"
 	_ "camellos/pb_migrations"
 
 	"github.com/pocketbase/dbx"
@@ -64,8 +67,8 @@ func prepareMixed(t *testing.T, dir string, nJobs, nOpen int) mixedFixtures {
 	}
 	cat := save("categories", map[string]any{"id": "cat-crash", "name": "Hogar", "nameKey": "hogar"})
 	svc := save("services", map[string]any{"name": "Plomería", "slug": "plomeria", "category": cat.Id})
-	client := save(hooks.Users, map[string]any{"email": "cliente@crash.test", "name": "Cliente Crash", "role": hooks.RoleClient, "city": "Bogotá"})
-	camUser := save(hooks.Users, map[string]any{"email": "camello@crash.test", "name": "Camello Crash", "role": hooks.RoleCamello, "city": "Bogotá"})
+	client := save(users.Collection, map[string]any{"email": "cliente@crash.test", "name": "Cliente Crash", "role": users.RoleClient, "city": "Bogotá"})
+	camUser := save(users.Collection, map[string]any{"email": "camello@crash.test", "name": "Camello Crash", "role": users.RoleCamello, "city": "Bogotá"})
 	cam := save("camellos", map[string]any{"user": camUser.Id, "name": "Camello Crash", "trades": []string{"plomería"}, "status": "ACTIVO",
 		"services": []string{svc.Id}, "phone": "3001234567", "city": "Bogotá", "cityKey": "bogota", "timezone": "America/Bogota"})
 	weekly := []map[string]any{}
@@ -85,10 +88,10 @@ func prepareMixed(t *testing.T, dir string, nJobs, nOpen int) mixedFixtures {
 		fx.open = append(fx.open, j.Id)
 	}
 	var err error
-	if fx.clientCookie, err = hooks.CreateSession(app, client, "127.0.0.1", "crash"); err != nil {
+	if fx.clientCookie, err = session.CreateSession(app, client, "127.0.0.1", "crash"); err != nil {
 		t.Fatal(err)
 	}
-	if fx.camelloCookie, err = hooks.CreateSession(app, camUser, "127.0.0.1", "crash"); err != nil {
+	if fx.camelloCookie, err = session.CreateSession(app, camUser, "127.0.0.1", "crash"); err != nil {
 		t.Fatal(err)
 	}
 	return fx
@@ -126,7 +129,7 @@ func TestCrashDuringMixedWrites(t *testing.T) {
 		raw, _ := json.Marshal(body)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(raw))
 		req.Header.Set("Content-Type", "application/json")
-		req.AddCookie(&http.Cookie{Name: hooks.SessionCookie, Value: cookie})
+		req.AddCookie(&http.Cookie{Name: session.SessionCookie, Value: cookie})
 		res, err := client.Do(req)
 		if err != nil {
 			return 0, nil, err
@@ -141,7 +144,7 @@ func TestCrashDuringMixedWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return st != http.StatusNotFound && st != http.StatusMethodNotAllowed || bytes.Contains(body, []byte(`"issues"`)) && !bytes.Contains(body, []byte(hooks.MsgRouteNotFound))
+		return st != http.StatusNotFound && st != http.StatusMethodNotAllowed || bytes.Contains(body, []byte(`"issues"`)) && !bytes.Contains(body, []byte(httpapi.MsgRouteNotFound))
 	}
 	haveQuotes := exists("/api/jobs/"+fx.open[len(fx.open)-1]+"/quotes", fx.camelloCookie)
 	haveMessages := exists("/api/jobs/"+fx.jobs[len(fx.jobs)-1]+"/messages", fx.clientCookie)
@@ -183,7 +186,7 @@ func TestCrashDuringMixedWrites(t *testing.T) {
 						continue
 					}
 					start := day0.AddDate(0, 0, n/16).Add(time.Duration(6+n%16) * time.Hour).UTC()
-					st, body, err := post(ctx, "/api/jobs/"+fx.jobs[n/10]+"/appointments", fx.clientCookie, map[string]any{"start": hooks.ISO(start)})
+					st, body, err := post(ctx, "/api/jobs/"+fx.jobs[n/10]+"/appointments", fx.clientCookie, map[string]any{"start": timefmt.ISO(start)})
 					if err == nil && st == http.StatusCreated {
 						record(ack{"booking", "appointments", idOf(body, "appointment"), "status", "PROGRAMADA"})
 					}

@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"camellos/hardening"
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 // TestForeignOriginRefused: a cookie-authenticated unsafe request from
@@ -21,7 +23,7 @@ import (
 func TestForeignOriginRefused(t *testing.T) {
 	t.Setenv("APP_URL", "https://camellos.example.co")
 	k := testkit.New(t)
-	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
 	own := k.URL // http://127.0.0.1:PORT
 
 	cases := []struct {
@@ -57,8 +59,8 @@ func TestForeignOriginRefused(t *testing.T) {
 			}
 			res := k.Do(testkit.Req{Method: c.method, Path: c.path, Cookie: c.cookie, Headers: h, Body: body})
 			if c.want == 403 {
-				if res.Status != http.StatusForbidden || res.Error() != hooks.MsgForeignOrigin {
-					t.Fatalf("got %d %s, want 403 %q", res.Status, res.Raw, hooks.MsgForeignOrigin)
+				if res.Status != http.StatusForbidden || res.Error() != session.MsgForeignOrigin {
+					t.Fatalf("got %d %s, want 403 %q", res.Status, res.Raw, session.MsgForeignOrigin)
 				}
 				if _, ok := res.JSON["issues"]; !ok {
 					t.Fatalf("not our envelope: %s", res.Raw)
@@ -68,7 +70,7 @@ func TestForeignOriginRefused(t *testing.T) {
 				}
 				return
 			}
-			if res.Status == http.StatusForbidden && res.Error() == hooks.MsgForeignOrigin {
+			if res.Status == http.StatusForbidden && res.Error() == session.MsgForeignOrigin {
 				t.Fatalf("refused by the origin check: %s", res.Raw)
 			}
 		})
@@ -97,7 +99,7 @@ func TestSameOrigin(t *testing.T) {
 		{"http://app.co:81", "app.co", "", false},
 	}
 	for _, c := range cases {
-		if got := hooks.SameOrigin(c.origin, c.host, c.app); got != c.want {
+		if got := session.SameOrigin(c.origin, c.host, c.app); got != c.want {
 			t.Errorf("SameOrigin(%q, %q, %q) = %v, want %v", c.origin, c.host, c.app, got, c.want)
 		}
 	}
@@ -107,15 +109,15 @@ func TestSameOrigin(t *testing.T) {
 // carries nosniff, no framing, a referrer policy and a CSP.
 func TestSecurityHeaders(t *testing.T) {
 	k := testkit.New(t)
-	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
 	for _, c := range []struct{ path, cookie, csp string }{
-		{"/api/health", "", hooks.CSPAPI},
-		{"/api/docs/openapi.json", "", hooks.CSPAPI},
-		{"/api/me", "", hooks.CSPAPI},
-		{"/api/me", cookie, hooks.CSPAPI},
-		{"/api/camellos/%20", "", hooks.CSPAPI},
-		{"/api/nada", "", hooks.CSPAPI},
-		{"/", "", hooks.CSPPage},
+		{"/api/health", "", httpapi.CSPAPI},
+		{"/api/docs/openapi.json", "", httpapi.CSPAPI},
+		{"/api/me", "", httpapi.CSPAPI},
+		{"/api/me", cookie, httpapi.CSPAPI},
+		{"/api/camellos/%20", "", httpapi.CSPAPI},
+		{"/api/nada", "", httpapi.CSPAPI},
+		{"/", "", httpapi.CSPPage},
 		{"/uploads/camellos/nada.png", "", ""},
 	} {
 		res := k.Get(c.path, c.cookie)

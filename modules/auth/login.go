@@ -4,7 +4,10 @@ import (
 	"net/http"
 	"strconv"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -17,7 +20,7 @@ const MsgBadCredentials = "Credenciales inválidas"
 var dummyHash = func() *core.Record {
 	col := core.NewAuthCollection("_dummy")
 	r := core.NewRecord(col)
-	hooks.SetPassword(r, "camellos-dummy-password")
+	users.SetPassword(r, "camellos-dummy-password")
 	return r
 }()
 
@@ -29,17 +32,17 @@ type loginInput struct {
 func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in loginInput
-		if err := hooks.ReadJSON(e, &in); err != nil {
+		if err := httpapi.ReadJSON(e, &in); err != nil {
 			return err
 		}
 		in.Email = NormalizeEmail(in.Email)
-		v := hooks.NewValidation()
+		v := httpapi.NewValidation()
 		if in.Email == "" {
 			v.Add("email", "Es obligatorio")
 		}
 		if in.Password == "" {
 			v.Add("password", "Es obligatorio")
-		} else if hooks.Chars(in.Password) > 128 {
+		} else if text.Chars(in.Password) > 128 {
 			v.Add("password", "Debe tener como máximo 128 caracteres")
 		}
 		if err := v.Err(); err != nil {
@@ -49,29 +52,29 @@ func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
 		key := in.Email + "|" + e.RealIP()
 		if blocked, wait := limiter.blocked(key); blocked {
 			e.Response.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-			return hooks.NewError(http.StatusTooManyRequests, "Demasiados intentos fallidos, inténtalo más tarde")
+			return httpapi.NewError(http.StatusTooManyRequests, "Demasiados intentos fallidos, inténtalo más tarde")
 		}
 
-		user, err := e.App.FindAuthRecordByEmail(hooks.Users, in.Email)
+		user, err := e.App.FindAuthRecordByEmail(users.Collection, in.Email)
 		if err != nil {
-			hooks.CheckPassword(dummyHash, in.Password)
+			users.CheckPassword(dummyHash, in.Password)
 			limiter.fail(key)
-			return hooks.Unauthorized(MsgBadCredentials)
+			return httpapi.Unauthorized(MsgBadCredentials)
 		}
-		if !hooks.CheckPassword(user, in.Password) {
+		if !users.CheckPassword(user, in.Password) {
 			limiter.fail(key)
-			return hooks.Unauthorized(MsgBadCredentials)
+			return httpapi.Unauthorized(MsgBadCredentials)
 		}
 		if user.GetBool("disabled") {
-			return hooks.Forbidden("Tu cuenta está deshabilitada")
+			return httpapi.Forbidden("Tu cuenta está deshabilitada")
 		}
 		limiter.reset(key)
 
-		token, err := hooks.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
+		token, err := session.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
 		if err != nil {
-			return hooks.Internal(err)
+			return httpapi.Internal(err)
 		}
-		hooks.SetSessionCookie(e, token)
+		session.SetSessionCookie(e, token)
 		return e.JSON(http.StatusOK, map[string]any{"user": UserJSON(user)})
 	}
 }
@@ -79,11 +82,11 @@ func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
 // logout revokes the current session (if any) and clears the cookie; it
 // always answers 200 so a client can sign out blindly.
 func logout(e *core.RequestEvent) error {
-	if token := hooks.SessionToken(e.Request); token != "" {
-		if err := hooks.RevokeSession(e.App, token); err != nil {
-			return hooks.Internal(err)
+	if token := session.SessionToken(e.Request); token != "" {
+		if err := session.RevokeSession(e.App, token); err != nil {
+			return httpapi.Internal(err)
 		}
 	}
-	hooks.ClearSessionCookie(e)
+	session.ClearSessionCookie(e)
 	return e.JSON(http.StatusOK, map[string]any{"ok": true})
 }

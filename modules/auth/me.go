@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/camellos"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -46,9 +48,9 @@ func meBody(app core.App, user *core.Record) (map[string]any, error) {
 
 // getMe answers {user, camello|null} for the signed-in user.
 func getMe(e *core.RequestEvent) error {
-	body, err := meBody(e.App, hooks.AuthUser(e))
+	body, err := meBody(e.App, session.AuthUser(e))
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, body)
 }
@@ -67,14 +69,14 @@ type patchMeInput struct {
 // the user (the record hook) and opens a fresh one for this client.
 func patchMe(e *core.RequestEvent) error {
 	var in patchMeInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	user := hooks.AuthUser(e)
-	v := hooks.NewValidation()
+	user := session.AuthUser(e)
+	v := httpapi.NewValidation()
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		hooks.CheckLength(v, "name", *in.Name, 2, 120)
+		httpapi.CheckLength(v, "name", *in.Name, 2, 120)
 	}
 	if in.Phone != nil {
 		*in.Phone = strings.TrimSpace(*in.Phone)
@@ -83,7 +85,7 @@ func patchMe(e *core.RequestEvent) error {
 	if in.City != nil {
 		*in.City = strings.TrimSpace(*in.City)
 		if *in.City != "" {
-			hooks.CheckLength(v, "city", *in.City, 2, 120)
+			httpapi.CheckLength(v, "city", *in.City, 2, 120)
 		}
 	}
 	changePassword := in.Password != nil
@@ -95,7 +97,7 @@ func patchMe(e *core.RequestEvent) error {
 		CheckNewPassword(v, "password", *in.Password, "confirmPassword", confirm)
 		if in.CurrentPassword == nil || *in.CurrentPassword == "" {
 			v.Add("currentPassword", "Es obligatorio")
-		} else if !hooks.CheckPassword(user, *in.CurrentPassword) {
+		} else if !users.CheckPassword(user, *in.CurrentPassword) {
 			v.Add("currentPassword", "La contraseña actual no es correcta")
 		}
 	}
@@ -113,21 +115,21 @@ func patchMe(e *core.RequestEvent) error {
 		user.Set("city", *in.City)
 	}
 	if changePassword {
-		hooks.SetPassword(user, *in.Password)
+		users.SetPassword(user, *in.Password)
 	}
 	if err := e.App.Save(user); err != nil {
 		return err
 	}
 	if changePassword {
-		token, err := hooks.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
+		token, err := session.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
 		if err != nil {
-			return hooks.Internal(err)
+			return httpapi.Internal(err)
 		}
-		hooks.SetSessionCookie(e, token)
+		session.SetSessionCookie(e, token)
 	}
 	body, err := meBody(e.App, user)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, body)
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -102,6 +102,8 @@ type dispatcher struct {
 	timers   map[*time.Timer]struct{}
 	overflow []task // deliveries waiting for room in the queue, in order
 	spilling bool   // the goroutine moving overflow into the queue runs
+
+	coalesce coalescer // last push per thread of coalesced kinds
 
 	vapidMu sync.Mutex
 	vapid   *vapidKeys
@@ -339,7 +341,7 @@ func (d *dispatcher) run(t task) {
 		d.app.Logger().Error("notifications: preferences", "user", t.job.UserID, "error", err.Error())
 		return
 	}
-	if prefs.allows(t.job.Kind, ChannelPush) {
+	if prefs.allows(t.job.Kind, ChannelPush) && d.pushDue(t.job) {
 		subs, err := userSubscriptions(d.app, t.job.UserID)
 		if err != nil {
 			d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())
@@ -367,5 +369,5 @@ func jobFromRecord(rec *core.Record) job {
 }
 
 func errUnknownKind(kind string) error {
-	return hooks.FieldRuleError("kind", "Tipo de notificación desconocido: "+kind)
+	return httpapi.FieldRuleError("kind", "Tipo de notificación desconocido: "+kind)
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -120,7 +120,7 @@ func TestRegisterCamelloBounds(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", res.Status, c.status, res.Raw)
 			}
 			if c.status == 400 {
-				if res.Error() != hooks.MsgInvalidData || len(res.FieldErrors(c.field)) == 0 {
+				if res.Error() != httpapi.MsgInvalidData || len(res.FieldErrors(c.field)) == 0 {
 					t.Fatalf("want fieldErrors.%s in %s", c.field, res.Raw)
 				}
 				if !strings.Contains(res.Str("detail"), c.field+":") {
@@ -155,11 +155,11 @@ func TestRegisterCamelloWithServices(t *testing.T) {
 func TestRegisterCamelloRejectsBadBodies(t *testing.T) {
 	k := testkit.New(t)
 	res := k.Post("/api/register/camello", "", `{"name": "Ana",`)
-	if res.Status != 400 || res.Error() != hooks.MsgInvalidJSON {
+	if res.Status != 400 || res.Error() != httpapi.MsgInvalidJSON {
 		t.Fatalf("malformed: %d %s", res.Status, res.Raw)
 	}
 	res = k.Post("/api/register/camello", "", `[1,2]`)
-	if res.Status != 400 || res.Error() != hooks.MsgInvalidJSON {
+	if res.Status != 400 || res.Error() != httpapi.MsgInvalidJSON {
 		t.Fatalf("array: %d %s", res.Status, res.Raw)
 	}
 	res = k.Do(testkit.Req{Method: "POST", Path: "/api/register/camello", Body: "name=x", Headers: map[string]string{"Content-Type": "text/plain"}})
@@ -262,7 +262,7 @@ func TestRegisterCamelloMultipartPhoto(t *testing.T) {
 		}
 	}
 	// A wrong method is a 405 in the envelope, not PocketBase's own answer.
-	if r := k.Post(photo, "", map[string]any{}); r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD" || r.Error() != hooks.MsgMethodNotAllowed {
+	if r := k.Post(photo, "", map[string]any{}); r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD" || r.Error() != httpapi.MsgMethodNotAllowed {
 		t.Fatalf("POST photo: %d %q %s", r.Status, r.Header.Get("Allow"), r.Raw)
 	}
 }
@@ -320,7 +320,7 @@ func TestRegisterCamelloIsAtomic(t *testing.T) {
 	k := testkit.New(t)
 	k.App.OnRecordCreate("camellos").BindFunc(func(e *core.RecordEvent) error {
 		if e.Record.GetString("name") == "Falla Forzada" {
-			return hooks.Conflict("fallo simulado")
+			return httpapi.Conflict("fallo simulado")
 		}
 		return e.Next()
 	})

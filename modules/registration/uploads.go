@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -20,15 +20,15 @@ var photoTypes = map[string]string{".jpg": "image/jpeg", ".png": "image/png", ".
 func servePhoto(e *core.RequestEvent) error {
 	name := e.Request.PathValue("file")
 	if !photoName.MatchString(name) {
-		return hooks.NotFound("Foto no encontrada")
+		return httpapi.NotFound("Foto no encontrada")
 	}
 	rec, err := e.App.FindFirstRecordByData(camellos.Collection, "photo", name)
 	if err != nil {
-		return hooks.NotFound("Foto no encontrada")
+		return httpapi.NotFound("Foto no encontrada")
 	}
 	fsys, err := e.App.NewFilesystem()
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	defer fsys.Close()
 	h := e.Response.Header()
@@ -41,7 +41,7 @@ func servePhoto(e *core.RequestEvent) error {
 		for _, k := range []string{"Content-Type", "Content-Disposition", "Cache-Control"} {
 			h.Del(k)
 		}
-		return hooks.NotFound("Foto no encontrada")
+		return httpapi.NotFound("Foto no encontrada")
 	}
 	return nil
 }
