@@ -50,7 +50,7 @@ func stream(e *core.RequestEvent) error {
 	h := hubOf(e.App)
 
 	// Subscribe before replaying, so nothing falls between the two.
-	sub := h.subscribe(user.Id, opts.Buffer)
+	sub := h.subscribe(user.Id, tokenHash, opts.Buffer)
 	defer h.unsubscribe(sub)
 
 	rc := http.NewResponseController(e.Response)
@@ -80,8 +80,6 @@ func stream(e *core.RequestEvent) error {
 
 	heartbeat := time.NewTicker(opts.Heartbeat)
 	defer heartbeat.Stop()
-	check := time.NewTicker(opts.SessionCheck)
-	defer check.Stop()
 	for w.err == nil {
 		select {
 		case <-e.Request.Context().Done():
@@ -95,11 +93,9 @@ func stream(e *core.RequestEvent) error {
 			w.event(ev)
 		case <-heartbeat.C:
 			w.raw(": ping\n\n")
-		case <-check.C:
-			if !sessionAlive(e.App, tokenHash) {
-				w.raw("event: end\ndata: {\"reason\":\"session\"}\n\n")
-				return nil
-			}
+		case <-sub.dead: // the hub's session check (hub.checkSessions)
+			w.raw("event: end\ndata: {\"reason\":\"session\"}\n\n")
+			return nil
 		}
 	}
 	return nil
@@ -166,12 +162,23 @@ func hashToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// sessionAlive reports whether the session of a token hash is still valid:
-// not revoked nor expired, its user enabled and its password unchanged.
-func sessionAlive(app core.App, tokenHash string) bool {
-	var one int
-	err := app.DB().NewQuery("SELECT 1 FROM sessions s JOIN users u ON u.id = s.user " +
-		"WHERE s.tokenHash = {:h} AND s.expiresAt > {:now} AND u.disabled = FALSE AND s.userTokenKey = u.tokenKey LIMIT 1").
-		Bind(dbx.Params{"h": tokenHash, "now": time.Now().UTC().Format("2006-01-02 15:04:05.000Z")}).Row(&one)
-	return err == nil
+// aliveSessions returns which of the token hashes belong to a session that
+// is still valid: not revoked nor expired, its user enabled and its
+// password unchanged (the user's current token key).
+func aliveSessions(app core.App, hashes []any) (map[string]bool, error) {
+	var rows []string
+	err := app.DB().Select("s.tokenHash").From(session.Collection+" s").
+		InnerJoin("users u", dbx.NewExp("u.id = s.user")).
+		Where(dbx.In("s.tokenHash", hashes...)).
+		AndWhere(dbx.NewExp("s.expiresAt > {:now} AND u.disabled = FALSE AND s.userTokenKey = u.tokenKey",
+			dbx.Params{"now": time.Now().UTC().Format("2006-01-02 15:04:05.000Z")})).
+		Column(&rows)
+	if err != nil {
+		return nil, err
+	}
+	alive := make(map[string]bool, len(rows))
+	for _, h := range rows {
+		alive[h] = true
+	}
+	return alive, nil
 }
