@@ -5,6 +5,7 @@ package modules
 import (
 	"camellos/modules/admin"
 	"camellos/modules/agenda"
+	"camellos/modules/appointments"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
@@ -43,6 +44,7 @@ func Register(app core.App) {
 	catalog.Register(app)
 	legal.Register(app)
 	search.Register(app)
+	appointments.Register(app)
 	jobs.Register(app)
 	quotes.Register(app)
 	events.Register(app)
