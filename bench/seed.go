@@ -118,6 +118,7 @@ type dataset struct {
 	MessageJob    string // an ASIGNADO job with messages, and its client's session
 	MessageCookie string
 	Tables        map[string]bool
+	Rules         bool // availability has the booking rules (notice, buffer, horizon)
 }
 
 func dbTime(t time.Time) string { return t.UTC().Format(dbTimeFormat) }
@@ -304,6 +305,7 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	// jobs.cityKey (the open board's folded city) exists once the quotes
 	// branch has landed.
 	jobCityKey := columns(db, "jobs")["cityKey"]
+	ds.Rules = columns(db, "availability")["bufferMinutes"]
 	creates, err := dropIndexes(db, indexed...)
 	if err != nil {
 		return nil, err
@@ -458,8 +460,19 @@ func seed(dir string, sz sizes) (*dataset, error) {
 		weekly = append(weekly, map[string]any{"weekday": d, "start": "06:00", "end": "22:00"})
 	}
 	weeklyJSON, _ := json.Marshal(weekly)
-	const availSQL = `INSERT INTO availability (id, camello, timezone, weekly, blockedDates, created, updated) VALUES (?,?,?,?,?,?,?)`
-	s.exec(availSQL, "avlslot00000001", camID(slotCam), "America/Bogota", string(weeklyJSON), "[]", created, created)
+	// Booking rules (once the booking branch has landed): the slots camello
+	// has them all on (2 h notice, 15 min buffer, 60-day horizon); the lanes
+	// keep no buffer so that consecutive hours can be booked.
+	avail := func(id, cam string, buffer int) {
+		if ds.Rules {
+			s.exec(`INSERT INTO availability (id, camello, timezone, weekly, blockedDates, minNoticeMinutes, bufferMinutes, horizonDays, created, updated) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+				id, cam, "America/Bogota", string(weeklyJSON), "[]", 120, buffer, 60, created, created)
+			return
+		}
+		s.exec(`INSERT INTO availability (id, camello, timezone, weekly, blockedDates, created, updated) VALUES (?,?,?,?,?,?,?)`,
+			id, cam, "America/Bogota", string(weeklyJSON), "[]", created, created)
+	}
+	avail("avlslot00000001", camID(slotCam), 15)
 	bogota, _ := time.LoadLocation("America/Bogota")
 	day0 := time.Now().In(bogota).AddDate(0, 0, 1)
 	day0 = time.Date(day0.Year(), day0.Month(), day0.Day(), 0, 0, 0, 0, bogota)
@@ -480,7 +493,7 @@ func seed(dir string, sz sizes) (*dataset, error) {
 		ln.ClientCookie = session(ln.ClientID, cliTokenKey(l+1))
 		ln.CamelloCookie = session(camUserID(l), camTokenKey(l))
 		if l != slotCam {
-			s.exec(availSQL, fmt.Sprintf("avllane%08d", l), camID(l), "America/Bogota", string(weeklyJSON), "[]", created, created)
+			avail(fmt.Sprintf("avllane%08d", l), camID(l), 0)
 		}
 		for j := 0; j < laneJobs; j++ {
 			id := laneJobID(l, j)
