@@ -502,7 +502,8 @@ func seed(dir string, sz sizes) (*dataset, error) {
 		}
 		for j := 0; j < laneOpenJobs; j++ {
 			id := laneOpenID(l, j)
-			job(id, fmt.Sprintf("Trabajo abierto de carril %d-%d", l, j), "Necesito ayuda", "PENDIENTE", camCity[l], serviceID(camServices[l][0]), ln.ClientID, "", created)
+			ts := dbTime(now.Add(-time.Duration(l*laneOpenJobs+j) * time.Second)) // posted one by one
+			job(id, fmt.Sprintf("Trabajo abierto de carril %d-%d", l, j), "Necesito ayuda", "PENDIENTE", camCity[l], serviceID(camServices[l][0]), ln.ClientID, "", ts)
 			ln.OpenJobs = append(ln.OpenJobs, id)
 		}
 		ds.Jobs += laneJobs + laneOpenJobs
