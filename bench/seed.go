@@ -27,6 +27,7 @@ const (
 	nLanes        = 64  // writer lanes: a client, a camello and their jobs each
 	laneJobs      = 100 // ASIGNADO jobs per lane (bookings: ≤ 10 per job)
 	laneOpenJobs  = 400 // open PENDIENTE jobs per lane (quotes on them)
+	laneQuoters   = 20  // camellos quoting a lane's open jobs, in turn
 	nStreamUsers  = 2000
 	seedPassword  = "secreto-123"
 	dbTimeFormat  = "2006-01-02 15:04:05.000Z"
@@ -84,6 +85,7 @@ type lane struct {
 	CamelloID, CamelloCookie string
 	CamelloUserID            string
 	Jobs, OpenJobs           []string
+	Quoters                  []string // sessions of camellos offering the open jobs' service
 }
 
 // streamUser is a camello that opens /api/events, its ASIGNADO job and a
@@ -382,6 +384,7 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	for c := range combos {
 		ds.Combos = append(ds.Combos, c)
 	}
+	byService := servicesIndex(camServices)
 	ds.BoardCookie = session(camUserID(1), camTokenKey(1))
 	s.commit()
 
@@ -488,6 +491,7 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	// Writer lanes: camello l (l < nLanes, never the slots camello) and
 	// client l+1, laneJobs ASIGNADO jobs between them, laneOpenJobs open
 	// jobs of the client in the camello's first service.
+	quoterUsed := map[int]bool{}
 	for l := 0; l < nLanes && s.err == nil; l++ {
 		ln := lane{ClientID: cliUserID(l + 1), CamelloID: camID(l), CamelloUserID: camUserID(l)}
 		ln.ClientCookie = session(ln.ClientID, cliTokenKey(l+1))
@@ -505,6 +509,21 @@ func seed(dir string, sz sizes) (*dataset, error) {
 			ts := dbTime(now.Add(-time.Duration(l*laneOpenJobs+j) * time.Second)) // posted one by one
 			job(id, fmt.Sprintf("Trabajo abierto de carril %d-%d", l, j), "Necesito ayuda", "PENDIENTE", camCity[l], serviceID(camServices[l][0]), ln.ClientID, "", ts)
 			ln.OpenJobs = append(ln.OpenJobs, id)
+		}
+		// Quoters: up to laneQuoters camellos offering the lane's service,
+		// not used by another lane where possible (the service limits the
+		// quotes of one camello per hour).
+		for _, c := range byService[camServices[l][0]] {
+			if len(ln.Quoters) >= laneQuoters {
+				break
+			}
+			if !quoterUsed[c] && c != slotCam {
+				quoterUsed[c] = true
+				ln.Quoters = append(ln.Quoters, session(camUserID(c), camTokenKey(c)))
+			}
+		}
+		if len(ln.Quoters) == 0 {
+			ln.Quoters = []string{ln.CamelloCookie}
 		}
 		ds.Jobs += laneJobs + laneOpenJobs
 		ds.Lanes = append(ds.Lanes, ln)
@@ -571,13 +590,8 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	return ds, nil
 }
 
-// seedQuotes puts 5 PENDIENTE quotes on each of the first Quotes/5 open
-// jobs (open job N+j), by 5 camellos that offer the job's service.
-func seedQuotes(s *seeder, ds *dataset, sz sizes, camServices [][]int, now time.Time) error {
-	n := sz.Camellos
-	if n < 10 {
-		return nil
-	}
+// servicesIndex lists, per service, the camellos that offer it.
+func servicesIndex(camServices [][]int) map[int][]int {
 	byService := map[int][]int{}
 	for c, svcs := range camServices {
 		for _, x := range svcs {
@@ -586,6 +600,17 @@ func seedQuotes(s *seeder, ds *dataset, sz sizes, camServices [][]int, now time.
 			}
 		}
 	}
+	return byService
+}
+
+// seedQuotes puts 5 PENDIENTE quotes on each of the first Quotes/5 open
+// jobs (open job N+j), by 5 camellos that offer the job's service.
+func seedQuotes(s *seeder, ds *dataset, sz sizes, camServices [][]int, now time.Time) error {
+	n := sz.Camellos
+	if n < 10 {
+		return nil
+	}
+	byService := servicesIndex(camServices)
 	created, expires := dbTime(now.Add(-time.Hour)), dbTime(now.Add(7*24*time.Hour))
 	q := 0
 	for j := 0; j < n && q < sz.Quotes && s.err == nil; j++ {

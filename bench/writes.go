@@ -78,7 +78,7 @@ func (wr *writer) kindOp(w int, kind string) op {
 		if n >= len(ln.OpenJobs) {
 			return op{}
 		}
-		return op{class: kind, ok: created, req: cookieJSON(http.MethodPost, wr.base, "/api/jobs/"+ln.OpenJobs[n]+"/quotes", ln.CamelloCookie,
+		return op{class: kind, ok: created, req: cookieJSON(http.MethodPost, wr.base, "/api/jobs/"+ln.OpenJobs[n]+"/quotes", ln.Quoters[n%len(ln.Quoters)],
 			map[string]any{"amount": 150000, "message": "Puedo ir mañana en la mañana, incluye materiales básicos", "validDays": 7}),
 			done: func(st int, body []byte) {
 				if st != http.StatusCreated {
