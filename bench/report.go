@@ -339,8 +339,12 @@ func (r *report) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.what, g.value, g.target, verdict)
 	}
-	fmt.Fprintf(&b, "\nPeak RSS of the service: %d MB after the listing load, %d MB after the mixed load, %d MB at the end (reminder sweep included).\n",
-		r.PeakRSS/1024, r.MixedRSS/1024, r.FinalHWM/1024)
+	mixedNote := "VmHWM after the mixed load, i.e. the peak of everything before it too"
+	if r.PeakReset {
+		mixedNote = "the peak of the mixed load itself: VmHWM reset before it"
+	}
+	fmt.Fprintf(&b, "\nRSS of the service (VmHWM): %d MB after the read scenarios' listing load; %d MB under the mixed load (%s); %d MB the highest over the run (the live-event streams and the flood included; the sweep's peak is measured apart).\n",
+		r.PeakRSS/1024, r.MixedRSS/1024, mixedNote, r.RunHWM/1024)
 	if analysis != "" {
 		fmt.Fprintf(&b, "\n%s", analysis)
 	}

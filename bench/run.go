@@ -56,8 +56,10 @@ type report struct {
 	Order    []string
 	Bcrypt   float64 // raw hashes/s at the users' cost, all cores
 	Cost     int
-	PeakRSS  int64 // kB, child VmHWM after the listing load
-	MixedRSS int64 // kB, child VmHWM after the mixed load
+	PeakRSS   int64 // kB, child VmHWM after the listing load
+	MixedRSS  int64 // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
+	PeakReset bool  // VmHWM could be reset before the mixed load and the sweep
+	RunHWM    int64 // kB, the highest VmHWM seen over the run
 	Sweep    *sweepResult
 	Writes   *writesResult
 	Push     *pushResult
@@ -194,6 +196,12 @@ func (s *service) status(field string) int64 {
 		}
 	}
 	return -1
+}
+
+// resetPeak resets the child's VmHWM to its current RSS (Linux
+// clear_refs 5), so that a later VmHWM is the peak of what ran in between.
+func (s *service) resetPeak() bool {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0o200) == nil
 }
 
 // heap is the child's live heap after a full GC (bytes).
@@ -406,7 +414,7 @@ func (r *report) runMain(floor *service) error {
 	reads := []scenario{
 		{name: "floor", next: func() *http.Request { return cookieGet(floor.base, "/", "") }},
 		{name: "health", next: func() *http.Request { return cookieGet(svc.base, "/api/health", "") }},
-		{name: "listing", next: listingReq, after: func() { r.PeakRSS = svc.status("VmHWM") }},
+		{name: "listing", next: listingReq, after: func() { r.PeakRSS = svc.status("VmHWM"); r.RunHWM = max(r.RunHWM, r.PeakRSS) }},
 		{name: "listing-pocketbase", next: func() *http.Request {
 			city, svcID := combo()
 			filter := fmt.Sprintf("status='ACTIVO' && cityKey='%s' && services ?= '%s'", text.Fold(city), svcID)
@@ -435,8 +443,9 @@ func (r *report) runMain(floor *service) error {
 
 	// Writes: the raw SQLite floor, write-only, mixed (peak RSS after it).
 	if !cfg.skipped("writes") {
-		r.Writes = runWrites(r, client, svc, ds, listingReq, profileReq, slots)
+		r.Writes = runWrites(r, client, svc, ds, listingReq, profileReq, slots, func() { r.RunHWM = max(r.RunHWM, svc.status("VmHWM")); r.PeakReset = svc.resetPeak() })
 		r.MixedRSS = svc.status("VmHWM")
+		r.RunHWM = max(r.RunHWM, r.MixedRSS)
 	}
 	// Live events while the listing load runs.
 	if !cfg.skipped("events") {
@@ -454,6 +463,7 @@ func (r *report) runMain(floor *service) error {
 		if cfg.ProfileDir != "" {
 			sweepProf = profileAsync(svc.pprof, 10*time.Second)
 		}
+		r.RunHWM = max(r.RunHWM, svc.status("VmHWM"))
 		r.Sweep = sweep(svc)
 		if sweepProf != nil {
 			saveProfile(cfg.ProfileDir, "sweep", <-sweepProf)
@@ -465,6 +475,7 @@ func (r *report) runMain(floor *service) error {
 		}
 	}
 	r.FinalHWM = svc.status("VmHWM")
+	r.RunHWM = max(r.RunHWM, r.FinalHWM)
 	stopSvc()
 	if !cfg.Keep {
 		_ = os.RemoveAll(dir)
@@ -572,6 +583,7 @@ func bcryptRate(cost int, d time.Duration) float64 {
 // sweep calls the reminder endpoint once over the due appointments.
 func sweep(svc *service) *sweepResult {
 	out := &sweepResult{}
+	svc.resetPeak() // VmHWM after the sweep is then the sweep's own peak
 	rssBefore := svc.status("VmRSS")
 	req, _ := http.NewRequest(http.MethodPost, svc.base+"/api/cron/appointment-reminders", nil)
 	req.Header.Set("Authorization", "Bearer bench-secret")

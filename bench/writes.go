@@ -150,7 +150,7 @@ func writeKinds(client *http.Client, base string, ds *dataset) (have, missing []
 	return have, missing
 }
 
-func runWrites(r *report, client *http.Client, svc *service, ds *dataset, listing, profile func() *http.Request, slots string) *writesResult {
+func runWrites(r *report, client *http.Client, svc *service, ds *dataset, listing, profile func() *http.Request, slots string, beforeMixed func()) *writesResult {
 	out := &writesResult{}
 	out.Kinds, out.Missing = writeKinds(client, svc.base, ds)
 	fmt.Printf("%-20s kinds %v, missing %v\n", "writes", out.Kinds, out.Missing)
@@ -199,6 +199,7 @@ func runWrites(r *report, client *http.Client, svc *service, ds *dataset, listin
 	if r.Cfg.ProfileDir != "" {
 		prof = profileAsync(svc.pprof, d-time.Second)
 	}
+	beforeMixed()
 	byClass := loadOps(client, r.Cfg.Conns, d, mixed)
 	if prof != nil {
 		saveProfile(r.Cfg.ProfileDir, "mixed", <-prof)
