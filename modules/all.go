@@ -13,6 +13,7 @@ import (
 	"camellos/modules/events"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/mail"
 	"camellos/modules/messages"
 	"camellos/modules/notifications"
 	"camellos/modules/quotes"
@@ -37,6 +38,7 @@ func Register(app core.App) {
 		httpapi.BindAPINotFound(se)
 		return se.Next()
 	})
+	mail.Register(app)
 	auth.Register(app)
 	registration.Register(app)
 	camellos.Register(app)
@@ -61,5 +63,6 @@ func Commands(app core.App) []*cobra.Command {
 		auth.AdminCommand(app),
 		jobs.RemindersCommand(app),
 		seed.Command(app),
+		mail.Command(app),
 	}
 }

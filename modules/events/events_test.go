@@ -369,9 +369,8 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestSessionCheckIsPerStream: the hub checks all open streams' sessions
-// together (one query per batch, not one per stream); revoking one session
-// ends only its streams, the others keep receiving.
+// TestSessionCheckIsPerStream: revoking one session ends only its streams;
+// the user's other session and other users' streams keep receiving.
 func TestSessionCheckIsPerStream(t *testing.T) {
 	w := newWorld(t)
 	k := w.k

@@ -62,38 +62,31 @@ func optionsOf(app core.App) Options {
 // hub routes published events to the open streams of their users. One per
 // app (on app.Store()); closed when the app terminates.
 type hub struct {
-	app      core.App
-	mu       sync.Mutex
-	subs     map[string]map[*subscriber]struct{}
-	done     chan struct{}
-	closed   bool
-	checking bool // the session checker runs
+	mu     sync.Mutex
+	subs   map[string]map[*subscriber]struct{}
+	done   chan struct{}
+	closed bool
 }
 
 // subscriber is one open stream.
 type subscriber struct {
-	userID    string
-	tokenHash string // of the stream's session, checked by the hub
-	ch        chan Event
-	gone      chan struct{} // closed when the hub drops the stream (slow client, shutdown)
-	once      sync.Once
-	dead      chan struct{} // closed when the stream's session is no longer valid
-	deadOnce  sync.Once
+	userID string
+	ch     chan Event
+	gone   chan struct{} // closed when the hub drops the stream (slow client, shutdown)
+	once   sync.Once
 }
 
 func (s *subscriber) drop() { s.once.Do(func() { close(s.gone) }) }
-func (s *subscriber) kill() { s.deadOnce.Do(func() { close(s.dead) }) }
 
 func hubOf(app core.App) *hub {
 	return app.Store().GetOrSet(hubKey, func() any {
-		return &hub{app: app, subs: map[string]map[*subscriber]struct{}{}, done: make(chan struct{})}
+		return &hub{subs: map[string]map[*subscriber]struct{}{}, done: make(chan struct{})}
 	}).(*hub)
 }
 
-// subscribe opens a stream for userID (signed in with the session of
-// tokenHash) with a buffer of n events.
-func (h *hub) subscribe(userID, tokenHash string, n int) *subscriber {
-	s := &subscriber{userID: userID, tokenHash: tokenHash, ch: make(chan Event, n), gone: make(chan struct{}), dead: make(chan struct{})}
+// subscribe opens a stream for userID with a buffer of n events.
+func (h *hub) subscribe(userID string, n int) *subscriber {
+	s := &subscriber{userID: userID, ch: make(chan Event, n), gone: make(chan struct{})}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -104,58 +97,8 @@ func (h *hub) subscribe(userID, tokenHash string, n int) *subscriber {
 		h.subs[userID] = map[*subscriber]struct{}{}
 	}
 	h.subs[userID][s] = struct{}{}
-	if !h.checking {
-		h.checking = true
-		go h.checkSessions(optionsOf(h.app).SessionCheck)
-	}
 	return s
 }
-
-// checkSessions checks every interval, for all open streams at once (one
-// query per sessionBatch streams, not one per stream), that their sessions
-// are still valid, and kills the streams whose session was revoked,
-// expired, or whose user was disabled or changed its token key. A failed
-// query kills nothing (the next round checks again).
-func (h *hub) checkSessions(interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.done:
-			return
-		case <-t.C:
-		}
-		h.mu.Lock()
-		byHash := map[string][]*subscriber{}
-		for _, m := range h.subs {
-			for s := range m {
-				byHash[s.tokenHash] = append(byHash[s.tokenHash], s)
-			}
-		}
-		h.mu.Unlock()
-		hashes := make([]any, 0, len(byHash))
-		for k := range byHash {
-			hashes = append(hashes, k)
-		}
-		for start := 0; start < len(hashes); start += sessionBatch {
-			batch := hashes[start:min(start+sessionBatch, len(hashes))]
-			alive, err := aliveSessions(h.app, batch)
-			if err != nil {
-				continue
-			}
-			for _, k := range batch {
-				if !alive[k.(string)] {
-					for _, s := range byHash[k.(string)] {
-						s.kill()
-					}
-				}
-			}
-		}
-	}
-}
-
-// sessionBatch bounds the token hashes of one session query.
-const sessionBatch = 500
 
 // unsubscribe frees a stream's place (client gone or stream ended).
 func (h *hub) unsubscribe(s *subscriber) {

@@ -1,8 +1,6 @@
 package events
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -45,12 +43,12 @@ func stream(e *core.RequestEvent) error {
 	if lastID != "" && !httpapi.ValidID(lastID) {
 		return httpapi.FieldError("Last-Event-ID", "Identificador inválido")
 	}
-	tokenHash := hashToken(session.SessionToken(e.Request))
+	token := session.SessionToken(e.Request)
 	opts := optionsOf(e.App)
 	h := hubOf(e.App)
 
 	// Subscribe before replaying, so nothing falls between the two.
-	sub := h.subscribe(user.Id, tokenHash, opts.Buffer)
+	sub := h.subscribe(user.Id, opts.Buffer)
 	defer h.unsubscribe(sub)
 
 	rc := http.NewResponseController(e.Response)
@@ -80,6 +78,8 @@ func stream(e *core.RequestEvent) error {
 
 	heartbeat := time.NewTicker(opts.Heartbeat)
 	defer heartbeat.Stop()
+	check := time.NewTicker(opts.SessionCheck)
+	defer check.Stop()
 	for w.err == nil {
 		select {
 		case <-e.Request.Context().Done():
@@ -93,9 +93,11 @@ func stream(e *core.RequestEvent) error {
 			w.event(ev)
 		case <-heartbeat.C:
 			w.raw(": ping\n\n")
-		case <-sub.dead: // the hub's session check (hub.checkSessions)
-			w.raw("event: end\ndata: {\"reason\":\"session\"}\n\n")
-			return nil
+		case <-check.C:
+			if !session.Valid(e.App, token) {
+				w.raw("event: end\ndata: {\"reason\":\"session\"}\n\n")
+				return nil
+			}
 		}
 	}
 	return nil
@@ -154,31 +156,4 @@ func replay(app core.App, userID, lastID string) ([]Event, error) {
 		out = append(out, Event{ID: r.Id, Name: Notification, Data: notifications.InboxJSON(r)})
 	}
 	return out, nil
-}
-
-// hashToken is how the sessions table keys a cookie token (its SHA-256).
-func hashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
-
-// aliveSessions returns which of the token hashes belong to a session that
-// is still valid: not revoked nor expired, its user enabled and its
-// password unchanged (the user's current token key).
-func aliveSessions(app core.App, hashes []any) (map[string]bool, error) {
-	var rows []string
-	err := app.DB().Select("s.tokenHash").From(session.Collection+" s").
-		InnerJoin("users u", dbx.NewExp("u.id = s.user")).
-		Where(dbx.In("s.tokenHash", hashes...)).
-		AndWhere(dbx.NewExp("s.expiresAt > {:now} AND u.disabled = FALSE AND s.userTokenKey = u.tokenKey",
-			dbx.Params{"now": time.Now().UTC().Format("2006-01-02 15:04:05.000Z")})).
-		Column(&rows)
-	if err != nil {
-		return nil, err
-	}
-	alive := make(map[string]bool, len(rows))
-	for _, h := range rows {
-		alive[h] = true
-	}
-	return alive, nil
 }
