@@ -50,29 +50,29 @@ func (c config) skipped(name string) bool {
 
 // report is the whole run.
 type report struct {
-	Cfg      config
-	DS       *dataset
-	Results  map[string]*result
-	Order    []string
-	Bcrypt   float64 // raw hashes/s at the users' cost, all cores
-	Cost     int
+	Cfg       config
+	DS        *dataset
+	Results   map[string]*result
+	Order     []string
+	Bcrypt    float64 // raw hashes/s at the users' cost, all cores
+	Cost      int
 	PeakRSS   int64 // kB, child VmHWM after the listing load
 	MixedRSS  int64 // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
 	PeakReset bool  // VmHWM could be reset before the mixed load and the sweep
 	RunHWM    int64 // kB, the highest VmHWM seen over the run
-	Sweep    *sweepResult
-	Writes   *writesResult
-	Push     *pushResult
-	Events   *eventsResult
-	Flood    *floodResult
-	Growth   []*growthPoint
-	Total    time.Duration
-	Machine  string
-	Findings []string
-	FinalHWM int64
-	LoadAvg  string
-	LoadEnd  string
-	PlotFile string
+	Sweep     *sweepResult
+	Writes    *writesResult
+	Push      *pushResult
+	Events    *eventsResult
+	Flood     *floodResult
+	Growth    []*growthPoint
+	Total     time.Duration
+	Machine   string
+	Findings  []string
+	FinalHWM  int64
+	LoadAvg   string
+	LoadEnd   string
+	PlotFile  string
 }
 
 type sweepResult struct {
