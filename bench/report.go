@@ -163,7 +163,7 @@ func (r *report) Markdown() string {
 	fmt.Fprintf(&b, "**Data set `%s`** (raw SQL with prepared statements in big transactions, secondary indexes built after the insert, one precomputed password hash; seeded in %s): "+
 		"%d ACTIVO camellos in %d categories, %d services and %d cities; %d users (%d clients, 1 admin); %d jobs (one ASIGNADO and one open per camello, plus %d writer lanes of %d ASIGNADO and %d open jobs); "+
 		"%d appointments (%d due within 24 h, %d beyond the booking horizon, %d past COMPLETADA, %d booked on the slots camello over 31 days)",
-		sz.Name, ds.SeedTime.Round(time.Millisecond), sz.Camellos, nCategories, nServices, nCities, ds.Users+1, sz.Clients, ds.Jobs, nLanes, laneJobs, laneOpenJobs,
+		sz.Name, ds.SeedTime.Round(time.Millisecond), sz.Camellos, nCategories, nServices, nCities, ds.Users, sz.Clients, ds.Jobs, nLanes, laneJobs, laneOpenJobs,
 		ds.Appointments, sz.Due(), sz.Camellos*sz.FuturePer, sz.Camellos*sz.PastPer, nSlotAppts)
 	if ds.Tables["quotes"] {
 		fmt.Fprintf(&b, "; %d quotes", ds.Quotes)
