@@ -202,10 +202,6 @@ func (s *seeder) review(tx core.App, job, camello, client *core.Record, k int) e
 // appointment books a PROGRAMADA appointment inside the camello's weekly
 // availability on one of the next weekdays, on a free hour.
 func (s *seeder) appointment(tx core.App, job, camello, client *core.Record, k int) error {
-	col, err := tx.FindCachedCollectionByNameOrId(appointments.Collection)
-	if err != nil {
-		return err
-	}
 	loc, err := time.LoadLocation(demoTimezone)
 	if err != nil {
 		return err
@@ -223,7 +219,7 @@ func (s *seeder) appointment(tx core.App, job, camello, client *core.Record, k i
 	// 09:00–14:00 fits every demo availability (07–15 and 08–17).
 	for h := 0; h < 5; h++ {
 		start := day.Add(time.Duration(9+(k/5+h)%5) * time.Hour).UTC()
-		taken, err := tx.CountRecords(col, dbx.HashExp{"camello": camello.Id, "start": start.Format("2006-01-02 15:04:05.000Z"), "status": appointments.Scheduled})
+		taken, err := tx.CountRecords(appointments.Collection, dbx.HashExp{"camello": camello.Id, "start": start.Format("2006-01-02 15:04:05.000Z"), "status": appointments.Scheduled})
 		if err != nil {
 			return err
 		}
