@@ -345,6 +345,13 @@ func (r *report) Markdown() string {
 	}
 	fmt.Fprintf(&b, "\nRSS of the service (VmHWM): %d MB after the read scenarios' listing load; %d MB under the mixed load (%s); %d MB the highest over the run (the live-event streams and the flood included; the sweep's peak is measured apart).\n",
 		r.PeakRSS/1024, r.MixedRSS/1024, mixedNote, r.RunHWM/1024)
+	if len(r.External) > 0 {
+		var parts []string
+		for _, p := range r.External {
+			parts = append(parts, fmt.Sprintf("%s %.0f", p.Phase, p.N))
+		}
+		fmt.Fprintf(&b, "\nCommits the service counted as another process's (`camellos_external_commits_total`; each drops every in-memory cache: listing index, categories, sessions, agenda views, search): %s. No other process writes during the run.\n", strings.Join(parts, ", "))
+	}
 	if analysis != "" {
 		fmt.Fprintf(&b, "\n%s", analysis)
 	}

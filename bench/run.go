@@ -60,6 +60,7 @@ type report struct {
 	MixedRSS  int64 // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
 	PeakReset bool  // VmHWM could be reset before the mixed load and the sweep
 	RunHWM    int64 // kB, the highest VmHWM seen over the run
+	External  []phaseCount // commits the service took for another process's (each drops its caches)
 	Sweep     *sweepResult
 	Writes    *writesResult
 	Push      *pushResult
@@ -73,6 +74,12 @@ type report struct {
 	LoadAvg   string
 	LoadEnd   string
 	PlotFile  string
+}
+
+// phaseCount is a counter's growth over one phase of the run.
+type phaseCount struct {
+	Phase string
+	N     float64
 }
 
 type sweepResult struct {
@@ -106,7 +113,7 @@ func freeAddr() string {
 // receiver is on 127.0.0.1).
 func serviceEnv(extra ...string) []string {
 	return append(append(os.Environ(), "CRON_SECRET=bench-secret", "REMINDERS_SCHEDULE=off", "AUTH_IP_LIMIT=0",
-		"WEBPUSH_ALLOW_PRIVATE=1"), extra...)
+		"WEBPUSH_ALLOW_PRIVATE=1", "METRICS_TOKEN="+metricsToken), extra...)
 }
 
 // startService runs this binary as the service (child mode) on the data dir.
@@ -192,6 +199,30 @@ func (s *service) status(field string) int64 {
 			if len(f) >= 2 {
 				n, _ := strconv.ParseInt(f[1], 10, 64)
 				return n
+			}
+		}
+	}
+	return -1
+}
+
+const metricsToken = "bench-metrics"
+
+// metric reads one unlabelled sample of the service's /metrics (-1 when
+// the route or the sample is not there).
+func (s *service) metric(name string) float64 {
+	req, _ := http.NewRequest(http.MethodGet, s.base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+metricsToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return -1
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, name+" ") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, name)), 64)
+			if err == nil {
+				return v
 			}
 		}
 	}
@@ -433,9 +464,19 @@ func (r *report) runMain(floor *service) error {
 		return cookieJSON(http.MethodPost, svc.base, "/api/register/camello", "", map[string]any{"name": "Camello Bench", "email": fmt.Sprintf("bench%d@example.com", n), "phone": "3001234567",
 			"password": "secreto-123", "confirmPassword": "secreto-123", "acceptTerms": true, "city": "Bogotá", "trades": []string{"pintura"}})
 	}})
-	for _, sc := range reads {
-		r.runScenario(client, svc, sc)
+	ext := func() float64 { return svc.metric("camellos_external_commits_total") }
+	phase := func(name string, run func()) {
+		before := ext()
+		run()
+		if after := ext(); before >= 0 && after >= 0 {
+			r.External = append(r.External, phaseCount{name, after - before})
+		}
 	}
+	phase("reads", func() {
+		for _, sc := range reads {
+			r.runScenario(client, svc, sc)
+		}
+	})
 	if !cfg.skipped("register") {
 		r.Bcrypt = bcryptRate(r.Cost, 3*time.Second)
 	}
@@ -443,17 +484,19 @@ func (r *report) runMain(floor *service) error {
 
 	// Writes: the raw SQLite floor, write-only, mixed (peak RSS after it).
 	if !cfg.skipped("writes") {
-		r.Writes = runWrites(r, client, svc, ds, listingReq, profileReq, slots, func() { r.RunHWM = max(r.RunHWM, svc.status("VmHWM")); r.PeakReset = svc.resetPeak() })
+		phase("writes (write-only and mixed)", func() {
+			r.Writes = runWrites(r, client, svc, ds, listingReq, profileReq, slots, func() { r.RunHWM = max(r.RunHWM, svc.status("VmHWM")); r.PeakReset = svc.resetPeak() })
+		})
 		r.MixedRSS = svc.status("VmHWM")
 		r.RunHWM = max(r.RunHWM, r.MixedRSS)
 	}
 	// Live events while the listing load runs.
 	if !cfg.skipped("events") {
-		r.Events = runEvents(r, svc, ds, listingReq)
+		phase("live events", func() { r.Events = runEvents(r, svc, ds, listingReq) })
 	}
 	// Password flood.
 	if !cfg.skipped("flood") {
-		r.Flood = runFlood(r, svc, ds, listingReq)
+		phase("password flood", func() { r.Flood = runFlood(r, svc, ds, listingReq) })
 	}
 	// Reminder sweep.
 	if cfg.skipped("sweep") {
@@ -464,7 +507,7 @@ func (r *report) runMain(floor *service) error {
 			sweepProf = profileAsync(svc.pprof, 10*time.Second)
 		}
 		r.RunHWM = max(r.RunHWM, svc.status("VmHWM"))
-		r.Sweep = sweep(svc)
+		phase("reminder sweep", func() { r.Sweep = sweep(svc) })
 		if sweepProf != nil {
 			saveProfile(cfg.ProfileDir, "sweep", <-sweepProf)
 		}
