@@ -56,10 +56,10 @@ type report struct {
 	Order     []string
 	Bcrypt    float64 // raw hashes/s at the users' cost, all cores
 	Cost      int
-	PeakRSS   int64 // kB, child VmHWM after the listing load
-	MixedRSS  int64 // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
-	PeakReset bool  // VmHWM could be reset before the mixed load and the sweep
-	RunHWM    int64 // kB, the highest VmHWM seen over the run
+	PeakRSS   int64        // kB, child VmHWM after the listing load
+	MixedRSS  int64        // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
+	PeakReset bool         // VmHWM could be reset before the mixed load and the sweep
+	RunHWM    int64        // kB, the highest VmHWM seen over the run
 	External  []phaseCount // commits the service took for another process's (each drops its caches)
 	Sweep     *sweepResult
 	Writes    *writesResult
