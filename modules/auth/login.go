@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
@@ -29,7 +30,7 @@ type loginInput struct {
 	Password string `json:"password"`
 }
 
-func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
+func sessionLogin(limiter *loginLimiter) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in loginInput
 		if err := httpapi.ReadJSON(e, &in); err != nil {
@@ -42,7 +43,7 @@ func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
 		}
 		if in.Password == "" {
 			v.Add("password", "Es obligatorio")
-		} else if text.Chars(in.Password) > 128 {
+		} else if text.Chars(in.Password) > bounds.PasswordMax {
 			v.Add("password", "Debe tener como máximo 128 caracteres")
 		}
 		if err := v.Err(); err != nil {
@@ -79,9 +80,9 @@ func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
 	}
 }
 
-// logout revokes the current session (if any) and clears the cookie; it
+// sessionLogout revokes the current session (if any) and clears the cookie; it
 // always answers 200 so a client can sign out blindly.
-func logout(e *core.RequestEvent) error {
+func sessionLogout(e *core.RequestEvent) error {
 	if token := session.SessionToken(e.Request); token != "" {
 		if err := session.RevokeSession(e.App, token); err != nil {
 			return httpapi.Internal(err)

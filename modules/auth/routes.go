@@ -4,15 +4,20 @@
 package auth
 
 import (
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // Register binds the users record hooks and the auth and profile routes.
 func Register(app core.App) {
 	bindUserHooks(app)
+	// UserChanged after every committed write of a user.
+	bus.EmitChanges(app, users.Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.UserChanged })
 	limiter := newLoginLimiter()
 	links := newLimiters()
 	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
@@ -22,15 +27,15 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
 		// A client signs up (role CLIENTE); no session is opened.
-		g.POST("/auth/register", registerClient)
+		g.POST("/auth/register", clientRegister)
 		// Anyone signs in with e-mail and password; sets the session cookie.
-		g.POST("/auth/login", login(limiter))
+		g.POST("/auth/login", sessionLogin(limiter))
 		// The signed-in user signs out; the session is revoked server-side.
-		g.POST("/auth/logout", logout)
+		g.POST("/auth/logout", sessionLogout)
 		// The signed-in user reads their profile (and camello profile, if any).
-		g.GET("/me", getMe).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
+		g.GET("/me", meGet).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// The signed-in user updates name, phone, city or password.
-		g.PATCH("/me", patchMe).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
+		g.PATCH("/me", meUpdate).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// Anyone asks for a password-reset link (202 for every well-formed address).
 		g.POST("/auth/password/forgot", forgotPassword(links))
 		// Anyone with a reset link sets a new password; every session is revoked.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
@@ -53,15 +54,15 @@ func (a *Account) Validate(v *httpapi.Validation, requireContact bool) {
 	a.Email = NormalizeEmail(a.Email)
 	a.Phone = strings.TrimSpace(a.Phone)
 	a.City = strings.TrimSpace(a.City)
-	httpapi.CheckLength(v, "name", a.Name, 2, 120)
+	httpapi.CheckLength(v, "name", a.Name, bounds.NameMin, bounds.NameMax)
 	if a.Email == "" {
 		v.Add("email", "Es obligatorio")
-	} else if text.Chars(a.Email) > 254 || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
+	} else if text.Chars(a.Email) > bounds.EmailMax || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
 		v.Add("email", "Correo electrónico inválido")
 	}
 	CheckPhone(v, "phone", a.Phone, requireContact)
 	if requireContact || a.City != "" {
-		httpapi.CheckLength(v, "city", a.City, 2, 120)
+		httpapi.CheckLength(v, "city", a.City, bounds.CityMin, bounds.CityMax)
 	}
 	CheckNewPassword(v, "password", a.Password, "confirmPassword", a.ConfirmPassword)
 	if a.AcceptTerms == nil {
@@ -74,7 +75,7 @@ func (a *Account) Validate(v *httpapi.Validation, requireContact bool) {
 // CheckNewPassword validates a new password (8 to 128 characters) and its
 // confirmation.
 func CheckNewPassword(v *httpapi.Validation, field, password, confirmField, confirm string) {
-	httpapi.CheckLength(v, field, password, 8, 128)
+	httpapi.CheckLength(v, field, password, bounds.PasswordMin, bounds.PasswordMax)
 	if confirm == "" {
 		v.Add(confirmField, "Es obligatorio")
 	} else if confirm != password {
@@ -89,7 +90,7 @@ func CheckPhone(v *httpapi.Validation, field, phone string, required bool) {
 	if phone == "" && !required {
 		return
 	}
-	if httpapi.CheckLength(v, field, phone, 7, 32) && !validPhone(phone) {
+	if httpapi.CheckLength(v, field, phone, bounds.PhoneMin, bounds.PhoneMax) && !validPhone(phone) {
 		v.Add(field, "Solo se permiten dígitos, espacios, +, -, ( y )")
 	}
 }

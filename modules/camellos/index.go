@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/memo"
 	"camellos/internal/timefmt"
 	"camellos/modules/users"
@@ -209,22 +210,20 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	app.OnRecordAfterCreateSuccess(Collection).BindFunc(camello)
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(camello)
 	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(camello)
-	anyWrite := func(e *core.RecordEvent) error {
+	anyWrite := func(e *bus.Change) error {
 		x.cache.Invalidate()
 		return e.Next()
 	}
-	// The public verified badge follows the user's flag.
-	app.OnRecordAfterUpdateSuccess("users").BindFunc(func(e *core.RecordEvent) error {
+	ev := bus.Of(app)
+	ev.CatalogChanged.BindFunc(anyWrite)
+	ev.ReviewChanged.BindFunc(anyWrite)
+	// The public verified badge follows the camello user's flag.
+	ev.UserChanged.BindFunc(func(e *bus.Change) error {
 		if e.Record.GetString("role") == users.RoleCamello {
 			x.cache.Invalidate()
 		}
 		return e.Next()
 	})
-	for _, c := range []string{"services", "categories", "reviews"} {
-		app.OnRecordAfterCreateSuccess(c).BindFunc(anyWrite)
-		app.OnRecordAfterUpdateSuccess(c).BindFunc(anyWrite)
-		app.OnRecordAfterDeleteSuccess(c).BindFunc(anyWrite)
-	}
 }
 
 // filter is the listing's query, folded once.

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
@@ -19,7 +20,7 @@ import (
 )
 
 // MaxEndpointChars bounds a push endpoint URL.
-const MaxEndpointChars = 2048
+const MaxEndpointChars = bounds.URLMax
 
 // Spanish messages of the push subscription routes.
 const (
@@ -78,9 +79,9 @@ func subscriptionJSON(rec *core.Record) map[string]any {
 	}
 }
 
-// subscribe stores (or moves to the caller) a push subscription: 201 when
+// pushSubscribe stores (or moves to the caller) a push subscription: 201 when
 // the endpoint is new, 200 when it existed.
-func subscribe(e *core.RequestEvent) error {
+func pushSubscribe(e *core.RequestEvent) error {
 	var in struct {
 		Endpoint *string                    `json:"endpoint"`
 		Keys     map[string]json.RawMessage `json:"keys"`
@@ -155,9 +156,9 @@ func keyString(keys map[string]json.RawMessage, name string) string {
 	return strings.TrimSpace(s)
 }
 
-// unsubscribe deletes the caller's subscription of an endpoint: 204, or
+// pushUnsubscribe deletes the caller's subscription of an endpoint: 204, or
 // 404 when the endpoint is unknown or belongs to someone else.
-func unsubscribe(e *core.RequestEvent) error {
+func pushUnsubscribe(e *core.RequestEvent) error {
 	var in struct {
 		Endpoint *string `json:"endpoint"`
 	}
@@ -183,8 +184,8 @@ func unsubscribe(e *core.RequestEvent) error {
 	return e.NoContent(http.StatusNoContent)
 }
 
-// publicKey answers the VAPID public key browsers subscribe with.
-func publicKey(e *core.RequestEvent) error {
+// pushKeyGet answers the VAPID public key browsers subscribe with.
+func pushKeyGet(e *core.RequestEvent) error {
 	key, err := PublicKey(e.App)
 	if err != nil {
 		return httpapi.Internal(err)
