@@ -26,11 +26,11 @@ const (
 	MsgLastAdmin = "Debe quedar al menos un administrador activo"
 )
 
-// exportMe answers everything stored about the signed-in user as a JSON
+// meExport answers everything stored about the signed-in user as a JSON
 // attachment: each owner module contributes its part through the export
 // event; this module adds the user and the session metadata (never a
 // password hash, a token or a token hash).
-func exportMe(e *core.RequestEvent) error {
+func meExport(e *core.RequestEvent) error {
 	user, err := e.App.FindRecordById(users.Collection, session.AuthUser(e).Id)
 	if err != nil {
 		return httpapi.Internal(err)
@@ -91,13 +91,13 @@ type deleteMeInput struct {
 	Password string `json:"password"`
 }
 
-// deleteMe erases the signed-in user's account (Ley 1581 de 2012): the
+// meDelete erases the signed-in user's account (Ley 1581 de 2012): the
 // password is checked, then in one transaction every owner module erases
 // its part (a job still ASIGNADO or EN_PROGRESO rolls it all back, 409)
 // and the user keeps only the name "Usuario eliminado": e-mail, phone,
 // city, password and sessions are gone and the account is disabled.
 // Files (the camello photo) are removed after the commit.
-func deleteMe(l *limiters) func(e *core.RequestEvent) error {
+func meDelete(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in deleteMeInput
 		if err := httpapi.ReadJSON(e, &in); err != nil {

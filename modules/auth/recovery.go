@@ -77,11 +77,11 @@ type forgotInput struct {
 	Email string `json:"email"`
 }
 
-// forgotPassword answers 202 {ok:true} for every well-formed address. The
+// passwordForgot answers 202 {ok:true} for every well-formed address. The
 // lookup, the token and the mail happen after the answer, so known and
 // unknown addresses take the same time; only a known, enabled account
 // with an e-mail gets the link.
-func forgotPassword(l *limiters) func(e *core.RequestEvent) error {
+func passwordForgot(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in forgotInput
 		if err := httpapi.ReadJSON(e, &in); err != nil {
@@ -141,11 +141,11 @@ type resetInput struct {
 	ConfirmPassword string `json:"confirmPassword"`
 }
 
-// resetPassword sets a new password with a reset link: the token is spent
+// passwordReset sets a new password with a reset link: the token is spent
 // (one conditional UPDATE: a second use is 400), the password changes,
 // every session of the user is revoked and the address counts as verified
 // (the link reached it), in one transaction.
-func resetPassword(l *limiters) func(e *core.RequestEvent) error {
+func passwordReset(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in resetInput
 		if err := httpapi.ReadJSON(e, &in); err != nil {

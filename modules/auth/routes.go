@@ -37,17 +37,17 @@ func Register(app core.App) {
 		// The signed-in user updates name, phone, city or password.
 		g.PATCH("/me", meUpdate).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// Anyone asks for a password-reset link (202 for every well-formed address).
-		g.POST("/auth/password/forgot", forgotPassword(links))
+		g.POST("/auth/password/forgot", passwordForgot(links))
 		// Anyone with a reset link sets a new password; every session is revoked.
-		g.POST("/auth/password/reset", resetPassword(links))
+		g.POST("/auth/password/reset", passwordReset(links))
 		// Anyone with a verification link confirms the address.
-		g.POST("/auth/verify", verifyEmail(links))
+		g.POST("/auth/verify", emailVerify(links))
 		// The signed-in user asks for a new verification link.
-		g.POST("/auth/verify/resend", resendVerification(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
+		g.POST("/auth/verify/resend", verificationResend(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// The signed-in user downloads everything stored about them.
-		g.GET("/me/export", exportMe).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
+		g.GET("/me/export", meExport).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// The signed-in user erases their account (password required).
-		g.DELETE("/me", deleteMe(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
+		g.DELETE("/me", meDelete(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		return se.Next()
 	})
 }

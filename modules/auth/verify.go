@@ -38,9 +38,9 @@ type verifyInput struct {
 	Token string `json:"token"`
 }
 
-// verifyEmail spends a verification link and marks the address verified
+// emailVerify spends a verification link and marks the address verified
 // (one conditional UPDATE on the token, then the user, in one transaction).
-func verifyEmail(l *limiters) func(e *core.RequestEvent) error {
+func emailVerify(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in verifyInput
 		if err := httpapi.ReadJSON(e, &in); err != nil {
@@ -94,9 +94,9 @@ func markVerified(app core.App, user *core.Record) error {
 	return err
 }
 
-// resendVerification mails a fresh link to the signed-in user (202); an
+// verificationResend mails a fresh link to the signed-in user (202); an
 // address already verified gets nothing, with the same answer.
-func resendVerification(l *limiters) func(e *core.RequestEvent) error {
+func verificationResend(l *limiters) func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		user := session.AuthUser(e)
 		if err := throttled(e, l.resend, user.Id, msgTooManyLinks); err != nil {

@@ -12,8 +12,8 @@ import (
 // Register binds the legal area's record hooks and routes.
 func Register(app core.App) {
 	bindHooks(app)
-	bindDataRights(app)
 	ev := bus.Of(app)
+	bindDataRights(app)
 	// Sign-ups (client and camello) accept the current texts in their transaction.
 	ev.UserSignedUp.BindFunc(func(e *bus.SignUp) error {
 		if err := AcceptCurrent(e.App, e.UserID, e.IP, e.UserAgent); err != nil {
