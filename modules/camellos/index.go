@@ -42,6 +42,7 @@ type serviceRef struct {
 type listing struct {
 	entries []*entry
 	byID    map[string]*entry
+	byUser  map[string]bool // users of the listed camellos
 	// positions in entries, ascending, by folded city, service id and
 	// category id: the candidates of a filtered query
 	byCity     map[string][]int
@@ -84,6 +85,7 @@ type camelloRow struct {
 	CityKey      string  `db:"cityKey"`
 	SearchText   string  `db:"searchText"`
 	Verified     bool    `db:"verified"`
+	User         string  `db:"user"`
 }
 
 // buildListing reads every ACTIVO camello and every service in two queries
@@ -103,7 +105,7 @@ func buildListing(app core.App) (*listing, error) {
 		services[s.ID] = &serviceRef{ServiceSummary: ServiceSummary{ID: s.ID, Name: s.Name, Slug: s.Slug}, category: s.Category}
 	}
 	var rows []camelloRow
-	err := app.DB().Select("id", "name", "trades", "status", "premium", "services", "created", "updated",
+	err := app.DB().Select("id", "user", "name", "trades", "status", "premium", "services", "created", "updated",
 		"city", "neighborhood", "photo", "description", "ratingAvg", "ratingCount", "cityKey", "searchText",
 		"(SELECT u.verified FROM users u WHERE u.id = camellos.user) AS verified").
 		From(Collection).AndWhere(statusActive()).
@@ -111,7 +113,7 @@ func buildListing(app core.App) (*listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &listing{entries: make([]*entry, 0, len(rows)), byID: make(map[string]*entry, len(rows)),
+	l := &listing{entries: make([]*entry, 0, len(rows)), byID: make(map[string]*entry, len(rows)), byUser: make(map[string]bool, len(rows)),
 		byCity: map[string][]int{}, byService: map[string][]int{}, byCategory: map[string][]int{},
 		slugs: make(map[string]string, len(svcRows))}
 	for _, s := range svcRows {
@@ -151,6 +153,7 @@ func buildListing(app core.App) (*listing, error) {
 		}
 		l.entries = append(l.entries, en)
 		l.byID[en.id] = en
+		l.byUser[r.User] = true
 	}
 	return l, nil
 }
@@ -220,10 +223,15 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(anyWrite)
 	ev.ReviewChanged.BindFunc(anyWrite)
-	// The public verified badge follows the user's flag.
+	// The public verified badge follows the user's flag: only a user of a
+	// listed camello can change an answer (a camello signing up, or any
+	// other camello user's write, must not throw away an index of 100,000
+	// camellos that its readers then wait to rebuild).
 	ev.UserChanged.BindFunc(func(e *bus.Change) error {
 		if e.Record.GetString("role") == users.RoleCamello {
-			x.cache.Invalidate()
+			if l, built := x.cache.Peek(); !built || l.byUser[e.Record.Id] {
+				x.cache.Invalidate()
+			}
 		}
 		return e.Next()
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"camellos/internal/testkit"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -117,5 +118,43 @@ func TestIndexFollowsWrites(t *testing.T) {
 	res := f.k.Get("/api/camellos?service=instalacion-electrica&perPage=100", "")
 	if !bytes.Contains(res.Raw, []byte(f.dani.Id)) {
 		t.Errorf("service filter after a change: %s", res.Raw)
+	}
+}
+
+// TestIndexKeptOnUnlistedCamelloUsers: a camello user that is not listed
+// (a sign-up, a pending camello) does not drop the listing index (at city
+// scale its readers would wait seconds for the rebuild), while a write of
+// a listed camello's user does. The raw SQL rename below bypasses the hooks:
+// the listing shows it only once the index is rebuilt.
+func TestIndexKeptOnUnlistedCamelloUsers(t *testing.T) {
+	f := newFixture(t)
+	nameOf := func() string {
+		var body struct {
+			Name string `json:"name"`
+		}
+		raw := listedRaw(t, f)[f.ana.Id]
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Fatalf("ana not listed: %s", raw)
+		}
+		return body.Name
+	}
+	before := nameOf()
+	if _, err := f.k.App.DB().NewQuery("UPDATE camellos SET name = 'Renombrada Por SQL' WHERE id = {:id}").Bind(map[string]any{"id": f.ana.Id}).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	f.k.CreateCamello(testkit.CamelloOpts{Status: "PENDIENTE"}) // a new camello user, not listed
+	if got := nameOf(); got != before {
+		t.Fatalf("a sign-up dropped the listing index (name %q, want the indexed %q)", got, before)
+	}
+	user, err := f.k.App.FindRecordById("users", f.ana.GetString("user"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user.Set("verified", true)
+	if err := f.k.App.Save(user); err != nil {
+		t.Fatal(err)
+	}
+	if got := nameOf(); got != "Renombrada Por SQL" {
+		t.Fatalf("a listed camello's user write kept the index (name %q)", got)
 	}
 }
