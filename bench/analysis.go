@@ -63,14 +63,26 @@ the floor are much stricter than the issue-7 ratios to health.
    statements per reminder (e.g. the description joined into the claim). Memory growth is now the
    sweep's own peak: VmHWM is reset (clear_refs) before it.
 
-6. **Cold listing build at 100,000 camellos.** Profile: the ordered read of the ACTIVO camellos
-   through idx_camellos_listing (100,000 table lookups in index order, ~50 %), then the JSON rendering
-   of each camello and GC. The development runs under load measured 5.5–7.3 s with only ~25 % of a
-   core given to the service (1.55 s of CPU samples over the build); the run above decides the goal.
-   The build happens once per write of a camello that can change an answer, off the request path when
-   an older index exists (readers keep the old one during a background refresh).
+6. **Cold listing build at 100,000 camellos — missed; a stall it caused fixed.** Profile: the ordered
+   read of the ACTIVO camellos through idx_camellos_listing (100,000 table lookups in index order,
+   ~50 %), then the JSON rendering of each camello and GC. Under the load of the shared machine the
+   build took 5.5–11 s with ~25 % of a core given to the service (1.55 s of CPU samples over a 5.5 s
+   build), so on a quiet machine it is about 1.5–2 s. The first large run (17:01 UTC) showed what a
+   drop costs at this size: the mixed load began right after the register scenario, every camello
+   sign-up had dropped the index (the users hook dropped it for any camello user, for the verified
+   badge), and all listing and profile readers waited 5.6 s for the rebuild (48 reads in 5 s, peak RSS
+   440 MB with two indexes alive). Fixed in ` + "`modules/camellos/index.go`" + `: a user write drops the index only
+   when that user's camello is listed (test: a sign-up keeps it, a listed camello's user write drops
+   it). A drop by a listed camello's write still makes the next readers wait for a rebuild; serving
+   the old index while rebuilding would break "every write shows on the next request", so it was not
+   done.
 
-7. **Password flood.** Without the abuse branch's bounded hashing pool, 200 concurrent logins are
+8. **Listing at 100,000 camellos vs 1,000 — missed.** A (city, service) query takes the narrower of
+   the city and service position lists and filters it: at 100,000 camellos that is ~670 entries for a
+   service (counted in full for the total) against ~7 at 1,000, so the cost grows with the data. A
+   position list per (city, service) pair would make it flat; not done in the time left.
+
+7. **Password flood — missed while the abuse branch is not merged.** Without the abuse branch's bounded hashing pool, 200 concurrent logins are
    200 concurrent bcrypt hashes on 2 cores: health p99 0.6–2.7 s and listing p99 2.4–3.8 s in the
    development runs, and 0–5 logins answered in 13 s. The run above states whether that branch had
    landed.
