@@ -77,12 +77,12 @@ the floor are much stricter than the issue-7 ratios to health.
    the old index while rebuilding would break "every write shows on the next request", so it was not
    done.
 
-8. **Listing at 100,000 camellos vs 1,000 — missed.** A (city, service) query takes the narrower of
+7. **Listing at 100,000 camellos vs 1,000 — missed.** A (city, service) query takes the narrower of
    the city and service position lists and filters it: at 100,000 camellos that is ~670 entries for a
    service (counted in full for the total) against ~7 at 1,000, so the cost grows with the data. A
    position list per (city, service) pair would make it flat; not done in the time left.
 
-7. **Password flood — missed while the abuse branch is not merged.** Without the abuse branch's bounded hashing pool, 200 concurrent logins are
+8. **Password flood — missed while the abuse branch is not merged.** Without the abuse branch's bounded hashing pool, 200 concurrent logins are
    200 concurrent bcrypt hashes on 2 cores: health p99 0.6–2.7 s and listing p99 2.4–3.8 s in the
    development runs, and 0–5 logins answered in 13 s. The run above states whether that branch had
    landed.
