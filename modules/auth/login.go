@@ -2,7 +2,6 @@ package auth
 
 import (
 	"net/http"
-	"strconv"
 
 	"camellos/hooks"
 
@@ -26,7 +25,7 @@ type loginInput struct {
 	Password string `json:"password"`
 }
 
-func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
+func login() func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in loginInput
 		if err := hooks.ReadJSON(e, &in); err != nil {
@@ -46,27 +45,20 @@ func login(limiter *loginLimiter) func(e *core.RequestEvent) error {
 			return err
 		}
 
-		key := in.Email + "|" + e.RealIP()
-		if blocked, wait := limiter.blocked(key); blocked {
-			e.Response.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-			return hooks.NewError(http.StatusTooManyRequests, "Demasiados intentos fallidos, inténtalo más tarde")
-		}
-
 		user, err := e.App.FindAuthRecordByEmail(hooks.Users, in.Email)
 		if err != nil {
-			hooks.CheckPassword(dummyHash, in.Password)
-			limiter.fail(key)
-			return hooks.Unauthorized(MsgBadCredentials)
+			user = nil // unknown e-mail: the same work and answer as a wrong password
 		}
-		if !hooks.CheckPassword(user, in.Password) {
-			limiter.fail(key)
+		ok, err := checkPassword(e, throttleKey(e, in.Email), user, in.Password)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return hooks.Unauthorized(MsgBadCredentials)
 		}
 		if user.GetBool("disabled") {
 			return hooks.Forbidden("Tu cuenta está deshabilitada")
 		}
-		limiter.reset(key)
-
 		token, err := hooks.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
 		if err != nil {
 			return hooks.Internal(err)

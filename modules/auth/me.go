@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"camellos/hooks"
+	"camellos/internal/ratelimit"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -95,12 +96,24 @@ func patchMe(e *core.RequestEvent) error {
 		CheckNewPassword(v, "password", *in.Password, "confirmPassword", confirm)
 		if in.CurrentPassword == nil || *in.CurrentPassword == "" {
 			v.Add("currentPassword", "Es obligatorio")
-		} else if !hooks.CheckPassword(user, *in.CurrentPassword) {
-			v.Add("currentPassword", "La contraseña actual no es correcta")
 		}
 	}
 	if err := v.Err(); err != nil {
 		return err
+	}
+	if changePassword {
+		// A password check: counted per IP (AUTH_IP_LIMIT) and, when wrong,
+		// against the sign-in throttle of the user's e-mail.
+		if err := ratelimit.AuthIP(e); err != nil {
+			return err
+		}
+		ok, err := checkPassword(e, throttleKey(e, user.Email()), user, *in.CurrentPassword)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return hooks.FieldError("currentPassword", "La contraseña actual no es correcta")
+		}
 	}
 
 	if in.Name != nil {
@@ -113,7 +126,12 @@ func patchMe(e *core.RequestEvent) error {
 		user.Set("city", *in.City)
 	}
 	if changePassword {
+		release, err := hooks.HashSlot(e)
+		if err != nil {
+			return err
+		}
 		hooks.SetPassword(user, *in.Password)
+		release()
 	}
 	if err := e.App.Save(user); err != nil {
 		return err

@@ -28,7 +28,12 @@ func registerClient(e *core.RequestEvent) error {
 	if EmailTaken(e.App, in.Email) { // early answer; SaveNewUser re-checks in the transaction
 		return hooks.Conflict(MsgEmailTaken)
 	}
+	release, err := hooks.HashSlot(e)
+	if err != nil {
+		return err
+	}
 	user, err := PrepareUser(e.App, &in, hooks.RoleClient)
+	release()
 	if err != nil {
 		return err
 	}

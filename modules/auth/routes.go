@@ -5,6 +5,7 @@ package auth
 
 import (
 	"camellos/hooks"
+	"camellos/internal/ratelimit"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -12,13 +13,12 @@ import (
 // Register binds the users record hooks and the auth and profile routes.
 func Register(app core.App) {
 	bindUserHooks(app)
-	limiter := newLoginLimiter()
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := hooks.API(se)
 		// A client signs up (role CLIENTE); no session is opened.
-		g.POST("/auth/register", registerClient)
+		g.POST("/auth/register", registerClient).Bind(ratelimit.AuthIPGuard())
 		// Anyone signs in with e-mail and password; sets the session cookie.
-		g.POST("/auth/login", login(limiter))
+		g.POST("/auth/login", login()).Bind(ratelimit.AuthIPGuard())
 		// The signed-in user signs out; the session is revoked server-side.
 		g.POST("/auth/logout", logout)
 		// The signed-in user reads their profile (and camello profile, if any).

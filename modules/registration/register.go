@@ -27,7 +27,12 @@ func registerCamello(e *core.RequestEvent) error {
 	if auth.EmailTaken(e.App, acc.Email) {
 		return hooks.Conflict(auth.MsgEmailTaken)
 	}
+	release, err := hooks.HashSlot(e)
+	if err != nil {
+		return err
+	}
 	user, err := auth.PrepareUser(e.App, acc, hooks.RoleCamello)
+	release()
 	if err != nil {
 		return hooks.Internal(err)
 	}

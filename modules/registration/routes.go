@@ -5,6 +5,7 @@ package registration
 
 import (
 	"camellos/hooks"
+	"camellos/internal/ratelimit"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -14,7 +15,7 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		// A provider registers: user (CAMELLOS) + camello (PENDIENTE) in one transaction.
 		g := hooks.API(se)
-		g.POST("/register/camello", registerCamello)
+		g.POST("/register/camello", registerCamello).Bind(ratelimit.AuthIPGuard())
 		// A camello edits their own profile (not status, premium or notes).
 		g.PATCH("/me/camello", patchOwnCamello).
 			Bind(hooks.RequireRole(hooks.MsgUnauthenticated, "Solo los camellos tienen perfil de camello", hooks.RoleCamello))

@@ -254,8 +254,21 @@ export function setUnread(n) {
   b.setAttribute('aria-label', `${n} sin leer`);
 }
 
-/** safeNext returns a same-site path from ?next=, or fallback. */
+/**
+ * sameOriginPath returns next as a path of this origin ("/x", with its query
+ * and fragment), or null: never "//host", "/\host", control or format
+ * characters (browsers drop tabs and newlines, "/\t/host" becomes "//host")
+ * nor another origin.
+ */
+export function sameOriginPath(next) {
+  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//')) return null;
+  if (/[\\\p{Cc}\p{Cf}]/u.test(next)) return null;
+  let u;
+  try { u = new URL(next, location.origin); } catch { return null; }
+  return u.origin === location.origin ? u.pathname + u.search + u.hash : null;
+}
+
+/** safeNext returns a same-origin path from ?next=, or fallback. */
 export function safeNext(fallback = '/') {
-  const n = param('next');
-  return n && n.startsWith('/') && !n.startsWith('//') ? n : fallback;
+  return sameOriginPath(param('next')) ?? fallback;
 }
