@@ -80,6 +80,14 @@ func decodeFields(fields map[string]json.RawMessage, rv reflect.Value, v *Valida
 		}
 		if err := json.Unmarshal(value, rv.Field(i).Addr().Interface()); err != nil {
 			v.Add(name, typeMessage(sf.Type))
+			continue
+		}
+		// Text anywhere in the value (lists and objects too) is checked.
+		if !secretField(name) && len(value) > 0 && strings.IndexByte(`"[{`, value[0]) >= 0 {
+			var generic any
+			if json.Unmarshal(value, &generic) == nil && invisibleIn(generic) {
+				v.Add(name, MsgInvisibleChars)
+			}
 		}
 	}
 }

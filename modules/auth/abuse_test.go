@@ -227,3 +227,42 @@ func TestPasswordFloodIsBoundedAndHealthStaysFast(t *testing.T) {
 	}
 	_ = http.StatusOK
 }
+
+// Control and format characters are refused in every text field of the
+// auth routes (400 fieldErrors), and look-alike e-mails mixing scripts.
+func TestTextFieldsRefuseInvisibleCharacters(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	_, token := k.UserWithSession(hooks.RoleClient)
+	for _, bad := range []struct{ field, value string }{
+		{"name", "Carla\x00"}, {"name", "\u202eCarla"}, {"name", "Car\u200bla"},
+		{"city", "Cali\u2066"}, {"email", "carla\u200b@example.com"},
+	} {
+		body := clientBody("carla@example.com")
+		body[bad.field] = bad.value
+		if r := k.Post("/api/auth/register", "", body); r.Status != 400 || len(r.FieldErrors(bad.field)) == 0 {
+			t.Errorf("sign-up with %s=%q: %d %s", bad.field, bad.value, r.Status, r.Raw)
+		}
+		if bad.field == "email" {
+			continue
+		}
+		if r := k.Patch("/api/me", token, map[string]any{bad.field: bad.value}); r.Status != 400 || len(r.FieldErrors(bad.field)) == 0 {
+			t.Errorf("PATCH /api/me %s=%q: %d %s", bad.field, bad.value, r.Status, r.Raw)
+		}
+	}
+	for _, email := range []string{"аdmin@example.com", "admin@ехample.com"} {
+		if r := k.Post("/api/auth/register", "", clientBody(email)); r.Status != 400 || len(r.FieldErrors("email")) == 0 {
+			t.Errorf("look-alike e-mail %q: %d %s", email, r.Status, r.Raw)
+		}
+	}
+	if r := k.Post("/api/auth/register", "", clientBody("josé@example.com")); r.Status != 201 && r.Status != 400 {
+		t.Errorf("accented e-mail: %d %s", r.Status, r.Raw)
+	}
+	// Multipart bodies are bound the same way.
+	m := testkit.NewMultipart().Field("name", "Rosa\u202e").Field("email", "rosa@example.com").
+		Field("password", "secreto-123").Field("confirmPassword", "secreto-123").Field("acceptTerms", "true").
+		Field("phone", "3001234567").Field("city", "Bogotá").Field("trades", `["pintura"]`).Close()
+	if r := k.Post("/api/register/camello", "", m); r.Status != 400 || len(r.FieldErrors("name")) == 0 {
+		t.Errorf("multipart camello sign-up: %d %s", r.Status, r.Raw)
+	}
+}

@@ -54,6 +54,8 @@ func (a *Account) Validate(v *hooks.Validation, requireContact bool) {
 		v.Add("email", "Es obligatorio")
 	} else if hooks.Chars(a.Email) > 254 || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
 		v.Add("email", "Correo electrónico inválido")
+	} else if hooks.MixedScript(a.Email) {
+		v.Add("email", "Correo electrónico inválido: mezcla letras de alfabetos distintos")
 	}
 	CheckPhone(v, "phone", a.Phone, requireContact)
 	if requireContact || a.City != "" {
