@@ -3,7 +3,6 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -36,9 +35,8 @@ func ReadJSON(e *core.RequestEvent, dst any) error {
 	}
 	raw, err := io.ReadAll(e.Request.Body)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return &Error{Status: http.StatusRequestEntityTooLarge, Message: MsgTooLarge, Cause: err}
+		if apiErr := ToError(err); apiErr.Status == http.StatusRequestEntityTooLarge {
+			return apiErr
 		}
 		return BadRequest(MsgInvalidJSON)
 	}

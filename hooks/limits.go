@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // Password hashing (bcrypt) is the one CPU-heavy thing a request can ask
@@ -61,4 +63,35 @@ func TooMany(e *core.RequestEvent, status int, message string, wait time.Duratio
 	}
 	e.Response.Header().Set("Retry-After", strconv.Itoa(secs))
 	return NewError(status, message)
+}
+
+// BodyLimit is the route-group middleware that bounds request bodies to
+// limit bytes: a declared larger Content-Length is 413 at once, and a body
+// without one (chunked) is cut at the limit with an *http.MaxBytesError,
+// which ReadJSON and ToError answer 413 too.
+func BodyLimit(limit int64) *hook.Handler[*core.RequestEvent] {
+	return &hook.Handler[*core.RequestEvent]{
+		Id:       "camellosBodyLimit",
+		Priority: apis.DefaultBodyLimitMiddlewarePriority,
+		Func: func(e *core.RequestEvent) error {
+			if e.Request.ContentLength > limit {
+				return &Error{Status: http.StatusRequestEntityTooLarge, Message: MsgTooLarge}
+			}
+			e.Request.Body = http.MaxBytesReader(e.Response, e.Request.Body, limit)
+			return e.Next()
+		},
+	}
+}
+
+// NoStore is the route-group middleware that marks every answer of the
+// group "Cache-Control: no-store" (a handler may set its own): our answers
+// carry sessions and personal data that no shared or browser cache may keep.
+func NoStore() *hook.Handler[*core.RequestEvent] {
+	return &hook.Handler[*core.RequestEvent]{
+		Id: "camellosNoStore",
+		Func: func(e *core.RequestEvent) error {
+			e.Response.Header().Set("Cache-Control", "no-store")
+			return e.Next()
+		},
+	}
 }

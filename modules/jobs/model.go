@@ -265,14 +265,14 @@ type Page struct {
 // Offset is the number of rows before the page.
 func (p Page) Offset() int64 { return int64((p.Page - 1) * p.PerPage) }
 
-// ReadPage reads page (≥ 1, default 1) and perPage (1–100, default 20).
+// ReadPage reads page (1–1,000,000, default 1) and perPage (1–100, default 20).
 func ReadPage(e *core.RequestEvent, v *hooks.Validation) Page {
 	p := Page{Page: 1, PerPage: 20}
 	q := e.Request.URL.Query()
 	if s := q.Get("page"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			v.Add("page", "Debe ser un número entero mayor o igual a 1")
+		if err != nil || n < 1 || n > 1_000_000 { // bounded: the offset never wraps
+			v.Add("page", "Debe ser un número entero entre 1 y 1000000")
 		} else {
 			p.Page = n
 		}

@@ -3,7 +3,6 @@ package registration
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"image"
 	_ "image/jpeg" // photo decoders, to check uploads by content
 	_ "image/png"
@@ -61,9 +60,8 @@ func readInput(e *core.RequestEvent) (*camelloInput, error) {
 	}
 
 	if err := e.Request.ParseMultipartForm(1 << 20); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, hooks.ToError(err)
+		if apiErr := hooks.ToError(err); apiErr.Status == http.StatusRequestEntityTooLarge {
+			return nil, apiErr
 		}
 		return nil, hooks.BadRequest("Formulario multipart inválido")
 	}
