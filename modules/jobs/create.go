@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"camellos/hooks"
+	"camellos/internal/ratelimit"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -68,6 +69,15 @@ func jobCreate(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
+	uncount := func() {}
+	if camello != nil {
+		// A client may direct only so many requests at one camello (and in all).
+		cancel, err := ratelimit.Directed(e, "job", hooks.AuthUser(e).Id, camello.Id)
+		if err != nil {
+			return err
+		}
+		uncount = cancel
+	}
 	col, err := e.App.FindCachedCollectionByNameOrId(Collection)
 	if err != nil {
 		return hooks.Internal(err)
@@ -96,6 +106,7 @@ func jobCreate(e *core.RequestEvent) error {
 			"Nueva solicitud de trabajo", "Un cliente te pidió: "+title)
 	})
 	if err != nil {
+		uncount() // nothing was requested
 		return err
 	}
 	return answerJob(e, http.StatusCreated, job.Id)

@@ -22,7 +22,7 @@ func Register(app core.App) {
 
 		uploads := se.Router.Group("/uploads")
 		uploads.Bind(hooks.Envelope())
-		// Anyone reads a camello's photo.
+		// Anyone reads an ACTIVO camello's photo; other photos only their owner and admins.
 		uploads.GET("/camellos/{file}", servePhoto)
 		// Any other path or method under /uploads: 404 or 405 in the envelope.
 		hooks.BindFallback(se.Router, uploads)
