@@ -246,7 +246,12 @@ func TestRegisterCamelloMultipartPhoto(t *testing.T) {
 	if got := res.Get("camello.trades.1"); got != "pintura" {
 		t.Fatalf("trades from JSON string: %s", res.Raw)
 	}
-	served := k.Get(photo, "")
+	// A PENDIENTE camello's photo is not public (issue 14): an admin sees it.
+	if r := k.Get(photo, ""); r.Status != 404 {
+		t.Fatalf("anonymous read of a pending camello's photo: %d", r.Status)
+	}
+	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	served := k.Get(photo, admin)
 	if served.Status != 200 || !bytes.Equal(served.Raw, img) {
 		t.Fatalf("serve photo: %d (%d bytes)", served.Status, len(served.Raw))
 	}
