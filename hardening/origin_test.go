@@ -172,7 +172,9 @@ func TestUploadsNeverServedAsHTML(t *testing.T) {
 	if !strings.HasPrefix(photo, "/uploads/camellos/") || strings.HasSuffix(photo, ".html") {
 		t.Fatalf("photo path %q", photo)
 	}
-	got := k.Get(photo, "")
+	// The camello is PENDIENTE: its photo is not public (issue 14), an admin reads it.
+	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	got := k.Get(photo, admin)
 	if got.Status != http.StatusOK || got.Header.Get("Content-Type") != "image/png" ||
 		got.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Equal(got.Raw, pngBytes(t)) {
 		t.Fatalf("GET %s: %d %v", photo, got.Status, got.Header)
