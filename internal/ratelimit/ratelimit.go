@@ -144,9 +144,27 @@ func AuthIP(e *core.RequestEvent) error {
 		return nil
 	}
 	if _, wait, ok := Of(e.App, "authip", limit, time.Minute).Reserve(e.RealIP()); !ok {
+		Tarpit(e)
 		return hooks.TooMany(e, http.StatusTooManyRequests, MsgAuthIP, wait)
 	}
 	return nil
+}
+
+// TarpitDelay is how long a refusal of the password limits is held back.
+const TarpitDelay = 500 * time.Millisecond
+
+// Tarpit holds a throttled password request back for TarpitDelay (or until
+// the client goes away) before its 429: a client flooding in a loop then
+// makes a few requests a second instead of thousands, so even the cheap
+// refusals cannot take the CPU from the rest of the service. The wait
+// costs a parked goroutine, no CPU.
+func Tarpit(e *core.RequestEvent) {
+	t := time.NewTimer(TarpitDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-e.Request.Context().Done():
+	}
 }
 
 // AuthIPGuard is AuthIP as route middleware: bind it to every route that

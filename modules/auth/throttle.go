@@ -42,6 +42,7 @@ func checkPassword(e *core.RequestEvent, key string, user *core.Record, plain st
 	w := loginThrottle(e.App)
 	res, wait, ok := w.Reserve(key)
 	if !ok {
+		ratelimit.Tarpit(e)
 		return false, hooks.TooMany(e, http.StatusTooManyRequests, MsgThrottled, wait)
 	}
 	release, err := hooks.HashSlot(e)
