@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -60,7 +60,7 @@ func TestAdminCreateCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.GetString("role") != hooks.RoleAdmin || u.GetString("name") != "La Jefa" || !hooks.CheckPassword(u, "otra-clave-22") {
+	if u.GetString("role") != users.RoleAdmin || u.GetString("name") != "La Jefa" || !users.CheckPassword(u, "otra-clave-22") {
 		t.Fatalf("stored admin: role=%s name=%s", u.GetString("role"), u.GetString("name"))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data.db")); err != nil {

@@ -53,7 +53,7 @@ ratios within one run less so. "Before" figures are the run of 03:14 UTC on main
    the transaction's OnComplete). Booking still decides on the database (transaction + unique partial
    index). 0.15× → 0.29× (1,312 → 4,731 req/s). (b) The answer is appended to a byte buffer (same bytes
    as encoding/json — tested), the slots come out in order without a sort, bookings are walked with a
-   cursor: → 0.34×. (c) ` + "`hooks/sessioncache.go`" + `: LoadSession keeps token hash → session, user (each
+   cursor: → 0.34×. (c) ` + "`internal/session/cache.go`" + `: LoadSession keeps token hash → session, user (each
    request gets a Clone), expiry; dropped at once by RevokeSession/RevokeUserSessions (and again after
    the commit), by any users or sessions record write, re-read at least every 15 s (writes around this
    process): → 0.57–0.61× (8,773–9,796 req/s); the full run above: 10,195 req/s, 0.65×. Tests: every kind of write shows on the very next slots

@@ -71,7 +71,7 @@ func (r *report) Markdown() string {
 	fmt.Fprintf(&b, "# Benchmarks\n\n")
 	fmt.Fprintf(&b, "Produced by `go run ./bench` on %s UTC (whole run %s).\n\n", time.Now().UTC().Format("2006-01-02 15:04"), r.Total.Round(time.Second))
 	fmt.Fprintf(&b, "**Machine:** %s.\n\n", r.Machine)
-	fmt.Fprintf(&b, "**Data set** (seeded by raw SQL in %s into a temporary data dir, folded columns `searchText`/`cityKey` computed with `hooks.Fold`): "+
+	fmt.Fprintf(&b, "**Data set** (seeded by raw SQL in %s into a temporary data dir, folded columns `searchText`/`cityKey` computed with `text.Fold`): "+
 		"%d ACTIVO camellos in %d categories, %d services and %d cities; %d clients; %d jobs; %d PROGRAMADA appointments "+
 		"(%d due within 24 h, 10 per camello, and %d booked on one camello over 31 days).\n\n",
 		r.DS.SeedTime.Round(time.Millisecond), nCamellos, nCategories, nServices, nCities, nClients, nJobs, r.DS.Appointments, nDueAppts, nSlotAppts)

@@ -22,7 +22,10 @@ import (
 	"syscall"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
+	"camellos/internal/timefmt"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -204,13 +207,13 @@ func run(cfg config) (*report, error) {
 		return func() *http.Request {
 			req, _ := http.NewRequest(http.MethodGet, svc.base+path, nil)
 			if cookie != "" {
-				req.AddCookie(&http.Cookie{Name: hooks.SessionCookie, Value: cookie})
+				req.AddCookie(&http.Cookie{Name: session.SessionCookie, Value: cookie})
 			}
 			return req
 		}
 	}
 	from := time.Now().UTC().Truncate(time.Hour).Add(time.Hour)
-	slotsPath := "/api/camellos/" + ds.SlotCamello + "/slots?from=" + url.QueryEscape(hooks.ISO(from)) + "&to=" + url.QueryEscape(hooks.ISO(from.Add(31*24*time.Hour)))
+	slotsPath := "/api/camellos/" + ds.SlotCamello + "/slots?from=" + url.QueryEscape(timefmt.ISO(from)) + "&to=" + url.QueryEscape(timefmt.ISO(from.Add(31*24*time.Hour)))
 	var regSeq atomic.Int64
 
 	scenarios := []struct {
@@ -227,7 +230,7 @@ func run(cfg config) (*report, error) {
 		}, after: func() { r.PeakRSS = svc.status("VmHWM") }},
 		{name: "listing-pocketbase", next: func() *http.Request {
 			city, svcID := combo()
-			filter := fmt.Sprintf("status='ACTIVO' && cityKey='%s' && services ?= '%s'", hooks.Fold(city), svcID)
+			filter := fmt.Sprintf("status='ACTIVO' && cityKey='%s' && services ?= '%s'", text.Fold(city), svcID)
 			req, _ := http.NewRequest(http.MethodGet, svc.base+"/api/collections/camellos/records?perPage=20&sort=-premium,-ratingAvg,-created&filter="+url.QueryEscape(filter), nil)
 			req.Header.Set("Authorization", token)
 			return req
@@ -317,7 +320,7 @@ func once(client *http.Client, req *http.Request) (int, string) {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode == http.StatusNotFound && (!bytes.Contains(raw, []byte(`"issues"`)) || bytes.Contains(raw, []byte(hooks.MsgRouteNotFound))) {
+	if res.StatusCode == http.StatusNotFound && (!bytes.Contains(raw, []byte(`"issues"`)) || bytes.Contains(raw, []byte(httpapi.MsgRouteNotFound))) {
 		return res.StatusCode, string(raw) // no such route: PocketBase's, the static or our catch-all 404
 	}
 	if res.StatusCode == http.StatusNotFound {

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/session"
+	"camellos/internal/text"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -54,7 +56,7 @@ type dataset struct {
 func dbTime(t time.Time) string { return t.UTC().Format(dbTimeFormat) }
 
 // seed builds the data set in dir with the migrations applied, mostly by
-// raw SQL in a few transactions; the folded columns follow hooks.Fold.
+// raw SQL in a few transactions; the folded columns follow text.Fold.
 func seed(dir string) (*dataset, error) {
 	start := time.Now()
 	app := core.NewBaseApp(core.BaseAppConfig{DataDir: dir})
@@ -81,15 +83,15 @@ func seed(dir string) (*dataset, error) {
 	}
 
 	// One user saved normally gives the password hash every seeded user shares.
-	usersCol, err := app.FindCollectionByNameOrId(hooks.Users)
+	usersCol, err := app.FindCollectionByNameOrId(users.Collection)
 	if err != nil {
 		return nil, err
 	}
 	first := core.NewRecord(usersCol)
 	first.SetEmail("cliente0@example.com")
-	hooks.SetPassword(first, seedPassword)
+	users.SetPassword(first, seedPassword)
 	first.Set("name", "Cliente 0")
-	first.Set("role", hooks.RoleClient)
+	first.Set("role", users.RoleClient)
 	if err := app.Save(first); err != nil {
 		return nil, err
 	}
@@ -97,7 +99,7 @@ func seed(dir string) (*dataset, error) {
 	if err := app.DB().NewQuery("SELECT password FROM users WHERE id={:id}").Bind(map[string]any{"id": first.Id}).Row(&hash); err != nil {
 		return nil, err
 	}
-	cookie, err := hooks.CreateSession(app, first, "127.0.0.1", "bench")
+	cookie, err := session.CreateSession(app, first, "127.0.0.1", "bench")
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func seed(dir string) (*dataset, error) {
 	for c := 0; c < nCategories; c++ {
 		name := fmt.Sprintf("Categoría %02d", c)
 		ins(`INSERT INTO categories (id, name, nameKey, description, color, icon, sortOrder, created, updated) VALUES (?,?,?,?,?,?,?,?,?)`,
-			fmt.Sprintf("cat-%02d", c), name, hooks.Fold(name), "Servicios del hogar", "#3366cc", "casa", c, created, created)
+			fmt.Sprintf("cat-%02d", c), name, text.Fold(name), "Servicios del hogar", "#3366cc", "casa", c, created, created)
 	}
 	for s := 0; s < nServices; s++ {
 		serviceIDs[s] = fmt.Sprintf("svc%012d", s)
@@ -156,12 +158,12 @@ func seed(dir string) (*dataset, error) {
 		tradesJSON, _ := json.Marshal(trades)
 		svcJSON, _ := json.Marshal(svc)
 		desc := "Trabajo garantizado en " + city
-		search := hooks.Fold(strings.Join(append([]string{name, strings.Join(trades, " "), city, "Centro", desc}, names...), " "))
+		search := text.Fold(strings.Join(append([]string{name, strings.Join(trades, " "), city, "Centro", desc}, names...), " "))
 		ts := dbTime(now.Add(-time.Duration(i) * time.Minute))
-		_, err = userStmt.Exec(uid, fmt.Sprintf("camello%d@example.com", i), hash, fmt.Sprintf("tk%028d", i), name, hooks.RoleCamello, "3001234567", city, ts, ts)
+		_, err = userStmt.Exec(uid, fmt.Sprintf("camello%d@example.com", i), hash, fmt.Sprintf("tk%028d", i), name, users.RoleCamello, "3001234567", city, ts, ts)
 		if err == nil {
 			_, err = camStmt.Exec(cid, uid, name, string(tradesJSON), rng.Intn(10) == 0, string(svcJSON), "", "3001234567", city, "Centro",
-				"", desc, float64(rng.Intn(51))/10, rng.Intn(200), search, hooks.Fold(city), ts, ts)
+				"", desc, float64(rng.Intn(51))/10, rng.Intn(200), search, text.Fold(city), ts, ts)
 		}
 	}
 	for c := range combos {
@@ -171,7 +173,7 @@ func seed(dir string) (*dataset, error) {
 	for i := 1; i < nClients && err == nil; i++ {
 		ts := created
 		_, err = userStmt.Exec(fmt.Sprintf("ucli%011d", i), fmt.Sprintf("cliente%d@example.com", i), hash, fmt.Sprintf("tc%028d", i),
-			fmt.Sprintf("Cliente %d", i), hooks.RoleClient, "", "Bogotá", ts, ts)
+			fmt.Sprintf("Cliente %d", i), users.RoleClient, "", "Bogotá", ts, ts)
 	}
 	if err != nil {
 		tx.Rollback()

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/session"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -183,7 +184,7 @@ func (b *browser) typeIn(fields [][2]string) {
 // signIn gives the browser a session of user without the sign-in page.
 func (b *browser) signIn(user string) {
 	b.t.Helper()
-	rec, err := b.k.App.FindRecordById(hooks.Users, user)
+	rec, err := b.k.App.FindRecordById(users.Collection, user)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func (b *browser) signIn(user string) {
 	httpOnly := true
 	b.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{
-			Name: hooks.SessionCookie, Value: token, URL: b.k.URL, Path: "/", HTTPOnly: &httpOnly,
+			Name: session.SessionCookie, Value: token, URL: b.k.URL, Path: "/", HTTPOnly: &httpOnly,
 			SameSite: network.CookieSameSiteLax,
 		})
 		return err

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/chromedp/chromedp"
 )
@@ -45,7 +45,7 @@ func TestMarketplaceFlow(t *testing.T) {
 	k := testkit.New(t)
 	k.CreateRecord("categories", map[string]any{"id": "plomeria", "name": "Plomería", "nameKey": "plomeria", "color": "#1E6091"})
 	svc := k.CreateRecord("services", map[string]any{"name": "Reparación de fugas", "slug": "reparacion-de-fugas", "category": "plomeria"})
-	_, adminCookie := k.UserWithSession(hooks.RoleAdmin)
+	_, adminCookie := k.UserWithSession(users.RoleAdmin)
 	b := newBrowser(t, k)
 
 	const (
@@ -164,7 +164,7 @@ func TestMarketplaceFlow(t *testing.T) {
 	// from the profile already names it: the camello accepts it in "Mis
 	// trabajos". The admin assigns an open job (one the client posts with
 	// no camello, or the requested one if it came without a provider).
-	client, err := k.App.FindAuthRecordByEmail(hooks.Users, clientEmail)
+	client, err := k.App.FindAuthRecordByEmail(users.Collection, clientEmail)
 	if err != nil {
 		t.Fatal(err)
 	}

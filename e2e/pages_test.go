@@ -3,9 +3,9 @@ package e2e_test
 import (
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/seed"
+	"camellos/modules/users"
 
 	"github.com/chromedp/chromedp"
 )
@@ -19,11 +19,11 @@ func TestPagesRender(t *testing.T) {
 		t.Fatalf("seed: %v", err)
 	}
 	b := newBrowser(t, k)
-	client, err := k.App.FindAuthRecordByEmail(hooks.Users, seed.ClientEmail)
+	client, err := k.App.FindAuthRecordByEmail(users.Collection, seed.ClientEmail)
 	if err != nil {
 		t.Fatal(err)
 	}
-	camUser, err := k.App.FindAuthRecordByEmail(hooks.Users, seed.CamelloEmail)
+	camUser, err := k.App.FindAuthRecordByEmail(users.Collection, seed.CamelloEmail)
 	if err != nil {
 		t.Fatal(err)
 	}

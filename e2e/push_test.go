@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -20,7 +20,7 @@ import (
 // and checks the notification it shows (title, body, the url to open).
 func TestServiceWorkerShowsPush(t *testing.T) {
 	k := testkit.New(t)
-	user, _ := k.UserWithSession(hooks.RoleClient)
+	user, _ := k.UserWithSession(users.RoleClient)
 	b := newBrowser(t, k)
 	b.signIn(user.Id)
 	b.visit("/notificaciones.html")

@@ -15,8 +15,9 @@ import (
 	"testing"
 
 	"camellos/hardening"
-	"camellos/hooks"
+	"camellos/internal/session"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/filesystem"
@@ -45,7 +46,7 @@ func TestPersonalAnswersAreNotCached(t *testing.T) {
 			t.Errorf("GET %s as %s: %d Cache-Control %q", c.path, c.role, res.Status, res.Header.Get("Cache-Control"))
 		}
 	}
-	u := k.CreateUser(hooks.RoleClient)
+	u := k.CreateUser(users.RoleClient)
 	res := k.Post("/api/auth/login", "", map[string]any{"email": u.Email(), "password": testkit.DefaultPassword})
 	if res.Status != 200 || !strings.Contains(res.Header.Get("Cache-Control"), "no-store") {
 		t.Errorf("login: %d Cache-Control %q", res.Status, res.Header.Get("Cache-Control"))
@@ -84,7 +85,7 @@ func sendChunked(t *testing.T, base, method, path, cookie string, size int) (int
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nCookie: %s=%s\r\nConnection: close\r\n\r\n",
-		method, path, u.Host, hooks.SessionCookie, cookie)
+		method, path, u.Host, session.SessionCookie, cookie)
 	go func() {
 		chunk := func(b []byte) error {
 			_, err := fmt.Fprintf(conn, "%x\r\n%s\r\n", len(b), b)
@@ -279,7 +280,7 @@ func TestDashboardSignInIsRateLimited(t *testing.T) {
 func TestDirectedJobRequestsAreLimited(t *testing.T) {
 	w := hardening.NewWorld(t)
 	k := w.K
-	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
 	post := func(camello string) *testkit.Response {
 		return k.Post("/api/jobs", cookie, map[string]any{"title": "Arreglo urgente", "serviceId": w.ServiceID,
 			"city": "Bogotá", "camelloId": camello})
@@ -301,7 +302,7 @@ func TestDirectedJobRequestsAreLimited(t *testing.T) {
 		t.Fatalf("open job: %d %s", r.Status, clip(r.Raw))
 	}
 	// Refused requests (validation) do not count.
-	_, fresh := k.UserWithSession(hooks.RoleClient)
+	_, fresh := k.UserWithSession(users.RoleClient)
 	for i := 0; i < 6; i++ {
 		r := k.Post("/api/jobs", fresh, map[string]any{"title": "x", "serviceId": w.ServiceID, "city": "Bogotá", "camelloId": w.OtherCamelloID})
 		if r.Status != 400 {

@@ -19,6 +19,7 @@ func (w *World) Send(t testing.TB, r Route, role Role, c Call) *testkit.Response
 	if c.Query != "" {
 		path += "?" + c.Query
 	}
+	path = WithStreamQuery(r, path)
 	return w.K.Do(testkit.Req{Method: r.Method, Path: path, Body: c.Body, Cookie: cookie})
 }
 
@@ -63,4 +64,16 @@ func clip(s string) string {
 		return s[:300] + "…"
 	}
 	return s
+}
+
+// WithStreamQuery adds the StreamQuery of an event-stream route to a path.
+func WithStreamQuery(r Route, path string) string {
+	q, ok := StreamQuery[r.Key()]
+	if !ok {
+		return path
+	}
+	if strings.Contains(path, "?") {
+		return path + "&" + q
+	}
+	return path + "?" + q
 }

@@ -14,7 +14,7 @@ import (
 var DomainTables = []string{
 	"users", "sessions", "categories", "services", "camellos", "jobs", "reviews", "appointments",
 	"availability", "notifications", "notification_preferences", "push_subscriptions",
-	"legal_documents", "legal_document_versions", "legal_acceptances",
+	"legal_documents", "legal_document_versions", "legal_acceptances", "quotes", "messages",
 }
 
 // Fingerprint hashes every row of the domain tables, per table, so a

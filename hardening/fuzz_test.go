@@ -10,7 +10,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
 )
@@ -38,13 +40,13 @@ func FuzzDecodeObject(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var dst decodeTarget
-		err := hooks.DecodeObject(raw, &dst)
+		err := httpapi.DecodeObject(raw, &dst)
 		if err != nil {
-			var e *hooks.Error
+			var e *httpapi.Error
 			if !errors.As(err, &e) || e.Status != http.StatusBadRequest {
 				t.Fatalf("error %v is not our 400", err)
 			}
-			if e.Message != hooks.MsgInvalidJSON && e.Message != hooks.MsgInvalidData {
+			if e.Message != httpapi.MsgInvalidJSON && e.Message != httpapi.MsgInvalidData {
 				t.Fatalf("unexpected message %q", e.Message)
 			}
 			return
@@ -68,11 +70,11 @@ func FuzzFold(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := hooks.Fold(s)
+		got := text.Fold(s)
 		if !utf8.ValidString(s) {
 			return
 		}
-		if again := hooks.Fold(got); again != got {
+		if again := text.Fold(got); again != got {
 			t.Fatalf("Fold not idempotent: %q → %q → %q", s, got, again)
 		}
 		if strings.TrimSpace(got) != got || strings.Contains(got, "  ") {
@@ -95,7 +97,7 @@ func FuzzAccountValidate(f *testing.F) {
 	f.Add("\u202eAna", "a@b", "\x00\x00\x00\x00\x00\x00\x00", "12345678", "12345678", true, "xx")
 	f.Fuzz(func(t *testing.T, name, email, phone, pass, confirm string, accept bool, city string) {
 		a := auth.Account{Name: name, Email: email, Phone: phone, Password: pass, ConfirmPassword: confirm, AcceptTerms: &accept, City: city}
-		v := hooks.NewValidation()
+		v := httpapi.NewValidation()
 		a.Validate(v, true)
 		if !v.OK() {
 			if err := v.Err(); err == nil {
@@ -103,14 +105,14 @@ func FuzzAccountValidate(f *testing.F) {
 			}
 			return
 		}
-		n := hooks.Chars(a.Name)
-		if n < 2 || n > 120 || hooks.Chars(a.City) < 2 || hooks.Chars(a.City) > 120 {
+		n := text.Chars(a.Name)
+		if n < 2 || n > 120 || text.Chars(a.City) < 2 || text.Chars(a.City) > 120 {
 			t.Fatalf("accepted name %q / city %q out of bounds", a.Name, a.City)
 		}
-		if p := hooks.Chars(a.Phone); p < 7 || p > 32 {
+		if p := text.Chars(a.Phone); p < 7 || p > 32 {
 			t.Fatalf("accepted phone %q", a.Phone)
 		}
-		if p := hooks.Chars(a.Password); p < 8 || p > 128 || a.ConfirmPassword != a.Password {
+		if p := text.Chars(a.Password); p < 8 || p > 128 || a.ConfirmPassword != a.Password {
 			t.Fatalf("accepted password of %d characters / mismatched confirmation", p)
 		}
 		if !accept || a.Email != strings.ToLower(strings.TrimSpace(a.Email)) || !strings.Contains(a.Email, "@") {
@@ -139,10 +141,10 @@ func FuzzNormalizeTrades(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, tr := range out {
-			if tr == "" || strings.TrimSpace(tr) != tr || hooks.Chars(tr) > camellos.MaxTradeLen || seen[hooks.Fold(tr)] {
+			if tr == "" || strings.TrimSpace(tr) != tr || text.Chars(tr) > camellos.MaxTradeLen || seen[text.Fold(tr)] {
 				t.Fatalf("bad trade %q in %q", tr, out)
 			}
-			seen[hooks.Fold(tr)] = true
+			seen[text.Fold(tr)] = true
 		}
 	})
 }
@@ -155,7 +157,7 @@ func FuzzSameOrigin(f *testing.F) {
 	f.Add("null", "", "")
 	f.Add("https://app.co@evil.example", "app.co", "https://app.co")
 	f.Fuzz(func(t *testing.T, origin, host, appURL string) {
-		if !hooks.SameOrigin(origin, host, appURL) {
+		if !session.SameOrigin(origin, host, appURL) {
 			return
 		}
 		u, err := url.Parse(strings.TrimSpace(origin))
@@ -177,7 +179,7 @@ func FuzzValidID(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if !hooks.ValidID(s) {
+		if !httpapi.ValidID(s) {
 			return
 		}
 		if len(s) < 1 || len(s) > 50 {

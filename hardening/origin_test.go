@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"camellos/hardening"
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 // TestForeignOriginRefused: a cookie-authenticated unsafe request from
@@ -21,7 +23,7 @@ import (
 func TestForeignOriginRefused(t *testing.T) {
 	t.Setenv("APP_URL", "https://camellos.example.co")
 	k := testkit.New(t)
-	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
 	own := k.URL // http://127.0.0.1:PORT
 
 	cases := []struct {
@@ -57,8 +59,8 @@ func TestForeignOriginRefused(t *testing.T) {
 			}
 			res := k.Do(testkit.Req{Method: c.method, Path: c.path, Cookie: c.cookie, Headers: h, Body: body})
 			if c.want == 403 {
-				if res.Status != http.StatusForbidden || res.Error() != hooks.MsgForeignOrigin {
-					t.Fatalf("got %d %s, want 403 %q", res.Status, res.Raw, hooks.MsgForeignOrigin)
+				if res.Status != http.StatusForbidden || res.Error() != session.MsgForeignOrigin {
+					t.Fatalf("got %d %s, want 403 %q", res.Status, res.Raw, session.MsgForeignOrigin)
 				}
 				if _, ok := res.JSON["issues"]; !ok {
 					t.Fatalf("not our envelope: %s", res.Raw)
@@ -68,7 +70,7 @@ func TestForeignOriginRefused(t *testing.T) {
 				}
 				return
 			}
-			if res.Status == http.StatusForbidden && res.Error() == hooks.MsgForeignOrigin {
+			if res.Status == http.StatusForbidden && res.Error() == session.MsgForeignOrigin {
 				t.Fatalf("refused by the origin check: %s", res.Raw)
 			}
 		})
@@ -97,7 +99,7 @@ func TestSameOrigin(t *testing.T) {
 		{"http://app.co:81", "app.co", "", false},
 	}
 	for _, c := range cases {
-		if got := hooks.SameOrigin(c.origin, c.host, c.app); got != c.want {
+		if got := session.SameOrigin(c.origin, c.host, c.app); got != c.want {
 			t.Errorf("SameOrigin(%q, %q, %q) = %v, want %v", c.origin, c.host, c.app, got, c.want)
 		}
 	}
@@ -107,15 +109,15 @@ func TestSameOrigin(t *testing.T) {
 // carries nosniff, no framing, a referrer policy and a CSP.
 func TestSecurityHeaders(t *testing.T) {
 	k := testkit.New(t)
-	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
 	for _, c := range []struct{ path, cookie, csp string }{
-		{"/api/health", "", hooks.CSPAPI},
-		{"/api/docs/openapi.json", "", hooks.CSPAPI},
-		{"/api/me", "", hooks.CSPAPI},
-		{"/api/me", cookie, hooks.CSPAPI},
-		{"/api/camellos/%20", "", hooks.CSPAPI},
-		{"/api/nada", "", hooks.CSPAPI},
-		{"/", "", hooks.CSPPage},
+		{"/api/health", "", httpapi.CSPAPI},
+		{"/api/docs/openapi.json", "", httpapi.CSPAPI},
+		{"/api/me", "", httpapi.CSPAPI},
+		{"/api/me", cookie, httpapi.CSPAPI},
+		{"/api/camellos/%20", "", httpapi.CSPAPI},
+		{"/api/nada", "", httpapi.CSPAPI},
+		{"/", "", httpapi.CSPPage},
 		{"/uploads/camellos/nada.png", "", ""},
 	} {
 		res := k.Get(c.path, c.cookie)
@@ -152,7 +154,7 @@ func registration(file string, content []byte) *testkit.Multipart {
 // registration, and a real photo is served as an image with nosniff.
 func TestUploadsNeverServedAsHTML(t *testing.T) {
 	k := testkit.New(t)
-	users := k.Count("users", "")
+	before := k.Count("users", "")
 	html := []byte("<!doctype html><html><body><script>alert(document.cookie)</script></body></html>")
 	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`)
 	for name, content := range map[string][]byte{"foto.png": html, "foto.html": html, "foto.jpg": svg, "foto.webp": append([]byte("GIF89a"), html...)} {
@@ -161,8 +163,8 @@ func TestUploadsNeverServedAsHTML(t *testing.T) {
 			t.Errorf("%s with HTML content: %d %s, want 400 on file", name, res.Status, res.Raw)
 		}
 	}
-	if n := k.Count("users", ""); n != users {
-		t.Fatalf("a refused registration created %d users", n-users)
+	if n := k.Count("users", ""); n != before {
+		t.Fatalf("a refused registration created %d users", n-before)
 	}
 	res := k.Post("/api/register/camello", "", registration("foto.html", pngBytes(t)))
 	if res.Status != http.StatusCreated {
@@ -173,7 +175,7 @@ func TestUploadsNeverServedAsHTML(t *testing.T) {
 		t.Fatalf("photo path %q", photo)
 	}
 	// The camello is PENDIENTE: its photo is not public (issue 14), an admin reads it.
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	got := k.Get(photo, admin)
 	if got.Status != http.StatusOK || got.Header.Get("Content-Type") != "image/png" ||
 		got.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Equal(got.Raw, pngBytes(t)) {

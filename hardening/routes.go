@@ -5,13 +5,13 @@
 package hardening
 
 import (
-	"os"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"unsafe"
 
+	"camellos/internal/config"
 	"camellos/modules"
 	_ "camellos/pb_migrations"
 
@@ -104,4 +104,4 @@ func walkGroup(g *router.RouterGroup[*core.RequestEvent], prefix string, out *[]
 // Strict reports whether the suites must fail (instead of skip or log) for
 // routes of the contract that are not registered: CAMELLOS_STRICT_ROUTES=1,
 // for the lead's run once every branch is merged.
-func Strict() bool { return os.Getenv("CAMELLOS_STRICT_ROUTES") == "1" }
+func Strict() bool { return config.Switch(config.SwitchStrictRoutes) == "1" }

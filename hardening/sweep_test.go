@@ -244,6 +244,7 @@ func sendProbe(t *testing.T, w *hardening.World, rt hardening.Route, p probe, co
 	if p.call.Query != "" {
 		path += "?" + p.call.Query
 	}
+	path = hardening.WithStreamQuery(rt, path)
 	req := testkit.Req{Method: rt.Method, Path: path, Cookie: cookie}
 	if p.rawBody {
 		req.Body = p.raw

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/timefmt"
 )
 
 // Outcome is what a caller may expect from a route, by status class.
@@ -86,6 +86,8 @@ var (
 	jobCamello  = [5]Outcome{Unauth, Denied, Allowed, Denied, Denied}
 	jobClient   = [5]Outcome{Unauth, Allowed, Denied, Denied, Denied}
 	inboxOwner  = [5]Outcome{Unauth, Allowed, Denied, Denied, Denied}
+	jobTalkers  = [5]Outcome{Unauth, Allowed, Allowed, Denied, Forbidden}
+	fileReaders = [5]Outcome{NotFound, Allowed, Allowed, NotFound, Allowed}
 	cron        = [5]Outcome{CronOnly, CronOnly, CronOnly, CronOnly, CronOnly}
 	nowhere     = [5]Outcome{NotFound, NotFound, NotFound, NotFound, NotFound}
 )
@@ -133,7 +135,7 @@ var Table = map[string]Expectation{
 	"GET /api/camellos/{id}/reviews": {public, none},
 	"GET /api/camellos/{id}/slots": {signedIn, func(w *World, r Role) Call {
 		from := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Hour)
-		return Call{Query: "from=" + hooks.ISO(from) + "&to=" + hooks.ISO(from.Add(72*time.Hour))}
+		return Call{Query: "from=" + timefmt.ISO(from) + "&to=" + timefmt.ISO(from.Add(72*time.Hour))}
 	}},
 	"GET /api/categories":                    {public, none},
 	"GET /api/services":                      {public, func(w *World, r Role) Call { return Call{Query: "category=" + w.CategoryID} }},
@@ -153,9 +155,22 @@ var Table = map[string]Expectation{
 	"POST /api/jobs/{id}/cancel":   {jobParties, none},
 	"POST /api/jobs/{id}/review":   {jobClient, body(map[string]any{"rating": 5, "comment": "Excelente"})},
 	"POST /api/jobs/{id}/appointments": {jobClient, func(w *World, r Role) Call {
-		return Call{Body: map[string]any{"start": hooks.ISO(w.SlotStart)}}
+		return Call{Body: map[string]any{"start": timefmt.ISO(w.SlotStart)}}
 	}},
-	"GET /api/agenda/availability": {camelloOnly, none},
+	"PATCH /api/jobs/{id}":      {jobClient, body(map[string]any{"address": "Calle 10 # 5-20", "description": "Gotea la ducha"})},
+	"GET /api/jobs/open":        {camelloOnly, func(*World, Role) Call { return Call{Query: "city=bogota&perPage=5"} }},
+	"GET /api/jobs/{id}/quotes": {signedIn, none},
+	"POST /api/jobs/{id}/quotes": {camelloOnly, func(w *World, r Role) Call {
+		return Call{ID: w.OpenJobID, Body: map[string]any{"amount": 50000, "message": "Puedo hoy", "validDays": 3}}
+	}},
+	"POST /api/quotes/{id}/accept":        {jobClient, none},
+	"POST /api/quotes/{id}/reject":        {jobClient, none},
+	"POST /api/quotes/{id}/withdraw":      {jobCamello, none},
+	"GET /api/jobs/{id}/messages":         {jobParties, none},
+	"POST /api/jobs/{id}/messages":        {jobTalkers, body(map[string]any{"body": "¿A qué hora llega?"})},
+	"GET /api/messages/files/{id}/{file}": {fileReaders, none},
+	"GET /api/events":                     {signedIn, func(*World, Role) Call { return Call{Query: "once=true"} }},
+	"GET /api/agenda/availability":        {camelloOnly, none},
 	"PUT /api/agenda/availability": {camelloOnly, body(map[string]any{"timezone": "America/Bogota",
 		"weekly": []map[string]any{{"weekday": 1, "start": "08:00", "end": "12:00"}}, "blockedDates": []string{}})},
 	"GET /api/agenda/appointments":         {signedIn, none},

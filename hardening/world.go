@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -48,6 +48,11 @@ type World struct {
 	AppointmentID  string // PROGRAMADA, on JobID, tomorrow
 	NotificationID string // of the client
 	SlotStart      time.Time
+
+	QuoteJobID  string // client's open job with a PENDIENTE quote of Camello
+	QuoteID     string // that quote
+	MessageID   string // Camello's message on JobID, with a photo
+	MessageFile string // the photo's stored name
 }
 
 // NewWorld boots the service and creates the fixtures.
@@ -55,8 +60,8 @@ func NewWorld(t testing.TB, opts ...testkit.Option) *World {
 	t.Helper()
 	k := testkit.New(t, opts...)
 	w := &World{K: k, Users: map[Role]*core.Record{}, Cookies: map[Role]string{}}
-	w.Users[Client], w.Cookies[Client] = k.UserWithSession(hooks.RoleClient)
-	w.Users[Admin], w.Cookies[Admin] = k.UserWithSession(hooks.RoleAdmin)
+	w.Users[Client], w.Cookies[Client] = k.UserWithSession(users.RoleClient)
+	w.Users[Admin], w.Cookies[Admin] = k.UserWithSession(users.RoleAdmin)
 
 	cat, err := TryCreate(k.App, "categories", map[string]any{"id": "hogar", "name": "Hogar", "nameKey": "hogar", "color": "#112233"})
 	if err != nil {
@@ -115,6 +120,7 @@ func NewWorld(t testing.TB, opts ...testkit.Option) *World {
 	} else {
 		t.Logf("fixture notification: %v", err)
 	}
+	w.marketFixtures(t, svc.Id, cam.Id)
 	for _, slug := range []string{"privacidad", "terminos"} {
 		sections := []map[string]any{{"title": "Uno", "content": "Texto"}}
 		if _, err := TryCreate(k.App, "legal_documents", map[string]any{"slug": slug, "title": "Texto " + slug, "sections": sections, "version": 1}); err != nil {
@@ -177,7 +183,16 @@ func (w *World) ExpandID(pattern, id string) string {
 		id = w.ServiceID
 	case strings.HasPrefix(pattern, "/api/admin/users/"):
 		id = w.Users[Client].Id
+	case strings.HasPrefix(pattern, "/api/quotes/"):
+		id = w.QuoteID
+	case strings.HasPrefix(pattern, "/api/messages/files/"):
+		id = w.MessageID
 	}
+	file := w.MessageFile
+	if file == "" {
+		file = "desconocido.png"
+	}
+	pattern = strings.ReplaceAll(pattern, "{file}", url.PathEscape(file))
 	if id == "" {
 		id = "desconocido12345"
 	}

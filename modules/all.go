@@ -3,21 +3,24 @@
 package modules
 
 import (
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/admin"
 	"camellos/modules/agenda"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
 	"camellos/modules/docs"
+	"camellos/modules/events"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/messages"
 	"camellos/modules/notifications"
+	"camellos/modules/quotes"
 	"camellos/modules/registration"
 	"camellos/modules/search"
 	"camellos/modules/seed"
 	"camellos/modules/web"
-
-	"camellos/hooks"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/spf13/cobra"
@@ -25,11 +28,11 @@ import (
 
 // Register binds every module's record hooks and routes to app.
 func Register(app core.App) {
-	hooks.BindSessionCache(app)
+	session.BindSessionCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		se.Router.Bind(hooks.LoadSession())
-		se.Router.Bind(hooks.CheckOrigin(), hooks.SecurityHeaders())
-		hooks.BindAPINotFound(se)
+		se.Router.Bind(session.LoadSession())
+		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
+		httpapi.BindAPINotFound(se)
 		return se.Next()
 	})
 	auth.Register(app)
@@ -40,6 +43,9 @@ func Register(app core.App) {
 	legal.Register(app)
 	search.Register(app)
 	jobs.Register(app)
+	quotes.Register(app)
+	events.Register(app)
+	messages.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
 	docs.Register(app)

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -16,7 +16,7 @@ import (
 // PocketBase auth flow of the users collection is open.
 func TestGenericCollectionAPIIsClosed(t *testing.T) {
 	k := testkit.New(t)
-	u, cookie := k.UserWithSession(hooks.RoleClient)
+	u, cookie := k.UserWithSession(users.RoleClient)
 	_, cam, _ := k.CreateCamello()
 	collections, err := k.App.FindAllCollections(core.CollectionTypeBase, core.CollectionTypeAuth)
 	if err != nil {
@@ -69,7 +69,7 @@ func TestGenericCollectionAPIIsClosed(t *testing.T) {
 		t.Fatal("an ADMIN was created through the generic API")
 	}
 	fresh, _ := k.App.FindRecordById("users", u.Id)
-	if fresh.GetString("role") != hooks.RoleClient {
+	if fresh.GetString("role") != users.RoleClient {
 		t.Fatal("role escalated")
 	}
 }

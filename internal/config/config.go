@@ -200,3 +200,18 @@ func Of(app core.App) Config {
 	app.Store().Set(storeKey, c)
 	return c
 }
+
+// Test switches: opt-in knobs of long tests and test tools that the service
+// itself never reads. They are read here so that the environment is read in
+// one package only.
+const (
+	// SwitchSweepLoad runs the reminder sweep load test over that many
+	// appointments (CAMELLOS_SWEEP_LOAD).
+	SwitchSweepLoad = "CAMELLOS_SWEEP_LOAD"
+	// SwitchStrictRoutes fails, instead of skipping, contract routes that
+	// are not registered (CAMELLOS_STRICT_ROUTES=1).
+	SwitchStrictRoutes = "CAMELLOS_STRICT_ROUTES"
+)
+
+// Switch is the value of a test switch (Switch* constants).
+func Switch(name string) string { return strings.TrimSpace(os.Getenv(name)) }

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/config"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -145,7 +145,7 @@ func AuthIP(e *core.RequestEvent) error {
 	}
 	if _, wait, ok := Of(e.App, "authip", limit, time.Minute).Reserve(e.RealIP()); !ok {
 		Tarpit(e)
-		return hooks.TooMany(e, http.StatusTooManyRequests, MsgAuthIP, wait)
+		return httpapi.TooMany(e, http.StatusTooManyRequests, MsgAuthIP, wait)
 	}
 	return nil
 }
@@ -203,12 +203,12 @@ func Directed(e *core.RequestEvent, kind, clientID, camelloID string) (cancel fu
 	all := Of(e.App, "directed."+kind+".client", DirectedPerClient, DirectedWindow)
 	r1, wait, ok := one.Reserve(clientID + "|" + camelloID)
 	if !ok {
-		return nil, hooks.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
+		return nil, httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
 	}
 	r2, wait, ok := all.Reserve(clientID)
 	if !ok {
 		r1.Cancel()
-		return nil, hooks.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
+		return nil, httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
 	}
 	return func() { r1.Cancel(); r2.Cancel() }, nil
 }

@@ -16,8 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/config"
+	"camellos/internal/session"
 	"camellos/modules"
+	"camellos/modules/users"
 	_ "camellos/pb_migrations"
 
 	"github.com/pocketbase/pocketbase/apis"
@@ -45,6 +47,13 @@ func New(t testing.TB, opts ...Option) *Kit {
 	if err != nil {
 		t.Fatalf("test app: %v", err)
 	}
+	// The configuration is read once, here, as the binary reads it at start:
+	// a test sets its environment (t.Setenv) before booting the kit.
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	config.Set(app, cfg)
 	for _, o := range opts {
 		o(app)
 	}
@@ -167,7 +176,7 @@ func (k *Kit) Do(r Req) *Response {
 		req.Header.Set("Content-Type", contentType)
 	}
 	if r.Cookie != "" {
-		req.AddCookie(&http.Cookie{Name: hooks.SessionCookie, Value: r.Cookie})
+		req.AddCookie(&http.Cookie{Name: session.SessionCookie, Value: r.Cookie})
 	}
 	for h, v := range r.Headers {
 		req.Header.Set(h, v)
@@ -282,13 +291,13 @@ func (k *Kit) CreateUser(role string, o ...UserOpts) *core.Record {
 	if opt.Name == "" {
 		opt.Name = "Usuario " + n
 	}
-	col, err := k.App.FindCollectionByNameOrId(hooks.Users)
+	col, err := k.App.FindCollectionByNameOrId(users.Collection)
 	if err != nil {
 		k.T.Fatal(err)
 	}
 	u := core.NewRecord(col)
 	u.SetEmail(opt.Email)
-	hooks.SetPassword(u, opt.Password)
+	users.SetPassword(u, opt.Password)
 	u.Set("name", opt.Name)
 	u.Set("role", role)
 	u.Set("phone", opt.Phone)
@@ -303,7 +312,7 @@ func (k *Kit) CreateUser(role string, o ...UserOpts) *core.Record {
 // Session opens a session for user and returns its cookie token.
 func (k *Kit) Session(user *core.Record) string {
 	k.T.Helper()
-	token, err := hooks.CreateSession(k.App, user, "127.0.0.1", "testkit")
+	token, err := session.CreateSession(k.App, user, "127.0.0.1", "testkit")
 	if err != nil {
 		k.T.Fatalf("session: %v", err)
 	}
@@ -347,7 +356,7 @@ func (k *Kit) CreateCamello(o ...CamelloOpts) (user *core.Record, camello *core.
 	if opt.Trades == nil {
 		opt.Trades = []string{"plomería"}
 	}
-	user, cookie = k.UserWithSession(hooks.RoleCamello, UserOpts{Name: opt.Name})
+	user, cookie = k.UserWithSession(users.RoleCamello, UserOpts{Name: opt.Name})
 	col, err := k.App.FindCollectionByNameOrId("camellos")
 	if err != nil {
 		k.T.Fatal(err)

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 func TestKitBootsAndRecognisesSessions(t *testing.T) {
@@ -20,7 +20,7 @@ func TestKitBootsAndRecognisesSessions(t *testing.T) {
 			t.Errorf("collection %s missing: %v", name, err)
 		}
 	}
-	u, cookie := k.UserWithSession(hooks.RoleClient)
+	u, cookie := k.UserWithSession(users.RoleClient)
 	if u.Id == "" || cookie == "" {
 		t.Fatal("no user or session")
 	}

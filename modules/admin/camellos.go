@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -19,13 +19,13 @@ func bindCamellos(g *router.RouterGroup[*core.RequestEvent]) {
 }
 
 func getCamello(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	rec, err := e.App.FindRecordById(camellos.Collection, id)
 	if err != nil {
-		return hooks.NotFound(camellos.MsgCamelloNotFound)
+		return httpapi.NotFound(camellos.MsgCamelloNotFound)
 	}
 	return camellos.Respond(e, http.StatusOK, rec, true)
 }
@@ -39,21 +39,21 @@ type patchCamelloInput struct {
 // patchCamello re-reads the camello inside the write transaction, so two
 // admins deciding at once cannot both move it from the same status.
 func patchCamello(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	var in patchCamelloInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	if in.Status != nil && !camellos.ValidStatus(*in.Status) {
 		v.Add("status", "Debe ser PENDIENTE, ACTIVO, RECHAZADO o SUSPENDIDO")
 	}
 	if in.Notes != nil {
 		*in.Notes = strings.TrimSpace(*in.Notes)
-		hooks.CheckLength(v, "notes", *in.Notes, 0, 5000)
+		httpapi.CheckLength(v, "notes", *in.Notes, 0, 5000)
 	}
 	if in.Status == nil && in.Premium == nil && in.Notes == nil {
 		v.AddForm("Indica al menos uno de: status, premium, notes")
@@ -67,12 +67,12 @@ func patchCamello(e *core.RequestEvent) error {
 		var err error
 		rec, err = tx.FindRecordById(camellos.Collection, id)
 		if err != nil {
-			return hooks.NotFound(camellos.MsgCamelloNotFound)
+			return httpapi.NotFound(camellos.MsgCamelloNotFound)
 		}
 		if in.Status != nil {
 			from := rec.GetString("status")
 			if from != *in.Status && !camellos.CanTransition(from, *in.Status) {
-				return hooks.Conflict(camellos.TransitionError(from, *in.Status))
+				return httpapi.Conflict(camellos.TransitionError(from, *in.Status))
 			}
 			rec.Set("status", *in.Status)
 		}

@@ -3,15 +3,15 @@ package admin_test
 import (
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 func TestAdminCamelloRoles(t *testing.T) {
 	k := testkit.New(t)
 	_, cam, camCookie := k.CreateCamello(testkit.CamelloOpts{Status: "PENDIENTE"})
-	_, client := k.UserWithSession(hooks.RoleClient)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, client := k.UserWithSession(users.RoleClient)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	path := "/api/admin/camellos/" + cam.Id
 	cases := []struct {
 		who, cookie string
@@ -46,7 +46,7 @@ func TestAdminCamelloRoles(t *testing.T) {
 func TestAdminGetCamello(t *testing.T) {
 	k := testkit.New(t)
 	_, cam, _ := k.CreateCamello(testkit.CamelloOpts{Status: "PENDIENTE", Name: "Rosa Díaz"})
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	r := k.Get("/api/admin/camellos/"+cam.Id, admin)
 	if r.Status != 200 {
 		t.Fatalf("%d %s", r.Status, r.Raw)
@@ -72,7 +72,7 @@ func TestAdminGetCamello(t *testing.T) {
 
 func TestAdminCamelloTransitions(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	cases := []struct {
 		from, to string
 		status   int

@@ -4,7 +4,8 @@
 package admin
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -12,8 +13,8 @@ import (
 // Register binds the admin area's routes.
 func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		g := hooks.API(se).Group("/admin")
-		g.Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
+		g := httpapi.API(se).Group("/admin")
+		g.Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		bindCamellos(g)
 		bindUsers(g)
 		return se.Next()

@@ -4,9 +4,12 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/timefmt"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -34,7 +37,7 @@ func bindUsers(g *router.RouterGroup[*core.RequestEvent]) {
 }
 
 func validRole(r string) bool {
-	return r == hooks.RoleAdmin || r == hooks.RoleCamello || r == hooks.RoleClient
+	return r == users.RoleAdmin || r == users.RoleCamello || r == users.RoleClient
 }
 
 // userJSON is the admin view of a user: the User object plus disabled and
@@ -42,14 +45,14 @@ func validRole(r string) bool {
 func userJSON(u *core.Record) map[string]any {
 	m := auth.UserJSON(u)
 	m["disabled"] = u.GetBool("disabled")
-	m["updatedAt"] = hooks.ISO(u.GetDateTime("updated").Time())
+	m["updatedAt"] = timefmt.ISO(u.GetDateTime("updated").Time())
 	return m
 }
 
 // listUsers answers {users, page, perPage, total}, newest first; role
 // filters exactly, q finds a part of the name or e-mail (case-insensitive).
 func listUsers(e *core.RequestEvent) error {
-	page, err := hooks.Paging(e)
+	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
 	}
@@ -57,15 +60,15 @@ func listUsers(e *core.RequestEvent) error {
 	where := []dbx.Expression{}
 	if role := q.Get("role"); role != "" {
 		if !validRole(role) {
-			return hooks.FieldError("role", msgRoleValues)
+			return httpapi.FieldError("role", msgRoleValues)
 		}
 		where = append(where, dbx.HashExp{"role": role})
 	}
 	if s := strings.TrimSpace(q.Get("q")); s != "" {
 		where = append(where, dbx.NewExp(`(name LIKE {:q} ESCAPE '\' OR email LIKE {:q} ESCAPE '\')`,
-			dbx.Params{"q": hooks.LikePattern(s)}))
+			dbx.Params{"q": httpapi.LikePattern(s)}))
 	}
-	recs, total, err := newestPage(e.App, hooks.Users, where, page)
+	recs, total, err := newestPage(e.App, users.Collection, where, page)
 	if err != nil {
 		return err
 	}
@@ -87,35 +90,35 @@ type userPatch struct {
 // Disabling revokes every session of the user. An admin can neither drop
 // their own ADMIN role nor disable themselves (409), so an admin always remains.
 func updateUser(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	var in userPatch
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	if in.Role != nil && !validRole(*in.Role) {
 		v.Add("role", msgRoleValues)
 	}
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		hooks.CheckLength(v, "name", *in.Name, 2, 120)
+		httpapi.CheckLength(v, "name", *in.Name, 2, 120)
 	}
 	if err := v.Err(); err != nil {
 		return err
 	}
-	user, err := e.App.FindRecordById(hooks.Users, id)
+	user, err := e.App.FindRecordById(users.Collection, id)
 	if err != nil {
-		return hooks.NotFound(MsgUserNotFound)
+		return httpapi.NotFound(MsgUserNotFound)
 	}
-	if user.Id == hooks.AuthUser(e).Id {
-		if in.Role != nil && *in.Role != hooks.RoleAdmin {
-			return hooks.Conflict(MsgOwnAdminRole)
+	if user.Id == session.AuthUser(e).Id {
+		if in.Role != nil && *in.Role != users.RoleAdmin {
+			return httpapi.Conflict(MsgOwnAdminRole)
 		}
 		if in.Disabled != nil && *in.Disabled {
-			return hooks.Conflict(MsgDisableSelf)
+			return httpapi.Conflict(MsgDisableSelf)
 		}
 	}
 	if in.Role != nil {
@@ -139,7 +142,7 @@ func updateUser(e *core.RequestEvent) error {
 // newest first; status filters exactly, q is matched accent- and
 // case-insensitively against the camello's folded search text.
 func listCamellos(e *core.RequestEvent) error {
-	page, err := hooks.Paging(e)
+	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
 	}
@@ -147,7 +150,7 @@ func listCamellos(e *core.RequestEvent) error {
 	where := []dbx.Expression{}
 	if status := q.Get("status"); status != "" {
 		if !camellos.ValidStatus(status) {
-			return hooks.FieldError("status", msgCamelloStatus)
+			return httpapi.FieldError("status", msgCamelloStatus)
 		}
 		where = append(where, dbx.HashExp{"status": status})
 	}
@@ -167,7 +170,7 @@ func listCamellos(e *core.RequestEvent) error {
 
 // newestPage returns the page of a collection's records matching every
 // condition (none: all), newest first, and how many match.
-func newestPage(app core.App, collection string, where []dbx.Expression, page hooks.Page) ([]*core.Record, int64, error) {
+func newestPage(app core.App, collection string, where []dbx.Expression, page httpapi.Page) ([]*core.Record, int64, error) {
 	var cond dbx.Expression = dbx.NewExp("1=1")
 	if len(where) > 0 {
 		cond = dbx.And(where...)

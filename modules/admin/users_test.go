@@ -5,15 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/internal/text"
+	"camellos/modules/users"
 )
 
 func TestAdminUsersGuards(t *testing.T) {
 	k := testkit.New(t)
-	_, client := k.UserWithSession(hooks.RoleClient)
+	_, client := k.UserWithSession(users.RoleClient)
 	_, _, camello := k.CreateCamello()
-	target := k.CreateUser(hooks.RoleClient)
+	target := k.CreateUser(users.RoleClient)
 	for _, rt := range []struct{ method, path string }{
 		{"GET", "/api/admin/users"},
 		{"PATCH", "/api/admin/users/" + target.Id},
@@ -29,18 +30,18 @@ func TestAdminUsersGuards(t *testing.T) {
 			}
 		}
 	}
-	if u, _ := k.App.FindRecordById("users", target.Id); u.GetString("role") != hooks.RoleClient {
+	if u, _ := k.App.FindRecordById("users", target.Id); u.GetString("role") != users.RoleClient {
 		t.Fatal("a non-admin changed a role")
 	}
 }
 
 func TestAdminListUsers(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin, testkit.UserOpts{Name: "Admin Uno"})
+	_, admin := k.UserWithSession(users.RoleAdmin, testkit.UserOpts{Name: "Admin Uno"})
 	for i := 0; i < 5; i++ {
-		k.CreateUser(hooks.RoleClient, testkit.UserOpts{Name: fmt.Sprintf("Cliente %d", i)})
+		k.CreateUser(users.RoleClient, testkit.UserOpts{Name: fmt.Sprintf("Cliente %d", i)})
 	}
-	k.CreateUser(hooks.RoleClient, testkit.UserOpts{Name: "Ana Pérez", Email: "ana.perez@correo.co"})
+	k.CreateUser(users.RoleClient, testkit.UserOpts{Name: "Ana Pérez", Email: "ana.perez@correo.co"})
 	k.CreateCamello()
 
 	cases := []struct {
@@ -100,8 +101,8 @@ func TestAdminListUsers(t *testing.T) {
 
 func TestAdminUpdateUser(t *testing.T) {
 	k := testkit.New(t)
-	me, admin := k.UserWithSession(hooks.RoleAdmin)
-	target, targetCookie := k.UserWithSession(hooks.RoleClient)
+	me, admin := k.UserWithSession(users.RoleAdmin)
+	target, targetCookie := k.UserWithSession(users.RoleClient)
 	_ = k.Session(target) // a second session
 
 	cases := []struct {
@@ -156,7 +157,7 @@ func TestAdminUpdateUser(t *testing.T) {
 		t.Fatalf("enable: %d %s", res.Status, res.Raw)
 	}
 	// Another admin may be demoted.
-	other := k.CreateUser(hooks.RoleAdmin)
+	other := k.CreateUser(users.RoleAdmin)
 	if res := k.Patch("/api/admin/users/"+other.Id, admin, map[string]any{"role": "CLIENTE"}); res.Status != 200 {
 		t.Fatalf("demote other: %d %s", res.Status, res.Raw)
 	}
@@ -164,13 +165,13 @@ func TestAdminUpdateUser(t *testing.T) {
 
 func TestAdminListCamellos(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	_, pending, _ := k.CreateCamello(testkit.CamelloOpts{Status: "PENDIENTE", Name: "José Núñez", City: "Medellín"})
 	k.CreateCamello(testkit.CamelloOpts{Status: "ACTIVO", Name: "Ana Ruiz"})
 	k.CreateCamello(testkit.CamelloOpts{Status: "SUSPENDIDO", Name: "Luis Gómez"})
 	for _, rec := range []string{pending.Id} {
 		r, _ := k.App.FindRecordById("camellos", rec)
-		r.Set("searchText", hooks.Fold(r.GetString("name")+" plomería medellín"))
+		r.Set("searchText", text.Fold(r.GetString("name")+" plomería medellín"))
 		r.Set("documentId", "CC123")
 		if err := k.App.Save(r); err != nil {
 			t.Fatal(err)

@@ -4,10 +4,13 @@ import (
 	"net/http"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -32,12 +35,12 @@ func AppointmentJSON(rec *core.Record) map[string]any {
 		"job":            rec.GetString("job"),
 		"camello":        rec.GetString("camello"),
 		"client":         rec.GetString("client"),
-		"start":          hooks.ISO(rec.GetDateTime("start").Time()),
-		"end":            hooks.ISO(rec.GetDateTime("end").Time()),
+		"start":          timefmt.ISO(rec.GetDateTime("start").Time()),
+		"end":            timefmt.ISO(rec.GetDateTime("end").Time()),
 		"status":         rec.GetString("status"),
-		"reminderSentAt": hooks.ISODate(rec.GetDateTime("reminderSentAt")),
-		"createdAt":      hooks.ISO(rec.GetDateTime("created").Time()),
-		"updatedAt":      hooks.ISO(rec.GetDateTime("updated").Time()),
+		"reminderSentAt": timefmt.ISODate(rec.GetDateTime("reminderSentAt")),
+		"createdAt":      timefmt.ISO(rec.GetDateTime("created").Time()),
+		"updatedAt":      timefmt.ISO(rec.GetDateTime("updated").Time()),
 	}
 }
 
@@ -56,18 +59,18 @@ func appointmentBook(e *core.RequestEvent) error {
 		return err
 	}
 	if !party.Client {
-		return hooks.Forbidden(MsgOnlyJobClient)
+		return httpapi.Forbidden(MsgOnlyJobClient)
 	}
 	var in bookInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
 	if in.Start == nil || *in.Start == "" {
-		return hooks.FieldError("start", "Es obligatorio")
+		return httpapi.FieldError("start", "Es obligatorio")
 	}
-	start, ok := hooks.ParseTime(*in.Start)
+	start, ok := timefmt.ParseTime(*in.Start)
 	if !ok {
-		return hooks.FieldError("start", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-22T14:00:00Z")
+		return httpapi.FieldError("start", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-22T14:00:00Z")
 	}
 	appt, err := Book(e.App, job.Id, start)
 	if err != nil {
@@ -87,14 +90,14 @@ func Book(app core.App, jobID string, start time.Time) (*core.Record, error) {
 	err := app.RunInTransaction(func(txApp core.App) error {
 		job, err := txApp.FindRecordById(jobs.Collection, jobID)
 		if err != nil {
-			return hooks.NotFound(jobs.MsgJobNotFound)
+			return httpapi.NotFound(jobs.MsgJobNotFound)
 		}
 		if s := job.GetString("status"); s != jobs.StatusAssigned && s != jobs.StatusInProgress {
-			return hooks.Conflict(MsgJobNotBookable)
+			return httpapi.Conflict(MsgJobNotBookable)
 		}
 		camello, err := txApp.FindRecordById(camellos.Collection, job.GetString("provider"))
 		if err != nil || camello.GetString("status") != camellos.StatusActive {
-			return hooks.Conflict(jobs.MsgCamelloInactive)
+			return httpapi.Conflict(jobs.MsgCamelloInactive)
 		}
 		end := start.Add(SlotLength)
 		slots, err := FreeSlotsOf(txApp, camello, start, end, jobs.Now(txApp))
@@ -102,7 +105,7 @@ func Book(app core.App, jobID string, start time.Time) (*core.Record, error) {
 			return err
 		}
 		if len(slots) != 1 || !slots[0].Start.Equal(start) {
-			return hooks.Conflict(MsgSlotTaken)
+			return httpapi.Conflict(MsgSlotTaken)
 		}
 		col, err := txApp.FindCachedCollectionByNameOrId(AppointmentsCollection)
 		if err != nil {
@@ -117,7 +120,7 @@ func Book(app core.App, jobID string, start time.Time) (*core.Record, error) {
 		appt.Set("status", jobs.AppointmentScheduled)
 		if err := txApp.Save(appt); err != nil {
 			if jobs.IsUniqueViolation(err) {
-				return hooks.Conflict(MsgSlotTaken)
+				return httpapi.Conflict(MsgSlotTaken)
 			}
 			return err
 		}
@@ -139,11 +142,11 @@ func Book(app core.App, jobID string, start time.Time) (*core.Record, error) {
 // the caller's appointments as client or as camello, by start; from/to
 // bound the start (both optional).
 func appointmentsMine(e *core.RequestEvent) error {
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	p := jobs.ReadPage(e, v)
 	q := e.Request.URL.Query()
 	where := []dbx.Expression{}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	mine := dbx.Expression(dbx.HashExp{"client": user.Id})
 	if c := jobs.CamelloOfUser(e.App, user.Id); c != nil {
 		mine = dbx.Or(dbx.HashExp{"client": user.Id}, dbx.HashExp{"camello": c.Id})
@@ -151,7 +154,7 @@ func appointmentsMine(e *core.RequestEvent) error {
 	where = append(where, mine)
 	for _, bound := range []struct{ param, op string }{{"from", ">="}, {"to", "<"}} {
 		if s := q.Get(bound.param); s != "" {
-			t, ok := hooks.ParseTime(s)
+			t, ok := timefmt.ParseTime(s)
 			if !ok {
 				v.Add(bound.param, "Fecha inválida: usa ISO 8601")
 				continue
@@ -166,13 +169,13 @@ func appointmentsMine(e *core.RequestEvent) error {
 	cond := dbx.And(where...)
 	var total int
 	if err := e.App.DB().Select("COUNT(*)").From(AppointmentsCollection).Where(cond).Row(&total); err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	recs := []*core.Record{}
 	err := e.App.RecordQuery(AppointmentsCollection).Where(cond).OrderBy("start ASC", "id ASC").
 		Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	out := make([]map[string]any, 0, len(recs))
 	for _, r := range recs {
@@ -186,23 +189,23 @@ func appointmentsMine(e *core.RequestEvent) error {
 // appointment that has not started (else 409). The slot is free again and
 // the other party is notified. 200 {appointment}.
 func appointmentCancel(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	appt, err := e.App.FindRecordById(AppointmentsCollection, id)
 	if err != nil {
-		return hooks.NotFound(MsgAppointmentNotFound)
+		return httpapi.NotFound(MsgAppointmentNotFound)
 	}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	camello, _ := e.App.FindRecordById(camellos.Collection, appt.GetString("camello"))
 	camelloUser := ""
 	if camello != nil {
 		camelloUser = camello.GetString("user")
 	}
 	isClient, isCamello := appt.GetString("client") == user.Id, camelloUser == user.Id
-	if !isClient && !isCamello && !hooks.HasRole(e, hooks.RoleAdmin) {
-		return hooks.Forbidden(hooks.MsgUnauthorized)
+	if !isClient && !isCamello && !session.HasRole(e, users.RoleAdmin) {
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	err = e.App.RunInTransaction(func(txApp core.App) error {
 		n, err := jobs.CancelAppointments(txApp, "id", appt.Id, jobs.Now(txApp))
@@ -212,9 +215,9 @@ func appointmentCancel(e *core.RequestEvent) error {
 		if n != 1 {
 			fresh, err := txApp.FindRecordById(AppointmentsCollection, appt.Id)
 			if err == nil && fresh.GetString("status") == jobs.AppointmentScheduled {
-				return hooks.Conflict(MsgAlreadyStarted)
+				return httpapi.Conflict(MsgAlreadyStarted)
 			}
-			return hooks.Conflict(MsgNotScheduled)
+			return httpapi.Conflict(MsgNotScheduled)
 		}
 		for _, to := range []string{appt.GetString("client"), camelloUser} {
 			if to == "" || to == user.Id {
@@ -223,7 +226,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 			err := notifications.Notify(txApp, to, notifications.Message{
 				Kind:  notifications.KindJobStatus,
 				Title: "Cita cancelada",
-				Body:  "Se canceló la cita del " + hooks.ISO(appt.GetDateTime("start").Time()),
+				Body:  "Se canceló la cita del " + timefmt.ISO(appt.GetDateTime("start").Time()),
 				URL:   jobs.JobURL(appt.GetString("job")),
 				Data:  map[string]any{"appointmentId": appt.Id, "jobId": appt.GetString("job")},
 			})
@@ -238,7 +241,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 	}
 	fresh, err := e.App.FindRecordById(AppointmentsCollection, appt.Id)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"appointment": AppointmentJSON(fresh)})
 }

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
 	"camellos/modules/jobs"
+	"camellos/modules/users"
 )
 
 func TestSlotsEndpoint(t *testing.T) {
@@ -201,7 +201,7 @@ func TestBookingConcurrent(t *testing.T) {
 	type party struct{ job, cookie string }
 	parties := make([]party, n)
 	for i := range parties {
-		client, cookie := k.UserWithSession(hooks.RoleClient)
+		client, cookie := k.UserWithSession(users.RoleClient)
 		j := k.CreateJob(testkit.JobOpts{Client: client, Provider: w.camello, Status: "ASIGNADO"})
 		parties[i] = party{j.Id, cookie}
 	}

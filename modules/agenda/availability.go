@@ -5,7 +5,9 @@ import (
 	"math"
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/timefmt"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -16,9 +18,9 @@ const MsgNoProfile = "Perfil de camello no encontrado"
 
 // myCamello is the signed-in user's camello profile (404 without one).
 func myCamello(e *core.RequestEvent) (*core.Record, error) {
-	c := jobs.CamelloOfUser(e.App, hooks.AuthUser(e).Id)
+	c := jobs.CamelloOfUser(e.App, session.AuthUser(e).Id)
 	if c == nil {
-		return nil, hooks.NotFound(MsgNoProfile)
+		return nil, httpapi.NotFound(MsgNoProfile)
 	}
 	return c, nil
 }
@@ -31,7 +33,7 @@ func availabilityJSON(s Schedule, updated *core.Record) map[string]any {
 		"updatedAt":    nil,
 	}
 	if updated != nil {
-		out["updatedAt"] = hooks.ISO(updated.GetDateTime("updated").Time())
+		out["updatedAt"] = timefmt.ISO(updated.GetDateTime("updated").Time())
 	}
 	return out
 }
@@ -63,7 +65,7 @@ func availabilityPut(e *core.RequestEvent) error {
 		return err
 	}
 	var in availabilityInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
 	current := LoadSchedule(e.App, camello)
@@ -74,7 +76,7 @@ func availabilityPut(e *core.RequestEvent) error {
 	if in.BlockedDates != nil {
 		blocked = *in.BlockedDates
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	var weekly []WeeklyRange
 	if in.Weekly == nil {
 		v.Add("weekly", "Es obligatorio (una lista, puede estar vacía)")
@@ -113,7 +115,7 @@ func availabilityPut(e *core.RequestEvent) error {
 
 // readRanges turns the request's range objects into WeeklyRange values,
 // with a field error for each member of the wrong type.
-func readRanges(v *hooks.Validation, list []map[string]any) []WeeklyRange {
+func readRanges(v *httpapi.Validation, list []map[string]any) []WeeklyRange {
 	out := make([]WeeklyRange, 0, len(list))
 	for i, item := range list {
 		field := fmt.Sprintf("weekly.%d", i)

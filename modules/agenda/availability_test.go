@@ -4,17 +4,17 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
+	"camellos/modules/users"
 )
 
 func TestAvailability(t *testing.T) {
 	k := testkit.New(t)
 	_, camello, cookie := k.CreateCamello()
-	_, clientCookie := k.UserWithSession(hooks.RoleClient)
-	_, adminCookie := k.UserWithSession(hooks.RoleAdmin)
-	_, orphanCookie := k.UserWithSession(hooks.RoleCamello) // CAMELLOS user without a profile
+	_, clientCookie := k.UserWithSession(users.RoleClient)
+	_, adminCookie := k.UserWithSession(users.RoleAdmin)
+	_, orphanCookie := k.UserWithSession(users.RoleCamello) // CAMELLOS user without a profile
 	const path = "/api/agenda/availability"
 	rng := func(d int, s, e string) map[string]any { return map[string]any{"weekday": d, "start": s, "end": e} }
 

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -36,10 +37,10 @@ func newWorld(t *testing.T) *world {
 	k := testkit.New(t)
 	jobs.SetClock(k.App, func() time.Time { return monday })
 	w := &world{k: k}
-	w.client, w.clientCookie = k.UserWithSession(hooks.RoleClient)
+	w.client, w.clientCookie = k.UserWithSession(users.RoleClient)
 	w.camUser, w.camello, w.camCookie = k.CreateCamello()
-	_, w.adminCookie = k.UserWithSession(hooks.RoleAdmin)
-	w.stranger, w.strangerCookie = k.UserWithSession(hooks.RoleClient)
+	_, w.adminCookie = k.UserWithSession(users.RoleAdmin)
+	w.stranger, w.strangerCookie = k.UserWithSession(users.RoleClient)
 	weekdays := []map[string]any{}
 	for d := 1; d <= 5; d++ {
 		weekdays = append(weekdays, map[string]any{"weekday": d, "start": "08:00", "end": "12:00"})
@@ -66,7 +67,7 @@ func expect(t *testing.T, r *testkit.Response, status int, msg string) {
 
 func expectField(t *testing.T, r *testkit.Response, field, contains string) {
 	t.Helper()
-	expect(t, r, http.StatusBadRequest, hooks.MsgInvalidData)
+	expect(t, r, http.StatusBadRequest, httpapi.MsgInvalidData)
 	fe, _ := r.Get("issues.fieldErrors").(map[string]any)
 	list, _ := fe[field].([]any)
 	errs := []string{}

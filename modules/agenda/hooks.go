@@ -1,7 +1,8 @@
 package agenda
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/records"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -31,17 +32,17 @@ func validateAvailability(rec *core.Record) error {
 	var weekly []WeeklyRange
 	var blocked []string
 	if err := decodeJSONField(rec, "weekly", &weekly); err != nil {
-		return hooks.FieldRuleError("weekly", "Debe ser una lista de rangos {weekday, start, end}")
+		return httpapi.FieldRuleError("weekly", "Debe ser una lista de rangos {weekday, start, end}")
 	}
 	if err := decodeJSONField(rec, "blockedDates", &blocked); err != nil {
-		return hooks.FieldRuleError("blockedDates", "Debe ser una lista de fechas AAAA-MM-DD")
+		return httpapi.FieldRuleError("blockedDates", "Debe ser una lista de fechas AAAA-MM-DD")
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	CheckSchedule(v, rec.GetString("timezone"), weekly, blocked)
 	if err := v.Err(); err != nil {
-		issues := hooks.ToError(err).Issues
+		issues := httpapi.ToError(err).Issues
 		for field, msgs := range issues.FieldErrors {
-			return hooks.FieldRuleError(field, msgs[0])
+			return httpapi.FieldRuleError(field, msgs[0])
 		}
 	}
 	return nil
@@ -58,29 +59,29 @@ var appointmentNext = map[string][]string{
 func validateAppointment(app core.App, rec *core.Record) error {
 	start, end := rec.GetDateTime("start").Time(), rec.GetDateTime("end").Time()
 	if !end.Equal(start.Add(SlotLength)) {
-		return hooks.FieldRuleError("end", "Una cita dura exactamente 60 minutos")
+		return httpapi.FieldRuleError("end", "Una cita dura exactamente 60 minutos")
 	}
 	if rec.IsNew() {
 		if rec.GetString("status") != jobs.AppointmentScheduled {
-			return hooks.FieldRuleError("status", "Una cita nueva empieza PROGRAMADA")
+			return httpapi.FieldRuleError("status", "Una cita nueva empieza PROGRAMADA")
 		}
 		job, err := app.FindRecordById(jobs.Collection, rec.GetString("job"))
 		if err != nil {
-			return hooks.FieldRuleError("job", "Trabajo inexistente")
+			return httpapi.FieldRuleError("job", "Trabajo inexistente")
 		}
 		if job.GetString("provider") != rec.GetString("camello") || job.GetString("client") != rec.GetString("client") {
-			return hooks.FieldRuleError("job", "La cita debe ser del cliente y del camello del trabajo")
+			return httpapi.FieldRuleError("job", "La cita debe ser del cliente y del camello del trabajo")
 		}
 		return nil
 	}
-	orig := hooks.Stored(app, rec)
+	orig := records.Stored(app, rec)
 	for _, f := range []string{"job", "camello", "client"} {
 		if rec.GetString(f) != orig.GetString(f) {
-			return hooks.FieldRuleError(f, "No se puede cambiar")
+			return httpapi.FieldRuleError(f, "No se puede cambiar")
 		}
 	}
 	if !rec.GetDateTime("start").Equal(orig.GetDateTime("start")) {
-		return hooks.FieldRuleError("start", "No se puede cambiar; cancela y agenda otra cita")
+		return httpapi.FieldRuleError("start", "No se puede cambiar; cancela y agenda otra cita")
 	}
 	from, to := orig.GetString("status"), rec.GetString("status")
 	if from == to {
@@ -91,5 +92,5 @@ func validateAppointment(app core.App, rec *core.Record) error {
 			return nil
 		}
 	}
-	return hooks.FieldRuleError("status", "Transición no permitida: "+from+" → "+to)
+	return httpapi.FieldRuleError("status", "Transición no permitida: "+from+" → "+to)
 }

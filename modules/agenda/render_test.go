@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/timefmt"
 )
 
 // TestSlotsJSONBytes checks that the hand-written slots answer is byte for
@@ -41,7 +41,7 @@ func TestSlotsJSONBytes(t *testing.T) {
 	for i, slots := range cases {
 		out := make([]slotJSON, 0, len(slots))
 		for _, s := range slots {
-			out = append(out, slotJSON{Start: hooks.ISO(s.Start), End: hooks.ISO(s.End)})
+			out = append(out, slotJSON{Start: timefmt.ISO(s.Start), End: timefmt.ISO(s.End)})
 		}
 		var want bytes.Buffer
 		if err := json.NewEncoder(&want).Encode(map[string]any{"slots": out}); err != nil {

@@ -2,7 +2,9 @@
 package agenda
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
@@ -15,9 +17,9 @@ const MsgOnlyCamellos = "Solo los camellos tienen agenda"
 func Register(app core.App) {
 	bindHooks(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		api := hooks.API(se)
-		signedIn := hooks.RequireSession(hooks.MsgUnauthorized)
-		camelloOnly := hooks.RequireRole(hooks.MsgUnauthorized, MsgOnlyCamellos, hooks.RoleCamello)
+		api := httpapi.API(se)
+		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
+		camelloOnly := session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellos, users.RoleCamello)
 
 		// The signed-in camello's weekly availability.
 		api.GET("/agenda/availability", availabilityGet).Bind(camelloOnly)

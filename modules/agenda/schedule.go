@@ -3,13 +3,13 @@ package agenda
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -20,7 +20,7 @@ const (
 	AppointmentsCollection = "appointments"
 
 	DateLayout      = "2006-01-02"
-	DefaultTimezone = "America/Bogota"
+	DefaultTimezone = config.DefaultTimezone
 	MaxRanges       = 70
 	MaxBlockedDates = 366
 )
@@ -52,13 +52,13 @@ func LoadZone(name string) (*time.Location, bool) {
 
 // DefaultZone is the zone of a camello without saved availability: its
 // profile's timezone, else APP_TIMEZONE, else America/Bogota.
-func DefaultZone(camello *core.Record) string {
-	return defaultZoneOf(camello.GetString("timezone"))
+func DefaultZone(app core.App, camello *core.Record) string {
+	return defaultZoneOf(app, camello.GetString("timezone"))
 }
 
 // defaultZoneOf is DefaultZone of a camello whose profile's timezone is tz.
-func defaultZoneOf(tz string) string {
-	for _, name := range []string{tz, os.Getenv("APP_TIMEZONE")} {
+func defaultZoneOf(app core.App, tz string) string {
+	for _, name := range []string{tz, config.Of(app).Timezone} {
 		if _, ok := LoadZone(name); ok {
 			return name
 		}
@@ -90,7 +90,7 @@ func ParseClock(s string, allowEnd bool) (int, bool) {
 // adding Spanish field errors to v ("timezone", "weekly.N.start", ...), and
 // returns the normalised schedule (ranges sorted, dates sorted and unique).
 // The PUT route and the availability record hook share it.
-func CheckSchedule(v *hooks.Validation, tz string, weekly []WeeklyRange, blocked []string) Schedule {
+func CheckSchedule(v *httpapi.Validation, tz string, weekly []WeeklyRange, blocked []string) Schedule {
 	s := Schedule{Timezone: tz, Weekly: []WeeklyRange{}, Ranges: []Range{}, Blocked: []string{}}
 	if loc, ok := LoadZone(tz); ok {
 		s.Location = loc
@@ -201,7 +201,7 @@ func findAvailability(app core.App, camelloID string) *core.Record {
 func LoadSchedule(app core.App, camello *core.Record) Schedule {
 	rec := findAvailability(app, camello.Id)
 	if rec == nil {
-		return emptySchedule(DefaultZone(camello))
+		return emptySchedule(DefaultZone(app, camello))
 	}
 	return scheduleOf(rec)
 }
@@ -236,7 +236,7 @@ func scheduleOfJSON(tz, weeklyJSON, blockedJSON string) Schedule {
 // storedSchedule normalises a stored schedule, in America/Bogota when its
 // zone does not load.
 func storedSchedule(tz string, weekly []WeeklyRange, blocked []string) Schedule {
-	s := CheckSchedule(hooks.NewValidation(), tz, weekly, blocked)
+	s := CheckSchedule(httpapi.NewValidation(), tz, weekly, blocked)
 	if s.Location == nil {
 		s.Location, _ = LoadZone(DefaultTimezone)
 	}

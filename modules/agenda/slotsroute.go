@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -29,18 +30,18 @@ type slotJSON struct {
 // readWindow reads ?from&to (ISO 8601 with zone): default now → from+7
 // days; to must be after from and at most 31 days later.
 func readWindow(e *core.RequestEvent, now time.Time, def, max time.Duration) (time.Time, time.Time, error) {
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	q := e.Request.URL.Query()
 	from, to := now, time.Time{}
 	if s := q.Get("from"); s != "" {
-		t, ok := hooks.ParseTime(s)
+		t, ok := timefmt.ParseTime(s)
 		if !ok {
 			v.Add("from", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-22T14:00:00Z")
 		}
 		from = t
 	}
 	if s := q.Get("to"); s != "" {
-		t, ok := hooks.ParseTime(s)
+		t, ok := timefmt.ParseTime(s)
 		if !ok {
 			v.Add("to", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-29T14:00:00Z")
 		}
@@ -112,17 +113,17 @@ func FreeSlotsOf(app core.App, camello *core.Record, from, to, now time.Time) ([
 // slotsList handles GET /api/camellos/{id}/slots?from&to (endpoint 8),
 // from the camello's agenda view (see view.go).
 func slotsList(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	now := jobs.Now(e.App)
 	v, err := viewsOf(e.App).get(e.App, id, now)
 	if errors.Is(err, errNoCamello) || (err == nil && !v.active) {
-		return hooks.NotFound(jobs.MsgCamelloNotFound)
+		return httpapi.NotFound(jobs.MsgCamelloNotFound)
 	}
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	from, to, err := readWindow(e, now, DefaultWindow, MaxWindow)
 	if err != nil {
@@ -134,7 +135,7 @@ func slotsList(e *core.RequestEvent) error {
 	if e.Request.URL.Query().Get("fields") != "" {
 		var out any
 		if err := json.Unmarshal(body, &out); err != nil {
-			return hooks.Internal(err)
+			return httpapi.Internal(err)
 		}
 		return e.JSON(http.StatusOK, out)
 	}
@@ -159,12 +160,12 @@ func appendSlotsJSON(buf []byte, slots []Interval) []byte {
 	return append(buf, "]}\n"...)
 }
 
-// appendISO appends hooks.ISO(t), digit by digit for years 0–9999.
+// appendISO appends timefmt.ISO(t), digit by digit for years 0–9999.
 func appendISO(buf []byte, t time.Time) []byte {
 	t = t.UTC()
 	y, m, d := t.Date()
 	if y < 0 || y > 9999 {
-		return t.AppendFormat(buf, hooks.TimeLayout)
+		return t.AppendFormat(buf, timefmt.TimeLayout)
 	}
 	h, mi, s := t.Clock()
 	ms := t.Nanosecond() / int(time.Millisecond)

@@ -125,7 +125,7 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 	if row.Status != camellos.StatusActive {
 		return &view{since: now.Add(-SlotLength)}, nil
 	}
-	s := emptySchedule(defaultZoneOf(row.Timezone))
+	s := emptySchedule(defaultZoneOf(app, row.Timezone))
 	if row.HasSchedule {
 		s = scheduleOfJSON(row.AvailZone, row.Weekly, row.Blocked)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 // parallel runs n copies of fn at once and returns their statuses.
@@ -45,7 +45,7 @@ func statusCount(rs []*testkit.Response) map[int]int {
 func TestParallelWrongLoginsAreThrottled(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
-	k.CreateUser(hooks.RoleClient, testkit.UserOpts{Email: "rafaga@example.com"})
+	k.CreateUser(users.RoleClient, testkit.UserOpts{Email: "rafaga@example.com"})
 	rs := parallel(100, func(i int) *testkit.Response {
 		r, _ := login(k, "rafaga@example.com", fmt.Sprintf("equivocada-%d", i))
 		return r
@@ -74,7 +74,7 @@ func TestParallelWrongLoginsAreThrottled(t *testing.T) {
 func TestPatchMeCurrentPasswordGuessesAreThrottled(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
-	_, token := k.UserWithSession(hooks.RoleClient, testkit.UserOpts{Email: "adivina@example.com"})
+	_, token := k.UserWithSession(users.RoleClient, testkit.UserOpts{Email: "adivina@example.com"})
 	change := func(current string) *testkit.Response {
 		return k.Patch("/api/me", token, map[string]any{"password": "nueva-clave-1",
 			"confirmPassword": "nueva-clave-1", "currentPassword": current})
@@ -102,7 +102,7 @@ func TestPatchMeCurrentPasswordGuessesAreThrottled(t *testing.T) {
 func TestAuthIPLimitOnPasswordRoutes(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "4")
 	k := testkit.New(t)
-	_, token := k.UserWithSession(hooks.RoleClient, testkit.UserOpts{Email: "ip@example.com"})
+	_, token := k.UserWithSession(users.RoleClient, testkit.UserOpts{Email: "ip@example.com"})
 	requests := []func() *testkit.Response{
 		func() *testkit.Response { r, _ := login(k, "nadie@example.com", "lo-que-sea-1"); return r },
 		func() *testkit.Response { return k.Post("/api/auth/register", "", clientBody("nueva1@example.com")) },
@@ -233,7 +233,7 @@ func TestPasswordFloodIsBoundedAndHealthStaysFast(t *testing.T) {
 func TestTextFieldsRefuseInvisibleCharacters(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
-	_, token := k.UserWithSession(hooks.RoleClient)
+	_, token := k.UserWithSession(users.RoleClient)
 	for _, bad := range []struct{ field, value string }{
 		{"name", "Carla\x00"}, {"name", "\u202eCarla"}, {"name", "Car\u200bla"},
 		{"city", "Cali\u2066"}, {"email", "carla\u200b@example.com"},

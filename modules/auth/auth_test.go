@@ -7,8 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"camellos/hooks"
+	"camellos/internal/session"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -21,7 +22,7 @@ func clientBody(email string) map[string]any {
 func login(k *testkit.Kit, email, password string) (*testkit.Response, string) {
 	res := k.Post("/api/auth/login", "", map[string]any{"email": email, "password": password})
 	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
-		if c.Name == hooks.SessionCookie {
+		if c.Name == session.SessionCookie {
 			return res, c.Value
 		}
 	}
@@ -117,7 +118,7 @@ func TestClientRegisterValidation(t *testing.T) {
 
 func TestLoginFailuresAreUniformAndThrottled(t *testing.T) {
 	k := testkit.New(t)
-	k.CreateUser(hooks.RoleClient, testkit.UserOpts{Email: "ana@example.com"})
+	k.CreateUser(users.RoleClient, testkit.UserOpts{Email: "ana@example.com"})
 	wrong, _ := login(k, "ana@example.com", "incorrecta-1")
 	unknown, _ := login(k, "nadie@example.com", "incorrecta-1")
 	for _, r := range []*testkit.Response{wrong, unknown} {
@@ -142,7 +143,7 @@ func TestLoginFailuresAreUniformAndThrottled(t *testing.T) {
 	if r.Status != 429 || token != "" || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("11th attempt: %d %s", r.Status, r.Raw)
 	}
-	k.CreateUser(hooks.RoleClient, testkit.UserOpts{Email: "otra@example.com"})
+	k.CreateUser(users.RoleClient, testkit.UserOpts{Email: "otra@example.com"})
 	if r, _ := login(k, "otra@example.com", testkit.DefaultPassword); r.Status != 200 {
 		t.Fatalf("other e-mail throttled: %d", r.Status)
 	}
@@ -166,7 +167,7 @@ func TestLongPasswordsAreHonouredInFull(t *testing.T) {
 
 func TestPatchMe(t *testing.T) {
 	k := testkit.New(t)
-	u, token := k.UserWithSession(hooks.RoleClient, testkit.UserOpts{Email: "pat@example.com"})
+	u, token := k.UserWithSession(users.RoleClient, testkit.UserOpts{Email: "pat@example.com"})
 	other := k.Session(u)
 
 	r := k.Patch("/api/me", token, map[string]any{"name": "Patricia", "city": "Cali", "phone": "3001112233"})
@@ -192,7 +193,7 @@ func TestPatchMe(t *testing.T) {
 		t.Fatalf("wrong current password: %d %s", bad.Status, bad.Raw)
 	}
 	ok := k.Patch("/api/me", token, map[string]any{"password": "nueva-clave-1", "confirmPassword": "nueva-clave-1", "currentPassword": testkit.DefaultPassword})
-	if ok.Status != 200 || !strings.Contains(ok.Header.Get("Set-Cookie"), hooks.SessionCookie) {
+	if ok.Status != 200 || !strings.Contains(ok.Header.Get("Set-Cookie"), session.SessionCookie) {
 		t.Fatalf("password change: %d %s", ok.Status, ok.Raw)
 	}
 	for _, old := range []string{token, other} {
@@ -210,7 +211,7 @@ func TestPatchMe(t *testing.T) {
 
 func TestDisabledUserLosesSessions(t *testing.T) {
 	k := testkit.New(t)
-	u, token := k.UserWithSession(hooks.RoleClient, testkit.UserOpts{Email: "dis@example.com"})
+	u, token := k.UserWithSession(users.RoleClient, testkit.UserOpts{Email: "dis@example.com"})
 	u.Set("disabled", true)
 	if err := k.App.Save(u); err != nil {
 		t.Fatal(err)
@@ -228,7 +229,7 @@ func TestDisabledUserLosesSessions(t *testing.T) {
 
 func TestForgedAndExpiredCookies(t *testing.T) {
 	k := testkit.New(t)
-	u, token := k.UserWithSession(hooks.RoleClient)
+	u, token := k.UserWithSession(users.RoleClient)
 	for _, c := range []string{"forged", strings.Repeat("a", 43), strings.Repeat("x", 500)} {
 		if r := k.Get("/api/me", c); r.Status != 401 {
 			t.Fatalf("cookie %q: %d", c[:5], r.Status)
@@ -276,7 +277,7 @@ func TestConcurrentSignUpsOfOneEmail(t *testing.T) {
 // (our hook ends the chain before PocketBase's mailer), e-mail change 403.
 func TestPocketBaseEmailFlowsAreClosed(t *testing.T) {
 	k := testkit.New(t)
-	u, token := k.UserWithSession(hooks.RoleClient, testkit.UserOpts{Email: "flow@example.com"})
+	u, token := k.UserWithSession(users.RoleClient, testkit.UserOpts{Email: "flow@example.com"})
 	reached := false
 	k.App.OnRecordRequestVerificationRequest().BindFunc(func(e *core.RecordRequestVerificationRequestEvent) error {
 		reached = true
@@ -299,7 +300,7 @@ func TestPocketBaseEmailFlowsAreClosed(t *testing.T) {
 	if reached || k.App.TestMailer.TotalSend() != 0 {
 		t.Fatalf("PocketBase's flow went on (mails %d)", k.App.TestMailer.TotalSend())
 	}
-	fresh, _ := k.App.FindRecordById(hooks.Users, u.Id)
+	fresh, _ := k.App.FindRecordById(users.Collection, u.Id)
 	if fresh.Email() != "flow@example.com" {
 		t.Fatalf("e-mail changed: %s", fresh.Email())
 	}
@@ -325,16 +326,16 @@ func TestDisablingACamelloUserSuspendsTheProfile(t *testing.T) {
 func TestRoleChangesKeepProfilesConsistent(t *testing.T) {
 	k := testkit.New(t)
 	camUser, _, _ := k.CreateCamello()
-	client := k.CreateUser(hooks.RoleClient)
+	client := k.CreateUser(users.RoleClient)
 	cases := []struct {
 		user *core.Record
 		to   string
 		ok   bool
 	}{
-		{camUser, hooks.RoleClient, false},
-		{camUser, hooks.RoleAdmin, false},
-		{client, hooks.RoleCamello, false},
-		{client, hooks.RoleAdmin, true},
+		{camUser, users.RoleClient, false},
+		{camUser, users.RoleAdmin, false},
+		{client, users.RoleCamello, false},
+		{client, users.RoleAdmin, true},
 	}
 	for _, c := range cases {
 		fresh, _ := k.App.FindRecordById("users", c.user.Id)
@@ -348,8 +349,8 @@ func TestRoleChangesKeepProfilesConsistent(t *testing.T) {
 
 func TestTheLastActiveAdminStays(t *testing.T) {
 	k := testkit.New(t)
-	only := k.CreateUser(hooks.RoleAdmin)
-	for _, change := range []map[string]any{{"role": hooks.RoleClient}, {"disabled": true}} {
+	only := k.CreateUser(users.RoleAdmin)
+	for _, change := range []map[string]any{{"role": users.RoleClient}, {"disabled": true}} {
 		fresh, _ := k.App.FindRecordById("users", only.Id)
 		for f, v := range change {
 			fresh.Set(f, v)
@@ -358,9 +359,9 @@ func TestTheLastActiveAdminStays(t *testing.T) {
 			t.Fatalf("%v: the last admin was removed", change)
 		}
 	}
-	k.CreateUser(hooks.RoleAdmin)
+	k.CreateUser(users.RoleAdmin)
 	fresh, _ := k.App.FindRecordById("users", only.Id)
-	fresh.Set("role", hooks.RoleClient)
+	fresh.Set("role", users.RoleClient)
 	if err := k.App.Save(fresh); err != nil {
 		t.Fatalf("with another admin: %v", err)
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/cli"
+	"camellos/internal/text"
+	"camellos/modules/users"
 
 	"github.com/go-ozzo/ozzo-validation/v4/is"
 	"github.com/pocketbase/pocketbase/core"
@@ -24,7 +26,7 @@ func AdminCommand(app core.App) *cobra.Command {
 		Args:         cobra.ArbitraryArgs,
 		SilenceUsage: true,
 		Run: func(cmd *cobra.Command, args []string) {
-			hooks.RunCommand(app, func() error {
+			cli.RunCommand(app, func() error {
 				if len(args) != 2 {
 					return errors.New("usage: admin create EMAIL PASSWORD [--name NAME]")
 				}
@@ -53,32 +55,32 @@ func UpsertAdmin(app core.App, email, password, name string) (*core.Record, bool
 	if email == "" || is.EmailFormat.Validate(email) != nil || !strings.Contains(email, "@") {
 		return nil, false, fmt.Errorf("invalid e-mail %q", email)
 	}
-	if n := hooks.Chars(password); n < 8 || n > 128 {
+	if n := text.Chars(password); n < 8 || n > 128 {
 		return nil, false, errors.New("the password must have 8 to 128 characters")
 	}
 	name = strings.TrimSpace(name)
-	if n := hooks.Chars(name); name != "" && (n < 2 || n > 120) {
+	if n := text.Chars(name); name != "" && (n < 2 || n > 120) {
 		return nil, false, errors.New("the name must have 2 to 120 characters")
 	}
-	user, err := app.FindAuthRecordByEmail(hooks.Users, email)
+	user, err := app.FindAuthRecordByEmail(users.Collection, email)
 	created := err != nil
 	if name == "" && (created || user.GetString("name") == "") {
 		name = email[:strings.Index(email, "@")]
 	}
 	if created {
-		col, err := app.FindCollectionByNameOrId(hooks.Users)
+		col, err := app.FindCollectionByNameOrId(users.Collection)
 		if err != nil {
 			return nil, false, err
 		}
 		user = core.NewRecord(col)
 		user.SetEmail(email)
 	}
-	user.Set("role", hooks.RoleAdmin)
+	user.Set("role", users.RoleAdmin)
 	if name != "" {
 		user.Set("name", name)
 	}
 	user.Set("disabled", false)
-	hooks.SetPassword(user, password)
+	users.SetPassword(user, password)
 	if err := app.Save(user); err != nil {
 		return nil, false, err
 	}

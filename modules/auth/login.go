@@ -3,7 +3,10 @@ package auth
 import (
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -16,7 +19,7 @@ const MsgBadCredentials = "Credenciales inválidas"
 var dummyHash = func() *core.Record {
 	col := core.NewAuthCollection("_dummy")
 	r := core.NewRecord(col)
-	hooks.SetPassword(r, "camellos-dummy-password")
+	users.SetPassword(r, "camellos-dummy-password")
 	return r
 }()
 
@@ -28,24 +31,24 @@ type loginInput struct {
 func login() func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in loginInput
-		if err := hooks.ReadJSON(e, &in); err != nil {
+		if err := httpapi.ReadJSON(e, &in); err != nil {
 			return err
 		}
 		in.Email = NormalizeEmail(in.Email)
-		v := hooks.NewValidation()
+		v := httpapi.NewValidation()
 		if in.Email == "" {
 			v.Add("email", "Es obligatorio")
 		}
 		if in.Password == "" {
 			v.Add("password", "Es obligatorio")
-		} else if hooks.Chars(in.Password) > 128 {
+		} else if text.Chars(in.Password) > 128 {
 			v.Add("password", "Debe tener como máximo 128 caracteres")
 		}
 		if err := v.Err(); err != nil {
 			return err
 		}
 
-		user, err := e.App.FindAuthRecordByEmail(hooks.Users, in.Email)
+		user, err := e.App.FindAuthRecordByEmail(users.Collection, in.Email)
 		if err != nil {
 			user = nil // unknown e-mail: the same work and answer as a wrong password
 		}
@@ -54,16 +57,16 @@ func login() func(e *core.RequestEvent) error {
 			return err
 		}
 		if !ok {
-			return hooks.Unauthorized(MsgBadCredentials)
+			return httpapi.Unauthorized(MsgBadCredentials)
 		}
 		if user.GetBool("disabled") {
-			return hooks.Forbidden("Tu cuenta está deshabilitada")
+			return httpapi.Forbidden("Tu cuenta está deshabilitada")
 		}
-		token, err := hooks.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
+		token, err := session.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
 		if err != nil {
-			return hooks.Internal(err)
+			return httpapi.Internal(err)
 		}
-		hooks.SetSessionCookie(e, token)
+		session.SetSessionCookie(e, token)
 		return e.JSON(http.StatusOK, map[string]any{"user": UserJSON(user)})
 	}
 }
@@ -71,11 +74,11 @@ func login() func(e *core.RequestEvent) error {
 // logout revokes the current session (if any) and clears the cookie; it
 // always answers 200 so a client can sign out blindly.
 func logout(e *core.RequestEvent) error {
-	if token := hooks.SessionToken(e.Request); token != "" {
-		if err := hooks.RevokeSession(e.App, token); err != nil {
-			return hooks.Internal(err)
+	if token := session.SessionToken(e.Request); token != "" {
+		if err := session.RevokeSession(e.App, token); err != nil {
+			return httpapi.Internal(err)
 		}
 	}
-	hooks.ClearSessionCookie(e)
+	session.ClearSessionCookie(e)
 	return e.JSON(http.StatusOK, map[string]any{"ok": true})
 }

@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
+	"camellos/internal/session"
 	"camellos/modules/camellos"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -47,9 +49,9 @@ func meBody(app core.App, user *core.Record) (map[string]any, error) {
 
 // getMe answers {user, camello|null} for the signed-in user.
 func getMe(e *core.RequestEvent) error {
-	body, err := meBody(e.App, hooks.AuthUser(e))
+	body, err := meBody(e.App, session.AuthUser(e))
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, body)
 }
@@ -68,14 +70,14 @@ type patchMeInput struct {
 // the user (the record hook) and opens a fresh one for this client.
 func patchMe(e *core.RequestEvent) error {
 	var in patchMeInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	user := hooks.AuthUser(e)
-	v := hooks.NewValidation()
+	user := session.AuthUser(e)
+	v := httpapi.NewValidation()
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		hooks.CheckLength(v, "name", *in.Name, 2, 120)
+		httpapi.CheckLength(v, "name", *in.Name, 2, 120)
 	}
 	if in.Phone != nil {
 		*in.Phone = strings.TrimSpace(*in.Phone)
@@ -84,7 +86,7 @@ func patchMe(e *core.RequestEvent) error {
 	if in.City != nil {
 		*in.City = strings.TrimSpace(*in.City)
 		if *in.City != "" {
-			hooks.CheckLength(v, "city", *in.City, 2, 120)
+			httpapi.CheckLength(v, "city", *in.City, 2, 120)
 		}
 	}
 	changePassword := in.Password != nil
@@ -112,7 +114,7 @@ func patchMe(e *core.RequestEvent) error {
 			return err
 		}
 		if !ok {
-			return hooks.FieldError("currentPassword", "La contraseña actual no es correcta")
+			return httpapi.FieldError("currentPassword", "La contraseña actual no es correcta")
 		}
 	}
 
@@ -126,26 +128,26 @@ func patchMe(e *core.RequestEvent) error {
 		user.Set("city", *in.City)
 	}
 	if changePassword {
-		release, err := hooks.HashSlot(e)
+		release, err := httpapi.HashSlot(e)
 		if err != nil {
 			return err
 		}
-		hooks.SetPassword(user, *in.Password)
+		users.SetPassword(user, *in.Password)
 		release()
 	}
 	if err := e.App.Save(user); err != nil {
 		return err
 	}
 	if changePassword {
-		token, err := hooks.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
+		token, err := session.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
 		if err != nil {
-			return hooks.Internal(err)
+			return httpapi.Internal(err)
 		}
-		hooks.SetSessionCookie(e, token)
+		session.SetSessionCookie(e, token)
 	}
 	body, err := meBody(e.App, user)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, body)
 }

@@ -3,7 +3,8 @@ package auth
 import (
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -17,22 +18,22 @@ var ConsentRecorder func(app core.App, userID, ip, userAgent string) error
 // in next (the web front does it at once).
 func registerClient(e *core.RequestEvent) error {
 	var in Account
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	in.Validate(v, false)
 	if err := v.Err(); err != nil {
 		return err
 	}
 	if EmailTaken(e.App, in.Email) { // early answer; SaveNewUser re-checks in the transaction
-		return hooks.Conflict(MsgEmailTaken)
+		return httpapi.Conflict(MsgEmailTaken)
 	}
-	release, err := hooks.HashSlot(e)
+	release, err := httpapi.HashSlot(e)
 	if err != nil {
 		return err
 	}
-	user, err := PrepareUser(e.App, &in, hooks.RoleClient)
+	user, err := PrepareUser(e.App, &in, users.RoleClient)
 	release()
 	if err != nil {
 		return err

@@ -4,8 +4,9 @@
 package auth
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -14,7 +15,7 @@ import (
 func Register(app core.App) {
 	bindUserHooks(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		g := hooks.API(se)
+		g := httpapi.API(se)
 		// A client signs up (role CLIENTE); no session is opened.
 		g.POST("/auth/register", registerClient).Bind(ratelimit.AuthIPGuard())
 		// Anyone signs in with e-mail and password; sets the session cookie.
@@ -22,9 +23,9 @@ func Register(app core.App) {
 		// The signed-in user signs out; the session is revoked server-side.
 		g.POST("/auth/logout", logout)
 		// The signed-in user reads their profile (and camello profile, if any).
-		g.GET("/me", getMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		g.GET("/me", getMe).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// The signed-in user updates name, phone, city or password.
-		g.PATCH("/me", patchMe).Bind(hooks.RequireSession(hooks.MsgUnauthenticated))
+		g.PATCH("/me", patchMe).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		return se.Next()
 	})
 }

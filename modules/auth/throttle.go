@@ -4,8 +4,9 @@ import (
 	"net/http"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -43,19 +44,19 @@ func checkPassword(e *core.RequestEvent, key string, user *core.Record, plain st
 	res, wait, ok := w.Reserve(key)
 	if !ok {
 		ratelimit.Tarpit(e)
-		return false, hooks.TooMany(e, http.StatusTooManyRequests, MsgThrottled, wait)
+		return false, httpapi.TooMany(e, http.StatusTooManyRequests, MsgThrottled, wait)
 	}
-	release, err := hooks.HashSlot(e)
+	release, err := httpapi.HashSlot(e)
 	if err != nil {
 		res.Cancel() // not checked, not counted
 		return false, err
 	}
 	defer release()
 	if user == nil {
-		hooks.CheckPassword(dummyHash, plain)
+		users.CheckPassword(dummyHash, plain)
 		return false, nil
 	}
-	if !hooks.CheckPassword(user, plain) {
+	if !users.CheckPassword(user, plain) {
 		return false, nil
 	}
 	w.Reset(key)

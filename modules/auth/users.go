@@ -4,7 +4,10 @@ import (
 	"errors"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
+	"camellos/internal/timefmt"
+	"camellos/modules/users"
 
 	validation "github.com/go-ozzo/ozzo-validation/v4"
 	"github.com/go-ozzo/ozzo-validation/v4/is"
@@ -27,7 +30,7 @@ func UserJSON(u *core.Record) map[string]any {
 		"name":      u.GetString("name"),
 		"phone":     u.GetString("phone"),
 		"city":      u.GetString("city"),
-		"createdAt": hooks.ISO(u.GetDateTime("created").Time()),
+		"createdAt": timefmt.ISO(u.GetDateTime("created").Time()),
 	}
 }
 
@@ -44,22 +47,22 @@ type Account struct {
 
 // Validate checks the account fields against the Limits table; phone and
 // city are required when requireContact is set (camellos).
-func (a *Account) Validate(v *hooks.Validation, requireContact bool) {
+func (a *Account) Validate(v *httpapi.Validation, requireContact bool) {
 	a.Name = strings.TrimSpace(a.Name)
 	a.Email = NormalizeEmail(a.Email)
 	a.Phone = strings.TrimSpace(a.Phone)
 	a.City = strings.TrimSpace(a.City)
-	hooks.CheckLength(v, "name", a.Name, 2, 120)
+	httpapi.CheckLength(v, "name", a.Name, 2, 120)
 	if a.Email == "" {
 		v.Add("email", "Es obligatorio")
-	} else if hooks.Chars(a.Email) > 254 || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
+	} else if text.Chars(a.Email) > 254 || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
 		v.Add("email", "Correo electrónico inválido")
-	} else if hooks.MixedScript(a.Email) {
+	} else if httpapi.MixedScript(a.Email) {
 		v.Add("email", "Correo electrónico inválido: mezcla letras de alfabetos distintos")
 	}
 	CheckPhone(v, "phone", a.Phone, requireContact)
 	if requireContact || a.City != "" {
-		hooks.CheckLength(v, "city", a.City, 2, 120)
+		httpapi.CheckLength(v, "city", a.City, 2, 120)
 	}
 	CheckNewPassword(v, "password", a.Password, "confirmPassword", a.ConfirmPassword)
 	if a.AcceptTerms == nil {
@@ -71,8 +74,8 @@ func (a *Account) Validate(v *hooks.Validation, requireContact bool) {
 
 // CheckNewPassword validates a new password (8 to 128 characters) and its
 // confirmation.
-func CheckNewPassword(v *hooks.Validation, field, password, confirmField, confirm string) {
-	hooks.CheckLength(v, field, password, 8, 128)
+func CheckNewPassword(v *httpapi.Validation, field, password, confirmField, confirm string) {
+	httpapi.CheckLength(v, field, password, 8, 128)
 	if confirm == "" {
 		v.Add(confirmField, "Es obligatorio")
 	} else if confirm != password {
@@ -83,11 +86,11 @@ func CheckNewPassword(v *hooks.Validation, field, password, confirmField, confir
 // CheckPhone adds a field error unless phone is 7 to 32 characters of
 // digits (at least 7), spaces, +, -, (, ) and dots; "" passes when the
 // phone is not required.
-func CheckPhone(v *hooks.Validation, field, phone string, required bool) {
+func CheckPhone(v *httpapi.Validation, field, phone string, required bool) {
 	if phone == "" && !required {
 		return
 	}
-	if hooks.CheckLength(v, field, phone, 7, 32) && !validPhone(phone) {
+	if httpapi.CheckLength(v, field, phone, 7, 32) && !validPhone(phone) {
 		v.Add(field, "Solo se permiten dígitos, espacios, +, -, ( y )")
 	}
 }
@@ -108,7 +111,7 @@ func validPhone(s string) bool {
 
 // EmailTaken reports whether an address is already registered.
 func EmailTaken(app core.App, email string) bool {
-	_, err := app.FindAuthRecordByEmail(hooks.Users, NormalizeEmail(email))
+	_, err := app.FindAuthRecordByEmail(users.Collection, NormalizeEmail(email))
 	return err == nil
 }
 
@@ -116,7 +119,7 @@ func EmailTaken(app core.App, email string) bool {
 // The password hash, the slow part, is computed here, so callers do it
 // before opening a write transaction.
 func PrepareUser(app core.App, a *Account, role string) (*core.Record, error) {
-	col, err := app.FindCachedCollectionByNameOrId(hooks.Users)
+	col, err := app.FindCachedCollectionByNameOrId(users.Collection)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +129,7 @@ func PrepareUser(app core.App, a *Account, role string) (*core.Record, error) {
 	u.Set("phone", a.Phone)
 	u.Set("city", a.City)
 	u.Set("role", role)
-	hooks.SetPassword(u, a.Password)
+	users.SetPassword(u, a.Password)
 	return u, nil
 }
 
@@ -134,7 +137,7 @@ func PrepareUser(app core.App, a *Account, role string) (*core.Record, error) {
 // an e-mail already registered is a 409.
 func SaveNewUser(app core.App, u *core.Record) error {
 	if EmailTaken(app, u.Email()) {
-		return hooks.Conflict(MsgEmailTaken)
+		return httpapi.Conflict(MsgEmailTaken)
 	}
 	if err := app.Save(u); err != nil {
 		return mapUniqueEmail(err)
@@ -147,11 +150,11 @@ func mapUniqueEmail(err error) error {
 	var verrs validation.Errors
 	if errors.As(err, &verrs) {
 		if e, ok := verrs["email"].(validation.Error); ok && strings.Contains(e.Code(), "unique") {
-			return hooks.Conflict(MsgEmailTaken)
+			return httpapi.Conflict(MsgEmailTaken)
 		}
 	}
 	if strings.Contains(err.Error(), "UNIQUE constraint failed") && strings.Contains(err.Error(), "email") {
-		return hooks.Conflict(MsgEmailTaken)
+		return httpapi.Conflict(MsgEmailTaken)
 	}
 	return err
 }

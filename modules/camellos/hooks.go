@@ -2,11 +2,13 @@ package camellos
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
+	"camellos/internal/records"
+	"camellos/internal/text"
 	"camellos/modules/notifications"
 
 	"github.com/pocketbase/dbx"
@@ -64,10 +66,10 @@ func NormalizeTrades(in []string) ([]string, string) {
 		if t == "" {
 			return nil, "Los oficios no pueden estar vacíos"
 		}
-		if hooks.Chars(t) > MaxTradeLen {
+		if text.Chars(t) > MaxTradeLen {
 			return nil, fmt.Sprintf("Cada oficio debe tener como máximo %d caracteres", MaxTradeLen)
 		}
-		if k := hooks.Fold(t); !seen[k] {
+		if k := text.Fold(t); !seen[k] {
 			seen[k] = true
 			out = append(out, t)
 		}
@@ -79,8 +81,8 @@ func NormalizeTrades(in []string) ([]string, string) {
 }
 
 // DefaultTimezone is the zone of new camellos (APP_TIMEZONE, else Bogotá).
-func DefaultTimezone() string {
-	if tz := os.Getenv("APP_TIMEZONE"); tz != "" {
+func DefaultTimezone(app core.App) string {
+	if tz := config.Of(app).Timezone; tz != "" {
 		if _, err := time.LoadLocation(tz); err == nil {
 			return tz
 		}
@@ -97,7 +99,7 @@ func bindHooks(app core.App) {
 		rec := e.Record
 		trades, msg := NormalizeTrades(Trades(rec))
 		if msg != "" {
-			return hooks.FieldRuleError("trades", msg)
+			return httpapi.FieldRuleError("trades", msg)
 		}
 		rec.Set("trades", trades)
 
@@ -107,22 +109,22 @@ func bindHooks(app core.App) {
 			rec.Set("status", status)
 		}
 		if !rec.IsNew() {
-			if from := hooks.Stored(e.App, rec).GetString("status"); from != status && !CanTransition(from, status) {
-				return hooks.FieldRuleError("status", TransitionError(from, status))
+			if from := records.Stored(e.App, rec).GetString("status"); from != status && !CanTransition(from, status) {
+				return httpapi.FieldRuleError("status", TransitionError(from, status))
 			}
 		}
 		if tz := rec.GetString("timezone"); tz == "" {
-			rec.Set("timezone", DefaultTimezone())
+			rec.Set("timezone", DefaultTimezone(app))
 		} else if _, err := time.LoadLocation(tz); err != nil {
-			return hooks.FieldRuleError("timezone", "Zona horaria desconocida")
+			return httpapi.FieldRuleError("timezone", "Zona horaria desconocida")
 		}
 
 		names, err := serviceNames(e.App, rec.GetStringSlice("services"))
 		if err != nil {
 			return err
 		}
-		rec.Set("cityKey", hooks.Fold(rec.GetString("city")))
-		rec.Set("searchText", hooks.Fold(strings.Join(append([]string{
+		rec.Set("cityKey", text.Fold(rec.GetString("city")))
+		rec.Set("searchText", text.Fold(strings.Join(append([]string{
 			rec.GetString("name"), strings.Join(trades, " "), rec.GetString("city"),
 			rec.GetString("neighborhood"), rec.GetString("description"),
 		}, names...), " ")))
@@ -130,7 +132,7 @@ func bindHooks(app core.App) {
 	})
 
 	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
-		stored := hooks.Stored(e.App, e.Record)
+		stored := records.Stored(e.App, e.Record)
 		from := stored.GetString("status")
 		recordReview(e.Record, stored)
 		if err := e.Next(); err != nil {
@@ -151,7 +153,7 @@ func bindHooks(app core.App) {
 	// A renamed service changes the search text of the camellos offering it
 	// (in the same transaction as the rename).
 	app.OnRecordUpdate("services").BindFunc(func(e *core.RecordEvent) error {
-		before := hooks.Stored(e.App, e.Record).GetString("name")
+		before := records.Stored(e.App, e.Record).GetString("name")
 		if err := e.Next(); err != nil {
 			return err
 		}

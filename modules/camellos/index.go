@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/memo"
+	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/list"
@@ -187,7 +187,7 @@ func tradesOf(raw string) []string {
 // isoOf formats a stored PocketBase date as GetDateTime(...).Time() would.
 func isoOf(s string) string {
 	dt, _ := types.ParseDateTime(s)
-	return hooks.ISO(dt.Time())
+	return timefmt.ISO(dt.Time())
 }
 
 // bindIndexHooks drops the listing index after every committed write that

@@ -6,7 +6,8 @@ package camellos
 import (
 	"encoding/json"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -110,8 +111,8 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 			"status":       r.GetString("status"),
 			"premium":      r.GetBool("premium"),
 			"services":     svc,
-			"createdAt":    hooks.ISO(r.GetDateTime("created").Time()),
-			"updatedAt":    hooks.ISO(r.GetDateTime("updated").Time()),
+			"createdAt":    timefmt.ISO(r.GetDateTime("created").Time()),
+			"updatedAt":    timefmt.ISO(r.GetDateTime("updated").Time()),
 			"city":         r.GetString("city"),
 			"neighborhood": r.GetString("neighborhood"),
 			"photo":        PhotoPath(r),
@@ -149,7 +150,7 @@ func One(app core.App, rec *core.Record, private bool) (map[string]any, error) {
 func Respond(e *core.RequestEvent, status int, rec *core.Record, private bool) error {
 	body, err := One(e.App, rec, private)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(status, map[string]any{"camello": body})
 }

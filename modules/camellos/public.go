@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
+	"camellos/internal/timefmt"
 	"camellos/modules/search"
 
 	"github.com/pocketbase/dbx"
@@ -34,14 +36,14 @@ func bindPublic(g *router.RouterGroup[*core.RequestEvent], x *publicIndex) {
 // MatchText is the filter "every word of q appears in the camello's folded
 // search text" (accent- and case-insensitive); nil when q has no words.
 func MatchText(q string) dbx.Expression {
-	words := strings.Fields(hooks.Fold(q))
+	words := strings.Fields(text.Fold(q))
 	if len(words) == 0 {
 		return nil
 	}
 	exps := make([]dbx.Expression, 0, len(words))
 	for i, w := range words {
 		p := "text" + strconv.Itoa(i)
-		exps = append(exps, dbx.NewExp(`[[searchText]] LIKE {:`+p+`} ESCAPE '\'`, dbx.Params{p: hooks.LikePattern(w)}))
+		exps = append(exps, dbx.NewExp(`[[searchText]] LIKE {:`+p+`} ESCAPE '\'`, dbx.Params{p: httpapi.LikePattern(w)}))
 	}
 	return dbx.And(exps...)
 }
@@ -55,19 +57,19 @@ func statusActive() dbx.Expression {
 // than 200 characters or an invalid category id is a 400.
 func parseFilter(e *core.RequestEvent) (*filter, error) {
 	q := e.Request.URL.Query()
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	for _, name := range []string{"q", "category", "service", "city", "trade"} {
-		hooks.CheckLength(v, name, q.Get(name), 0, 200)
+		httpapi.CheckLength(v, name, q.Get(name), 0, 200)
 	}
-	if c := q.Get("category"); c != "" && !hooks.ValidID(c) {
+	if c := q.Get("category"); c != "" && !httpapi.ValidID(c) {
 		v.Add("category", "Identificador inválido")
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	f := &filter{
-		words:    strings.Fields(hooks.Fold(q.Get("q"))),
-		city:     hooks.Fold(q.Get("city")), // "bogota" also finds "Bogotá D.C."
+		words:    strings.Fields(text.Fold(q.Get("q"))),
+		city:     text.Fold(q.Get("city")), // "bogota" also finds "Bogotá D.C."
 		category: q.Get("category"),
 		service:  strings.TrimSpace(q.Get("service")), // by id or by slug
 	}
@@ -83,7 +85,7 @@ func parseFilter(e *core.RequestEvent) (*filter, error) {
 // premium first, then by rating, then newest. It filters the in-memory
 // listing index and writes the camellos' pre-rendered JSON.
 func (x *publicIndex) listPublic(e *core.RequestEvent) error {
-	page, err := hooks.Paging(e)
+	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
 	}
@@ -146,13 +148,13 @@ func writeJSON(e *core.RequestEvent, body []byte) error {
 
 // findActive returns the ACTIVO camello of the path id, else a 404.
 func findActive(e *core.RequestEvent) (*core.Record, error) {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return nil, err
 	}
 	rec, err := e.App.FindRecordById(Collection, id)
 	if err != nil || rec.GetString("status") != StatusActive {
-		return nil, hooks.NotFound(MsgCamelloNotFound)
+		return nil, httpapi.NotFound(MsgCamelloNotFound)
 	}
 	return rec, nil
 }
@@ -160,7 +162,7 @@ func findActive(e *core.RequestEvent) (*core.Record, error) {
 // viewPublic answers {camello} with public fields (from the listing
 // index); 404 unless ACTIVO.
 func (x *publicIndex) viewPublic(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
@@ -170,7 +172,7 @@ func (x *publicIndex) viewPublic(e *core.RequestEvent) error {
 	}
 	en := l.byID[id]
 	if en == nil {
-		return hooks.NotFound(MsgCamelloNotFound)
+		return httpapi.NotFound(MsgCamelloNotFound)
 	}
 	body := make([]byte, 0, len(en.raw)+16)
 	body = append(body, `{"camello":`...)
@@ -205,7 +207,7 @@ func listReviews(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	page, err := hooks.Paging(e)
+	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
 	}
@@ -229,7 +231,7 @@ func listReviews(e *core.RequestEvent) error {
 	for i := range reviews {
 		reviews[i].Author = map[string]any{"name": firstName(reviews[i].AuthorName)}
 		if dt, err := types.ParseDateTime(reviews[i].Created); err == nil {
-			reviews[i].CreatedAt = hooks.ISO(dt.Time())
+			reviews[i].CreatedAt = timefmt.ISO(dt.Time())
 		}
 	}
 	body := page.Answer("reviews", reviews, stats.Count)

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -87,8 +87,8 @@ func names(res *testkit.Response) string {
 func TestPublicListing(t *testing.T) {
 	f := newFixture(t)
 	k := f.k
-	_, client := k.UserWithSession(hooks.RoleClient)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, client := k.UserWithSession(users.RoleClient)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	_, _, camello := k.CreateCamello(testkit.CamelloOpts{Status: "PENDIENTE"})
 	cases := []struct {
 		query string
@@ -152,7 +152,7 @@ func TestPublicListing(t *testing.T) {
 func TestPublicFieldsOnly(t *testing.T) {
 	f := newFixture(t)
 	k := f.k
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	for _, path := range []string{"/api/camellos?q=ana", "/api/camellos/" + f.ana.Id, "/api/camellos/" + f.ana.Id + "/reviews"} {
 		// Public fields for every caller, admins included.
 		res := k.Get(path, admin)
@@ -208,7 +208,7 @@ func TestReviews(t *testing.T) {
 	svc, _ := k.App.FindRecordById("services", f.plomeria)
 	ratings := []int{5, 4, 4}
 	for i, r := range ratings {
-		client := k.CreateUser(hooks.RoleClient, testkit.UserOpts{Name: fmt.Sprintf("María%d José Pérez", i)})
+		client := k.CreateUser(users.RoleClient, testkit.UserOpts{Name: fmt.Sprintf("María%d José Pérez", i)})
 		job := k.CreateJob(testkit.JobOpts{Client: client, Service: svc, Provider: f.ana, Status: "COMPLETADO"})
 		review := k.CreateRecord("reviews", map[string]any{"job": job.Id, "camello": f.ana.Id, "client": client.Id, "rating": r,
 			"comment": fmt.Sprintf("Comentario %d", i)})

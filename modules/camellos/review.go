@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -67,7 +67,7 @@ func reviewFieldsOf(rec *core.Record) []string {
 func reviewJSON(rec *core.Record) map[string]any {
 	var since any
 	if t := rec.GetDateTime("reviewSince"); !t.IsZero() {
-		since = hooks.ISO(t.Time().UTC().Truncate(time.Millisecond))
+		since = timefmt.ISO(t.Time().UTC().Truncate(time.Millisecond))
 	}
 	return map[string]any{"pending": rec.GetBool("reviewPending"), "fields": reviewFieldsOf(rec), "since": since}
 }

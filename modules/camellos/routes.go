@@ -1,7 +1,7 @@
 package camellos
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -12,7 +12,7 @@ func Register(app core.App) {
 	x := newPublicIndex()
 	bindIndexHooks(app, x)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		bindPublic(hooks.API(se), x)
+		bindPublic(httpapi.API(se), x)
 		return se.Next()
 	})
 }

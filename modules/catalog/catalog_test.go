@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 type roles struct {
@@ -16,8 +16,8 @@ type roles struct {
 
 func setup(t *testing.T) (*testkit.Kit, roles) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
-	_, client := k.UserWithSession(hooks.RoleClient)
+	_, admin := k.UserWithSession(users.RoleAdmin)
+	_, client := k.UserWithSession(users.RoleClient)
 	_, _, camello := k.CreateCamello()
 	return k, roles{admin: admin, client: client, camello: camello}
 }
@@ -335,7 +335,7 @@ func TestServices(t *testing.T) {
 
 	// Delete: a service a job uses stays; others go and leave camellos.
 	_, cam, _ := k.CreateCamello(testkit.CamelloOpts{Services: []string{first, mech}})
-	client := k.CreateUser(hooks.RoleClient)
+	client := k.CreateUser(users.RoleClient)
 	svc, _ := k.App.FindRecordById("services", first)
 	k.CreateJob(testkit.JobOpts{Client: client, Service: svc})
 	if res := k.Delete("/api/admin/services/"+first, r.admin, nil); res.Status != 409 || res.Error() != "El servicio tiene trabajos asociados y no se puede eliminar" {

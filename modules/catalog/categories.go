@@ -5,7 +5,9 @@ import (
 	"regexp"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
+	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -34,7 +36,7 @@ func (in *categoryInput) validate(_ core.App, id string) error {
 	if !create && in.ID != nil && *in.ID == id {
 		in.ID = nil
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	if in.ID != nil {
 		if !create {
 			v.Add("id", "No se puede cambiar")
@@ -44,18 +46,18 @@ func (in *categoryInput) validate(_ core.App, id string) error {
 	}
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		hooks.CheckLength(v, "name", *in.Name, 2, 80)
+		httpapi.CheckLength(v, "name", *in.Name, 2, 80)
 	} else if create {
 		v.Add("name", "Es obligatorio")
 	}
 	if in.Description != nil {
-		hooks.CheckLength(v, "description", *in.Description, 0, 500)
+		httpapi.CheckLength(v, "description", *in.Description, 0, 500)
 	}
 	if in.Color != nil && *in.Color != "" && !colorPattern.MatchString(*in.Color) {
 		v.Add("color", "Debe ser un color #RRGGBB")
 	}
 	if in.Icon != nil {
-		hooks.CheckLength(v, "icon", *in.Icon, 0, 50)
+		httpapi.CheckLength(v, "icon", *in.Icon, 0, 50)
 	}
 	if in.SortOrder != nil && (*in.SortOrder < 0 || *in.SortOrder > math.MaxInt32) {
 		v.Add("sortOrder", "Debe ser un número entero mayor o igual a 0")
@@ -139,7 +141,7 @@ func isoText(s string) string {
 	if err != nil || dt.IsZero() {
 		return ""
 	}
-	return hooks.ISO(dt.Time())
+	return timefmt.ISO(dt.Time())
 }
 
 // loadCategory renders one category by id (sql.ErrNoRows when unknown).
@@ -147,7 +149,7 @@ func loadCategory(app core.App, id string) (Category, error) {
 	var rows []Category
 	err := categoryQuery(app).Where(dbx.HashExp{"c.id": id}).All(&rows)
 	if err == nil && len(rows) == 0 {
-		return Category{}, hooks.NotFound(MsgCategoryNotFound)
+		return Category{}, httpapi.NotFound(MsgCategoryNotFound)
 	}
 	if err != nil {
 		return Category{}, err
@@ -177,13 +179,13 @@ func publicCategories(e *core.RequestEvent) error {
 
 // adminListCategories answers a page of categories, optionally filtered by q.
 func adminListCategories(e *core.RequestEvent) error {
-	page, err := hooks.Paging(e)
+	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
 	}
 	var where dbx.Expression = dbx.NewExp("1=1")
-	if q := hooks.Fold(e.Request.URL.Query().Get("q")); q != "" {
-		where = dbx.NewExp(`c.nameKey LIKE {:q} ESCAPE '\'`, dbx.Params{"q": hooks.LikePattern(q)})
+	if q := text.Fold(e.Request.URL.Query().Get("q")); q != "" {
+		where = dbx.NewExp(`c.nameKey LIKE {:q} ESCAPE '\'`, dbx.Params{"q": httpapi.LikePattern(q)})
 	}
 	return listPage(e, page, "categories", Categories+" c", where, categoryQuery(e.App), finishCategories)
 }

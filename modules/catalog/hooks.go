@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
 
 	validation "github.com/go-ozzo/ozzo-validation/v4"
 	"github.com/pocketbase/dbx"
@@ -57,7 +58,7 @@ func bindHooks(app core.App) {
 			return err
 		}
 		if n > 0 {
-			return hooks.Conflict(MsgCategoryInUse)
+			return httpapi.Conflict(MsgCategoryInUse)
 		}
 		return e.Next()
 	})
@@ -70,7 +71,7 @@ func bindHooks(app core.App) {
 			return err
 		}
 		if n > 0 {
-			return hooks.Conflict(MsgServiceInUse)
+			return httpapi.Conflict(MsgServiceInUse)
 		}
 		return e.Next()
 	})
@@ -86,7 +87,7 @@ func countWhere(app core.App, table string, where dbx.Expression) (int, error) {
 // the unique id or nameKey into a "taken" error on id or name.
 func saveCategory(e *core.RecordEvent) error {
 	e.Record.Set("name", strings.TrimSpace(e.Record.GetString("name")))
-	e.Record.Set("nameKey", hooks.Fold(e.Record.GetString("name")))
+	e.Record.Set("nameKey", text.Fold(e.Record.GetString("name")))
 	err := e.Next()
 	var verrs validation.Errors
 	if errors.As(err, &verrs) {
@@ -109,7 +110,7 @@ const maxSlugBase = 120
 // anything else than a-z and 0-9 become one "-" ("Plomería & Gas" →
 // "plomeria-gas"); an empty result is "servicio".
 func Slugify(name string) string {
-	s := strings.Trim(slugJunk.ReplaceAllString(hooks.Fold(name), "-"), "-")
+	s := strings.Trim(slugJunk.ReplaceAllString(text.Fold(name), "-"), "-")
 	if len(s) > maxSlugBase {
 		s = strings.TrimRight(s[:maxSlugBase], "-")
 	}

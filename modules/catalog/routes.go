@@ -2,7 +2,8 @@
 package catalog
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
@@ -19,14 +20,14 @@ func Register(app core.App) {
 	bindHooks(app)
 	bindCacheHooks(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		g := hooks.API(se)
+		g := httpapi.API(se)
 		// GET /api/categories: every category, by sortOrder then name, with _count.services.
 		g.GET("/categories", publicCategories).Bind(apis.SkipSuccessActivityLog())
 		// GET /api/services?category=: every service, optionally of one category.
 		g.GET("/services", publicServices).Bind(apis.SkipSuccessActivityLog())
 
 		admin := g.Group("/admin")
-		admin.Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
+		admin.Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		// GET /api/admin/categories: paginated categories (q on the name).
 		admin.GET("/categories", adminListCategories)
 		// POST /api/admin/categories: create a category (endpoint 3).

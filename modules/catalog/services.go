@@ -5,7 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -28,15 +29,15 @@ type serviceInput struct {
 // categoryId are required.
 func (in *serviceInput) validate(app core.App, id string) error {
 	create := id == ""
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		hooks.CheckLength(v, "name", *in.Name, 2, 120)
+		httpapi.CheckLength(v, "name", *in.Name, 2, 120)
 	} else if create {
 		v.Add("name", "Es obligatorio")
 	}
 	if in.Slug != nil && *in.Slug != "" {
-		if hooks.Chars(*in.Slug) > 140 || !slugPattern.MatchString(*in.Slug) {
+		if text.Chars(*in.Slug) > 140 || !slugPattern.MatchString(*in.Slug) {
 			v.Add("slug", "Debe tener como máximo 140 caracteres a-z, 0-9 separados por guiones")
 		}
 	}
@@ -45,7 +46,7 @@ func (in *serviceInput) validate(app core.App, id string) error {
 		if create || in.CategoryID != nil {
 			v.Add("categoryId", "Es obligatorio")
 		}
-	case !hooks.ValidID(*in.CategoryID):
+	case !httpapi.ValidID(*in.CategoryID):
 		v.Add("categoryId", "Identificador inválido")
 	default:
 		if n, err := countWhere(app, Categories, dbx.HashExp{"id": *in.CategoryID}); err != nil {
@@ -55,7 +56,7 @@ func (in *serviceInput) validate(app core.App, id string) error {
 		}
 	}
 	if in.Description != nil {
-		hooks.CheckLength(v, "description", *in.Description, 0, 2000)
+		httpapi.CheckLength(v, "description", *in.Description, 0, 2000)
 	}
 	return v.Err()
 }
@@ -117,7 +118,7 @@ func loadService(app core.App, id string) (Service, error) {
 		return Service{}, err
 	}
 	if len(rows) == 0 {
-		return Service{}, hooks.NotFound(MsgServiceNotFound)
+		return Service{}, httpapi.NotFound(MsgServiceNotFound)
 	}
 	return finishServices(rows)[0], nil
 }
@@ -127,14 +128,14 @@ func serviceFilter(e *core.RequestEvent, withQ bool) (dbx.Expression, error) {
 	q := e.Request.URL.Query()
 	exps := []dbx.Expression{}
 	if c := q.Get("category"); c != "" {
-		if !hooks.ValidID(c) {
-			return nil, hooks.FieldError("category", "Identificador inválido")
+		if !httpapi.ValidID(c) {
+			return nil, httpapi.FieldError("category", "Identificador inválido")
 		}
 		exps = append(exps, dbx.HashExp{"s.category": c})
 	}
 	if s := strings.TrimSpace(q.Get("q")); withQ && s != "" {
 		exps = append(exps, dbx.NewExp(`(s.name LIKE {:q} ESCAPE '\' OR s.slug LIKE {:q} ESCAPE '\')`,
-			dbx.Params{"q": hooks.LikePattern(s)}))
+			dbx.Params{"q": httpapi.LikePattern(s)}))
 	}
 	if len(exps) == 0 {
 		return dbx.NewExp("1=1"), nil
@@ -157,7 +158,7 @@ func publicServices(e *core.RequestEvent) error {
 
 // adminListServices answers a page of services (?category=, ?q=).
 func adminListServices(e *core.RequestEvent) error {
-	page, err := hooks.Paging(e)
+	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
 	}

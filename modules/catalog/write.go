@@ -3,7 +3,7 @@ package catalog
 import (
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -31,7 +31,7 @@ type resource[T any] struct {
 // create binds and validates the body, saves a new record and answers
 // 201 {key: record}.
 func (r resource[T]) create(e *core.RequestEvent, in recordInput) error {
-	if err := hooks.ReadJSON(e, in); err != nil {
+	if err := httpapi.ReadJSON(e, in); err != nil {
 		return err
 	}
 	if err := in.validate(e.App, ""); err != nil {
@@ -46,11 +46,11 @@ func (r resource[T]) create(e *core.RequestEvent, in recordInput) error {
 
 // update changes the fields given of the path's record: 200 {key: record}.
 func (r resource[T]) update(e *core.RequestEvent, in recordInput) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
-	if err := hooks.ReadJSON(e, in); err != nil {
+	if err := httpapi.ReadJSON(e, in); err != nil {
 		return err
 	}
 	if err := in.validate(e.App, id); err != nil {
@@ -58,7 +58,7 @@ func (r resource[T]) update(e *core.RequestEvent, in recordInput) error {
 	}
 	rec, err := e.App.FindRecordById(r.collection, id)
 	if err != nil {
-		return hooks.NotFound(r.notFound)
+		return httpapi.NotFound(r.notFound)
 	}
 	return r.write(e, http.StatusOK, rec, in)
 }
@@ -78,13 +78,13 @@ func (r resource[T]) write(e *core.RequestEvent, status int, rec *core.Record, i
 // remove deletes the path's record (the record hooks refuse what is in
 // use): 204.
 func (r resource[T]) remove(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	rec, err := e.App.FindRecordById(r.collection, id)
 	if err != nil {
-		return hooks.NotFound(r.notFound)
+		return httpapi.NotFound(r.notFound)
 	}
 	if err := e.App.Delete(rec); err != nil {
 		return err
@@ -94,7 +94,7 @@ func (r resource[T]) remove(e *core.RequestEvent) error {
 
 // listPage answers {key: rows, page, perPage, total}: the rows of query
 // matching where on the page, and the count of them in table.
-func listPage[T any](e *core.RequestEvent, page hooks.Page, key, table string, where dbx.Expression,
+func listPage[T any](e *core.RequestEvent, page httpapi.Page, key, table string, where dbx.Expression,
 	query *dbx.SelectQuery, finish func([]T) []T) error {
 	var total int64
 	if err := e.App.DB().Select("COUNT(*)").From(table).Where(where).Row(&total); err != nil {
@@ -111,7 +111,7 @@ func listPage[T any](e *core.RequestEvent, page hooks.Page, key, table string, w
 func saveOrConflict(app core.App, rec *core.Record) error {
 	if err := app.Save(rec); err != nil {
 		if msg, ok := takenMessage(err); ok {
-			return hooks.Conflict(msg)
+			return httpapi.Conflict(msg)
 		}
 		return err
 	}

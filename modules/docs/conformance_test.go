@@ -17,10 +17,13 @@ import (
 )
 
 func init() {
-	openapi3filter.RegisterBodyDecoder("text/html", func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	asText := func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
 		raw, err := io.ReadAll(body)
 		return string(raw), err
-	})
+	}
+	for _, ct := range []string{"text/html", "text/event-stream", "image/png", "image/jpeg", "image/webp"} {
+		openapi3filter.RegisterBodyDecoder(ct, asText)
+	}
 }
 
 // TestResponsesMatchDocument calls every registered route of the contract

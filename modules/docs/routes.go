@@ -3,7 +3,7 @@
 package docs
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -11,7 +11,7 @@ import (
 // Register binds the docs area's routes.
 func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		g := hooks.API(se).Group("/docs")
+		g := httpapi.API(se).Group("/docs")
 		// The operations rendered as a small HTML page (no scripts, no CDN).
 		g.GET("", page)
 		// The OpenAPI 3.0.3 document as JSON.

@@ -3,7 +3,7 @@ package jobs
 import (
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/modules/camellos"
 	"camellos/modules/notifications"
 
@@ -25,19 +25,19 @@ type assignInput struct {
 // 4): 400 invalid body, 404 unknown job or camello, 409 job not PENDIENTE,
 // already with a provider, or camello not ACTIVO; 200 {job} ASIGNADO.
 func jobAssign(e *core.RequestEvent) error {
-	jobID, err := hooks.PathID(e, "id")
+	jobID, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
 	var in assignInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
 	switch {
 	case in.CamelloID == nil || *in.CamelloID == "":
-		return hooks.FieldError("camelloId", "Es obligatorio")
-	case !hooks.ValidID(*in.CamelloID):
-		return hooks.FieldError("camelloId", "Identificador inválido")
+		return httpapi.FieldError("camelloId", "Es obligatorio")
+	case !httpapi.ValidID(*in.CamelloID):
+		return httpapi.FieldError("camelloId", "Identificador inválido")
 	}
 	err = Assign(e.App, jobID, *in.CamelloID)
 	if err != nil {
@@ -54,11 +54,11 @@ func Assign(app core.App, jobID, camelloID string) error {
 	return app.RunInTransaction(func(txApp core.App) error {
 		job, err := txApp.FindRecordById(Collection, jobID)
 		if err != nil {
-			return hooks.NotFound(MsgJobNotFound)
+			return httpapi.NotFound(MsgJobNotFound)
 		}
 		camello, err := txApp.FindRecordById(camellos.Collection, camelloID)
 		if err != nil {
-			return hooks.NotFound(MsgCamelloNotFound)
+			return httpapi.NotFound(MsgCamelloNotFound)
 		}
 		if err := assignConflict(job, camello); err != nil {
 			return err
@@ -77,9 +77,12 @@ func Assign(app core.App, jobID, camelloID string) error {
 					return cerr
 				}
 			}
-			return hooks.Conflict(MsgNotPending)
+			return httpapi.Conflict(MsgNotPending)
 		}
 		job.Set("provider", camello.Id)
+		if err := providerSet(txApp, job.Id, camello.Id); err != nil {
+			return err
+		}
 		title := job.GetString("title")
 		if err := notifyJob(txApp, job.GetString("client"), job, notifications.KindJobAssigned,
 			"Tu trabajo fue asignado", camello.GetString("name")+" atenderá tu trabajo: "+title); err != nil {
@@ -95,11 +98,11 @@ func Assign(app core.App, jobID, camelloID string) error {
 func assignConflict(job, camello *core.Record) error {
 	switch {
 	case job.GetString("status") != StatusPending:
-		return hooks.Conflict(MsgNotPending)
+		return httpapi.Conflict(MsgNotPending)
 	case job.GetString("provider") != "":
-		return hooks.Conflict(MsgHasProvider)
+		return httpapi.Conflict(MsgHasProvider)
 	case camello.GetString("status") != camellos.StatusActive:
-		return hooks.Conflict(MsgCamelloInactive)
+		return httpapi.Conflict(MsgCamelloInactive)
 	}
 	return nil
 }

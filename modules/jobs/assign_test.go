@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
 )
@@ -33,7 +33,7 @@ func TestAssign(t *testing.T) {
 			{"unknown camello", path(open.Id), w.adminCookie, map[string]any{"camelloId": "nosuchcamello1"}, 404, jobs.MsgCamelloNotFound},
 			{"pending camello", path(open.Id), w.adminCookie, map[string]any{"camelloId": pending.Id}, 409, jobs.MsgCamelloInactive},
 			{"suspended camello", path(open.Id), w.adminCookie, map[string]any{"camelloId": suspended.Id}, 409, jobs.MsgCamelloInactive},
-			{"malformed", path(open.Id), w.adminCookie, "{", 400, hooks.MsgInvalidJSON},
+			{"malformed", path(open.Id), w.adminCookie, "{", 400, httpapi.MsgInvalidJSON},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {

@@ -4,16 +4,16 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
+	"camellos/modules/users"
 )
 
 // BenchmarkSendReminders measures one sweep over b.N due appointments
 // (go test -run x -bench SendReminders -benchtime 20000x ./modules/jobs/).
 func BenchmarkSendReminders(b *testing.B) {
 	k := testkit.New(b)
-	client := k.CreateUser(hooks.RoleClient)
+	client := k.CreateUser(users.RoleClient)
 	_, camello, _ := k.CreateCamello()
 	job := k.CreateJob(testkit.JobOpts{Client: client, Provider: camello, Status: "ASIGNADO"})
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)

@@ -3,7 +3,8 @@ package jobs
 import (
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/notifications"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -22,10 +23,10 @@ func jobCancel(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	party := PartyOf(e.App, user, job)
 	if !party.Any() {
-		return hooks.Forbidden(hooks.MsgUnauthorized)
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	if err := Cancel(e.App, job.Id, user.Id); err != nil {
 		return err
@@ -41,13 +42,13 @@ func Cancel(app core.App, jobID, byUserID string) error {
 	return app.RunInTransaction(func(txApp core.App) error {
 		job, err := txApp.FindRecordById(Collection, jobID)
 		if err != nil {
-			return hooks.NotFound(MsgJobNotFound)
+			return httpapi.NotFound(MsgJobNotFound)
 		}
 		switch job.GetString("status") {
 		case StatusCompleted:
-			return hooks.Conflict(MsgCompletedJob)
+			return httpapi.Conflict(MsgCompletedJob)
 		case StatusCancelled:
-			return hooks.Conflict(MsgAlreadyDone)
+			return httpapi.Conflict(MsgAlreadyDone)
 		}
 		job.Set("status", StatusCancelled)
 		if err := txApp.Save(job); err != nil {

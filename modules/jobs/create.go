@@ -4,8 +4,9 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
+	"camellos/internal/session"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -21,6 +22,7 @@ type createJobInput struct {
 	City         *string `json:"city"`
 	Neighborhood *string `json:"neighborhood"`
 	CamelloID    *string `json:"camelloId"`
+	Address      *string `json:"address"`
 }
 
 func str(p *string) string {
@@ -36,21 +38,22 @@ func str(p *string) string {
 // open (source EXPLORE, provider null). Unknown service or camello → 400.
 func jobCreate(e *core.RequestEvent) error {
 	var in createJobInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	title, desc, city, hood := str(in.Title), str(in.Description), str(in.City), str(in.Neighborhood)
 	serviceID, camelloID := str(in.ServiceID), str(in.CamelloID)
-	hooks.CheckLength(v, "title", title, 3, 120)
-	hooks.CheckLength(v, "description", desc, 0, 5000)
-	hooks.CheckLength(v, "city", city, 2, 120)
-	hooks.CheckLength(v, "neighborhood", hood, 0, 120)
+	httpapi.CheckLength(v, "title", title, 3, 120)
+	httpapi.CheckLength(v, "description", desc, 0, 5000)
+	httpapi.CheckLength(v, "city", city, 2, 120)
+	httpapi.CheckLength(v, "neighborhood", hood, 0, 120)
+	httpapi.CheckLength(v, "address", str(in.Address), 0, MaxAddressLen)
 	var service, camello *core.Record
 	switch {
 	case serviceID == "":
 		v.Add("serviceId", "Es obligatorio")
-	case !hooks.ValidID(serviceID):
+	case !httpapi.ValidID(serviceID):
 		v.Add("serviceId", "Identificador inválido")
 	default:
 		rec, err := e.App.FindRecordById("services", serviceID)
@@ -61,7 +64,7 @@ func jobCreate(e *core.RequestEvent) error {
 	}
 	if in.CamelloID != nil && camelloID != "" {
 		rec, err := e.App.FindRecordById(camellos.Collection, camelloID)
-		if !hooks.ValidID(camelloID) || err != nil || rec.GetString("status") != camellos.StatusActive {
+		if !httpapi.ValidID(camelloID) || err != nil || rec.GetString("status") != camellos.StatusActive {
 			v.Add("camelloId", "Camello no encontrado o no disponible")
 		}
 		camello = rec
@@ -72,7 +75,7 @@ func jobCreate(e *core.RequestEvent) error {
 	uncount := func() {}
 	if camello != nil {
 		// A client may direct only so many requests at one camello (and in all).
-		cancel, err := ratelimit.Directed(e, "job", hooks.AuthUser(e).Id, camello.Id)
+		cancel, err := ratelimit.Directed(e, "job", session.AuthUser(e).Id, camello.Id)
 		if err != nil {
 			return err
 		}
@@ -80,7 +83,7 @@ func jobCreate(e *core.RequestEvent) error {
 	}
 	col, err := e.App.FindCachedCollectionByNameOrId(Collection)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	job := core.NewRecord(col)
 	job.Set("title", title)
@@ -89,8 +92,9 @@ func jobCreate(e *core.RequestEvent) error {
 	job.Set("source", SourceExplore)
 	job.Set("city", city)
 	job.Set("neighborhood", hood)
+	job.Set("address", str(in.Address))
 	job.Set("service", service.Id)
-	job.Set("client", hooks.AuthUser(e).Id)
+	job.Set("client", session.AuthUser(e).Id)
 	if camello != nil {
 		job.Set("source", SourceProfile)
 		job.Set("provider", camello.Id)

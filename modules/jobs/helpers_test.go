@@ -6,8 +6,9 @@ import (
 	"testing"
 	_ "time/tzdata"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -31,10 +32,10 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	k := testkit.New(t)
 	w := &world{k: k}
-	w.client, w.clientCookie = k.UserWithSession(hooks.RoleClient)
+	w.client, w.clientCookie = k.UserWithSession(users.RoleClient)
 	w.camUser, w.camello, w.camCookie = k.CreateCamello()
-	w.admin, w.adminCookie = k.UserWithSession(hooks.RoleAdmin)
-	w.stranger, w.strangerCookie = k.UserWithSession(hooks.RoleClient)
+	w.admin, w.adminCookie = k.UserWithSession(users.RoleAdmin)
+	w.stranger, w.strangerCookie = k.UserWithSession(users.RoleClient)
 	_, _, w.otherCamCookie = k.CreateCamello()
 	return w
 }
@@ -58,7 +59,7 @@ func expect(t *testing.T, r *testkit.Response, status int, msg string) {
 
 func expectField(t *testing.T, r *testkit.Response, field, contains string) {
 	t.Helper()
-	expect(t, r, http.StatusBadRequest, hooks.MsgInvalidData)
+	expect(t, r, http.StatusBadRequest, httpapi.MsgInvalidData)
 	errs := r.FieldErrors(field)
 	if len(errs) == 0 || !strings.Contains(strings.Join(errs, "|"), contains) {
 		t.Fatalf("fieldErrors.%s = %v, want one containing %q: %s", field, errs, contains, r.Raw)

@@ -1,7 +1,8 @@
 package jobs
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/records"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/dbx"
@@ -50,7 +51,7 @@ func bindHooks(app core.App) {
 	// transaction its past PROGRAMADA appointments become COMPLETADA and its
 	// future ones CANCELADA (their slots free again, no reminder is sent).
 	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
-		before := hooks.Stored(e.App, e.Record).GetString("status")
+		before := records.Stored(e.App, e.Record).GetString("status")
 		if err := e.Next(); err != nil {
 			return err
 		}
@@ -74,35 +75,35 @@ func validateJob(app core.App, rec *core.Record) error {
 	provider := rec.GetString("provider")
 	if rec.IsNew() {
 		if status != StatusPending {
-			return hooks.FieldRuleError("status", "Un trabajo nuevo empieza en PENDIENTE")
+			return httpapi.FieldRuleError("status", "Un trabajo nuevo empieza en PENDIENTE")
 		}
 		if provider != "" {
 			return checkProviderActive(app, provider)
 		}
 		return nil
 	}
-	orig := hooks.Stored(app, rec)
+	orig := records.Stored(app, rec)
 	from := orig.GetString("status")
 	if !CanMove(from, status) {
-		return hooks.FieldRuleError("status", "Transición no permitida: "+from+" → "+status)
+		return httpapi.FieldRuleError("status", "Transición no permitida: "+from+" → "+status)
 	}
 	if rec.GetString("client") != orig.GetString("client") {
-		return hooks.FieldRuleError("client", "El cliente de un trabajo no puede cambiar")
+		return httpapi.FieldRuleError("client", "El cliente de un trabajo no puede cambiar")
 	}
 	oldProvider := orig.GetString("provider")
 	if provider != oldProvider {
 		switch {
 		case oldProvider != "":
-			return hooks.FieldRuleError("provider", "El proveedor de un trabajo no puede cambiar")
+			return httpapi.FieldRuleError("provider", "El proveedor de un trabajo no puede cambiar")
 		case from != StatusPending:
-			return hooks.FieldRuleError("provider", "Solo se asigna un proveedor a un trabajo pendiente")
+			return httpapi.FieldRuleError("provider", "Solo se asigna un proveedor a un trabajo pendiente")
 		}
 		if err := checkProviderActive(app, provider); err != nil {
 			return err
 		}
 	}
 	if needsProvider(status) && provider == "" {
-		return hooks.FieldRuleError("provider", "El estado "+status+" requiere un proveedor asignado")
+		return httpapi.FieldRuleError("provider", "El estado "+status+" requiere un proveedor asignado")
 	}
 	return nil
 }
@@ -110,7 +111,7 @@ func validateJob(app core.App, rec *core.Record) error {
 func checkProviderActive(app core.App, provider string) error {
 	c, err := app.FindRecordById(camellos.Collection, provider)
 	if err != nil || c.GetString("status") != camellos.StatusActive {
-		return hooks.FieldRuleError("provider", "El camello no existe o no está activo")
+		return httpapi.FieldRuleError("provider", "El camello no existe o no está activo")
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
 
@@ -59,7 +59,7 @@ func TestCreateJob(t *testing.T) {
 				expectField(t, k.Post("/api/jobs", w.clientCookie, c.body), c.field, c.msg)
 			})
 		}
-		expect(t, k.Post("/api/jobs", w.clientCookie, "{nope"), 400, hooks.MsgInvalidJSON)
+		expect(t, k.Post("/api/jobs", w.clientCookie, "{nope"), 400, httpapi.MsgInvalidJSON)
 		if n := k.Count("jobs", ""); n != 0 {
 			t.Fatalf("%d jobs written by invalid requests", n)
 		}
@@ -135,7 +135,7 @@ func TestJobViewAndLists(t *testing.T) {
 		expect(t, k.Get("/api/jobs/"+open.Id, w.camCookie), 404, jobs.MsgJobNotFound)
 		expect(t, k.Get("/api/jobs/nosuchjob00001", w.adminCookie), 404, jobs.MsgJobNotFound)
 		r := k.Get("/api/jobs/bad.id", w.adminCookie)
-		expect(t, r, 400, hooks.MsgInvalidData)
+		expect(t, r, 400, httpapi.MsgInvalidData)
 		if r.Get("issues") == nil {
 			t.Fatal("bad id without issues")
 		}
@@ -176,15 +176,15 @@ func TestJobViewAndLists(t *testing.T) {
 		expect(t, k.Get("/api/jobs", ""), 401, "No autorizado")
 		for _, q := range []string{"page=0", "page=x", "perPage=0", "perPage=101", "status=HECHO"} {
 			r := k.Get("/api/jobs?"+q, w.clientCookie)
-			expect(t, r, 400, hooks.MsgInvalidData)
+			expect(t, r, 400, httpapi.MsgInvalidData)
 		}
 		expect(t, k.Get("/api/jobs?perPage=100", w.clientCookie), 200, "")
 	})
 
 	t.Run("admin", func(t *testing.T) {
-		expect(t, k.Get("/api/admin/jobs", ""), 401, hooks.MsgUnauthenticated)
-		expect(t, k.Get("/api/admin/jobs", w.clientCookie), 403, hooks.MsgNotAdmin)
-		expect(t, k.Get("/api/admin/jobs", w.camCookie), 403, hooks.MsgNotAdmin)
+		expect(t, k.Get("/api/admin/jobs", ""), 401, httpapi.MsgUnauthenticated)
+		expect(t, k.Get("/api/admin/jobs", w.clientCookie), 403, httpapi.MsgNotAdmin)
+		expect(t, k.Get("/api/admin/jobs", w.camCookie), 403, httpapi.MsgNotAdmin)
 		r := k.Get("/api/admin/jobs", w.adminCookie)
 		expect(t, r, 200, "")
 		if r.Get("total") != 4.0 {
@@ -193,7 +193,7 @@ func TestJobViewAndLists(t *testing.T) {
 		if got := ids(k.Get("/api/admin/jobs?status=PENDIENTE", w.adminCookie)); got != other.Id+","+open.Id {
 			t.Fatalf("admin PENDIENTE: %s", got)
 		}
-		expect(t, k.Get("/api/admin/jobs?status=nope", w.adminCookie), 400, hooks.MsgInvalidData)
+		expect(t, k.Get("/api/admin/jobs?status=nope", w.adminCookie), 400, httpapi.MsgInvalidData)
 	})
 }
 
@@ -356,7 +356,7 @@ func TestStateMachineHook(t *testing.T) {
 }
 
 func detailOf(err error) string {
-	e := hooks.ToError(err)
+	e := httpapi.ToError(err)
 	if e.Detail == nil {
 		return fmt.Sprint(err)
 	}

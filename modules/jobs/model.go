@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -141,13 +143,15 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 			"source":       r.GetString("source"),
 			"city":         r.GetString("city"),
 			"neighborhood": r.GetString("neighborhood"),
+			"address":      r.GetString("address"),
+			"price":        PriceJSON(r),
 			"service":      svc,
 			"provider":     provider,
 			"clientId":     r.GetString("client"),
 			"client":       map[string]any{"id": r.GetString("client"), "name": clients[r.GetString("client")]},
 			"reviewed":     reviewed[r.Id],
-			"createdAt":    hooks.ISO(r.GetDateTime("created").Time()),
-			"updatedAt":    hooks.ISO(r.GetDateTime("updated").Time()),
+			"createdAt":    timefmt.ISO(r.GetDateTime("created").Time()),
+			"updatedAt":    timefmt.ISO(r.GetDateTime("updated").Time()),
 		})
 	}
 	return out, nil
@@ -203,13 +207,14 @@ func One(app core.App, rec *core.Record) (map[string]any, error) {
 func answerJob(e *core.RequestEvent, status int, id string) error {
 	rec, err := e.App.FindRecordById(Collection, id)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
-	job, err := One(e.App, rec)
+	list, err := JSON(e.App, []*core.Record{rec})
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
-	return e.JSON(status, map[string]any{"job": job})
+	redactFor(e, []*core.Record{rec}, list)
+	return e.JSON(status, map[string]any{"job": list[0]})
 }
 
 // CamelloOfUser returns the camello profile of a user, or nil.
@@ -233,9 +238,9 @@ func (p Party) Any() bool { return p.Client || p.Provider || p.Admin }
 
 // PartyOf tells how user relates to job.
 func PartyOf(app core.App, user, job *core.Record) Party {
-	p := Party{Admin: user.GetString("role") == hooks.RoleAdmin}
+	p := Party{Admin: user.GetString("role") == users.RoleAdmin}
 	p.Client = job.GetString("client") == user.Id
-	if prov := job.GetString("provider"); prov != "" && user.GetString("role") == hooks.RoleCamello {
+	if prov := job.GetString("provider"); prov != "" && user.GetString("role") == users.RoleCamello {
 		if c := CamelloOfUser(app, user.Id); c != nil && c.Id == prov {
 			p.Provider = true
 		}
@@ -266,7 +271,7 @@ type Page struct {
 func (p Page) Offset() int64 { return int64((p.Page - 1) * p.PerPage) }
 
 // ReadPage reads page (1–1,000,000, default 1) and perPage (1–100, default 20).
-func ReadPage(e *core.RequestEvent, v *hooks.Validation) Page {
+func ReadPage(e *core.RequestEvent, v *httpapi.Validation) Page {
 	p := Page{Page: 1, PerPage: 20}
 	q := e.Request.URL.Query()
 	if s := q.Get("page"); s != "" {
@@ -289,7 +294,7 @@ func ReadPage(e *core.RequestEvent, v *hooks.Validation) Page {
 }
 
 // ReadStatus reads an optional ?status= filter, which must be a job state.
-func ReadStatus(e *core.RequestEvent, v *hooks.Validation) string {
+func ReadStatus(e *core.RequestEvent, v *httpapi.Validation) string {
 	s := e.Request.URL.Query().Get("status")
 	if s == "" {
 		return ""
@@ -307,17 +312,18 @@ func ReadStatus(e *core.RequestEvent, v *hooks.Validation) string {
 func listJobs(e *core.RequestEvent, where dbx.Expression, p Page) error {
 	var total int
 	if err := e.App.DB().Select("COUNT(*)").From(Collection).Where(where).Row(&total); err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	recs := []*core.Record{}
 	err := e.App.RecordQuery(Collection).Where(where).
 		OrderBy("created DESC", "id DESC").Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	list, err := JSON(e.App, recs)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
+	redactFor(e, recs, list)
 	return e.JSON(http.StatusOK, map[string]any{"jobs": list, "page": p.Page, "perPage": p.PerPage, "total": total})
 }

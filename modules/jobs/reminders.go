@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/cli"
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
 	"camellos/modules/notifications"
 
 	"github.com/pocketbase/dbx"
@@ -86,8 +87,9 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 			}
 			items := make([]notifications.Addressed, 0, 2*len(due))
 			zones := map[string]*time.Location{}
+			fallback := config.Of(app).Zone()
 			for _, a := range due {
-				items = appendReminders(items, a, zones)
+				items = appendReminders(items, a, zones, fallback)
 			}
 			if err := notifications.NotifyMany(txApp, items); err != nil {
 				return err
@@ -160,12 +162,12 @@ func describeDue(app core.App, due []dueAppointment) error {
 
 // appendReminders adds the client's and the camello's reminder of a to
 // items; zones caches the time zones already loaded.
-func appendReminders(items []notifications.Addressed, a dueAppointment, zones map[string]*time.Location) []notifications.Addressed {
+func appendReminders(items []notifications.Addressed, a dueAppointment, zones map[string]*time.Location, fallback string) []notifications.Addressed {
 	when := a.Start
 	if t, err := time.Parse(DBTime, a.Start); err == nil {
 		loc, ok := zones[a.Timezone]
 		if !ok {
-			loc = ReminderLocation(a.Timezone)
+			loc = ReminderLocation(a.Timezone, fallback)
 			zones[a.Timezone] = loc
 		}
 		when = t.In(loc).Format("02/01/2006 15:04") + " (" + loc.String() + ")"
@@ -197,10 +199,10 @@ func jsonList(ids []string) string {
 }
 
 // ReminderLocation is the zone a reminder shows times in: the camello's
-// availability zone (or its profile's), else APP_TIMEZONE, else
-// America/Bogota.
-func ReminderLocation(name string) *time.Location {
-	for _, n := range []string{name, os.Getenv("APP_TIMEZONE"), "America/Bogota"} {
+// availability zone (or its profile's), else fallback (the configured
+// zone, config.Zone), else America/Bogota.
+func ReminderLocation(name, fallback string) *time.Location {
+	for _, n := range []string{name, fallback, config.DefaultTimezone} {
 		if n == "" || n == "Local" {
 			continue
 		}
@@ -215,19 +217,19 @@ func ReminderLocation(name string) *time.Location {
 // 503 without CRON_SECRET, 401 "No autorizado" without the right bearer
 // (compared in constant time), else 200 {sent}.
 func remindersCron(e *core.RequestEvent) error {
-	secret := os.Getenv("CRON_SECRET")
+	secret := config.Of(e.App).CronSecret
 	if secret == "" {
-		return hooks.NewError(http.StatusServiceUnavailable, MsgRemindersOff)
+		return httpapi.NewError(http.StatusServiceUnavailable, MsgRemindersOff)
 	}
 	auth := e.Request.Header.Get("Authorization")
 	token, ok := strings.CutPrefix(auth, "Bearer ")
 	want, got := sha256.Sum256([]byte(secret)), sha256.Sum256([]byte(token))
 	if subtle.ConstantTimeCompare(want[:], got[:]) != 1 || !ok {
-		return hooks.Unauthorized(hooks.MsgUnauthorized)
+		return httpapi.Unauthorized(httpapi.MsgUnauthorized)
 	}
 	sent, err := SendReminders(e.App, Now(e.App))
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"sent": sent})
 }
@@ -235,13 +237,11 @@ func remindersCron(e *core.RequestEvent) error {
 // scheduleReminders runs the sweep on PocketBase's scheduler with
 // REMINDERS_SCHEDULE (default every 15 minutes; "off" disables it).
 func scheduleReminders(app core.App) {
-	expr := strings.TrimSpace(os.Getenv("REMINDERS_SCHEDULE"))
-	if expr == "" {
-		expr = DefaultReminderSchedule
-	}
-	if strings.EqualFold(expr, "off") {
+	cfg := config.Of(app)
+	if cfg.RemindersOff() {
 		return
 	}
+	expr := cfg.RemindersSchedule
 	app.Cron().MustAdd("appointmentReminders", expr, func() {
 		sent, err := SendReminders(app, Now(app))
 		if err != nil {
@@ -263,7 +263,7 @@ func RemindersCommand(app core.App) *cobra.Command {
 		Short: "Envía los recordatorios de las citas de las próximas 24 horas",
 		Args:  cobra.NoArgs,
 		Run: func(c *cobra.Command, _ []string) {
-			hooks.RunCommand(app, func() error {
+			cli.RunCommand(app, func() error {
 				sent, err := SendReminders(app, Now(app))
 				if err != nil {
 					return err

@@ -54,19 +54,21 @@ func bulkAppointmentsTB(t testing.TB, k *testkit.Kit, job *core.Record, first ti
 }
 
 func TestRemindersEndpoint(t *testing.T) {
-	w := newWorld(t)
-	k := w.k
-	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	jobs.SetClock(k.App, func() time.Time { return now })
-	job := w.job("ASIGNADO")
-
+	// The configuration is read when the kit boots: the unconfigured case
+	// has a kit of its own.
 	t.Run("not configured", func(t *testing.T) {
 		t.Setenv("CRON_SECRET", "")
+		k := testkit.New(t)
 		expect(t, cron(k, "Bearer x"), 503, jobs.MsgRemindersOff)
 		expect(t, cron(k, ""), 503, jobs.MsgRemindersOff)
 	})
 
 	t.Setenv("CRON_SECRET", "s3cr3t-de-prueba")
+	w := newWorld(t)
+	k := w.k
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	jobs.SetClock(k.App, func() time.Time { return now })
+	job := w.job("ASIGNADO")
 	t.Run("unauthorised", func(t *testing.T) {
 		for _, auth := range []string{"", "Bearer", "Bearer ", "Bearer wrong", "Bearer s3cr3t-de-prueb", "Bearer s3cr3t-de-pruebaX",
 			"bearer s3cr3t-de-prueba", "Basic s3cr3t-de-prueba", "s3cr3t-de-prueba"} {
@@ -135,11 +137,11 @@ func TestRemindersEndpoint(t *testing.T) {
 // TestRemindersConcurrentSweeps runs 10 sweeps at once over more
 // appointments than one batch holds: each is reminded exactly once.
 func TestRemindersConcurrentSweeps(t *testing.T) {
+	t.Setenv("CRON_SECRET", "otro-secreto")
 	w := newWorld(t)
 	k := w.k
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	jobs.SetClock(k.App, func() time.Time { return now })
-	t.Setenv("CRON_SECRET", "otro-secreto")
 	const n = 1234
 	bulkAppointments(t, k, w.job("ASIGNADO"), now.Add(time.Minute), n)
 
@@ -232,8 +234,8 @@ func TestRemindersScheduleOff(t *testing.T) {
 // TestRemindersInternalError: a failing sweep is a 500 in the envelope,
 // leaking no SQL.
 func TestRemindersInternalError(t *testing.T) {
-	k := testkit.New(t)
 	t.Setenv("CRON_SECRET", "x")
+	k := testkit.New(t)
 	if _, err := k.App.DB().NewQuery("ALTER TABLE appointments RENAME TO appointments_gone").Execute(); err != nil {
 		t.Fatal(err)
 	}

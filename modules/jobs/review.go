@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
 
 	validation "github.com/go-ozzo/ozzo-validation/v4"
 	"github.com/pocketbase/dbx"
@@ -36,13 +37,13 @@ func jobReview(e *core.RequestEvent) error {
 		return err
 	}
 	if !party.Client {
-		return hooks.Forbidden(MsgOnlyClient)
+		return httpapi.Forbidden(MsgOnlyClient)
 	}
 	var in reviewInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	switch {
 	case in.Rating == nil:
 		v.Add("rating", "Es obligatorio")
@@ -53,7 +54,7 @@ func jobReview(e *core.RequestEvent) error {
 	if in.Comment != nil {
 		comment = strings.TrimSpace(*in.Comment)
 	}
-	hooks.CheckLength(v, "comment", comment, 0, maxReviewCommentLen)
+	httpapi.CheckLength(v, "comment", comment, 0, maxReviewCommentLen)
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -64,10 +65,10 @@ func jobReview(e *core.RequestEvent) error {
 			return err
 		}
 		if job.GetString("status") != StatusCompleted {
-			return hooks.Conflict(MsgReviewNotDone)
+			return httpapi.Conflict(MsgReviewNotDone)
 		}
 		if n, _ := txApp.CountRecords(ReviewsCollection, dbx.HashExp{"job": job.Id}); n > 0 {
-			return hooks.Conflict(MsgAlreadyReviewed)
+			return httpapi.Conflict(MsgAlreadyReviewed)
 		}
 		col, err := txApp.FindCachedCollectionByNameOrId(ReviewsCollection)
 		if err != nil {
@@ -82,7 +83,7 @@ func jobReview(e *core.RequestEvent) error {
 		review.Set("comment", comment)
 		if err := txApp.Save(review); err != nil {
 			if isUniqueViolation(err) {
-				return hooks.Conflict(MsgAlreadyReviewed)
+				return httpapi.Conflict(MsgAlreadyReviewed)
 			}
 			return err
 		}
@@ -102,7 +103,7 @@ func jobReview(e *core.RequestEvent) error {
 		"camelloId": review.GetString("camello"),
 		"rating":    review.GetInt("rating"),
 		"comment":   review.GetString("comment"),
-		"createdAt": hooks.ISO(review.GetDateTime("created").Time()),
+		"createdAt": timefmt.ISO(review.GetDateTime("created").Time()),
 	}})
 }
 

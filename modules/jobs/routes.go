@@ -2,7 +2,9 @@
 package jobs
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -10,17 +12,20 @@ import (
 // Register binds the jobs area's record hooks, the reminder schedule and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindMarketplaceHooks(app)
 	scheduleReminders(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		api := hooks.API(se)
-		signedIn := hooks.RequireSession(hooks.MsgUnauthorized)
+		api := httpapi.API(se)
+		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
 
 		// A client posts a job (open, or requested from a camello's profile).
-		api.POST("/jobs", jobCreate).Bind(hooks.RequireRole(hooks.MsgUnauthorized, MsgOnlyClients, hooks.RoleClient))
+		api.POST("/jobs", jobCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyClients, users.RoleClient))
 		// The signed-in user's jobs, as client or as provider.
 		api.GET("/jobs", jobsMine).Bind(signedIn)
 		// One job, for its client, its provider or an admin.
 		api.GET("/jobs/{id}", jobView).Bind(signedIn)
+		// Its client edits the address or description of a job that is not final.
+		api.PATCH("/jobs/{id}", jobEdit).Bind(signedIn)
 		// The requested camello accepts a direct request: PENDIENTE → ASIGNADO.
 		api.POST("/jobs/{id}/accept", jobAccept).Bind(signedIn)
 		// Its camello starts the work: ASIGNADO → EN_PROGRESO.
@@ -32,9 +37,9 @@ func Register(app core.App) {
 		// Its client rates a completed job, once.
 		api.POST("/jobs/{id}/review", jobReview).Bind(signedIn)
 		// Admins list every job, optionally by status.
-		api.GET("/admin/jobs", adminJobs).Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
+		api.GET("/admin/jobs", adminJobs).Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		// Admins assign an ACTIVO camello to a free pending job (endpoint 4).
-		api.POST("/admin/jobs/{id}/assign", jobAssign).Bind(hooks.RequireAdmin(hooks.MsgUnauthorized))
+		api.POST("/admin/jobs/{id}/assign", jobAssign).Bind(session.RequireAdmin(httpapi.MsgUnauthorized))
 		// The external scheduler sends the due appointment reminders (endpoint 5).
 		api.POST("/cron/appointment-reminders", remindersCron)
 		return se.Next()

@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/config"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -27,7 +28,7 @@ import (
 //
 //	CAMELLOS_SWEEP_LOAD=100000 go test -run TestReminderSweepLoad -v ./modules/jobs/
 func TestReminderSweepLoad(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("CAMELLOS_SWEEP_LOAD"))
+	n, _ := strconv.Atoi(config.Switch(config.SwitchSweepLoad))
 	if n <= 0 {
 		t.Skip("set CAMELLOS_SWEEP_LOAD=<appointments> to run")
 	}
@@ -40,7 +41,7 @@ func TestReminderSweepLoad(t *testing.T) {
 		camellos = append(camellos, c)
 	}
 	for i := 0; i < 20; i++ {
-		client := k.CreateUser(hooks.RoleClient)
+		client := k.CreateUser(users.RoleClient)
 		pairs = append(pairs, k.CreateJob(testkit.JobOpts{Client: client, Provider: camellos[i%10], Status: "ASIGNADO"}))
 	}
 	step := 86400 * time.Second / time.Duration(n+1)

@@ -3,7 +3,7 @@ package jobs
 import (
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/modules/camellos"
 	"camellos/modules/notifications"
 
@@ -51,7 +51,7 @@ func camelloStep(e *core.RequestEvent, s step) error {
 		return err
 	}
 	if !party.Provider {
-		return hooks.Forbidden(MsgOnlyProvider)
+		return httpapi.Forbidden(MsgOnlyProvider)
 	}
 	err = e.App.RunInTransaction(func(txApp core.App) error {
 		job, err := txApp.FindRecordById(Collection, job.Id)
@@ -59,17 +59,22 @@ func camelloStep(e *core.RequestEvent, s step) error {
 			return err
 		}
 		if job.GetString("status") != s.from {
-			return hooks.Conflict(s.conflict)
+			return httpapi.Conflict(s.conflict)
 		}
 		if s.to == StatusAssigned {
 			c, err := txApp.FindRecordById(camellos.Collection, job.GetString("provider"))
 			if err != nil || c.GetString("status") != camellos.StatusActive {
-				return hooks.Conflict(MsgCamelloInactive)
+				return httpapi.Conflict(MsgCamelloInactive)
 			}
 		}
 		job.Set("status", s.to)
 		if err := txApp.Save(job); err != nil {
 			return err
+		}
+		if s.to == StatusAssigned {
+			if err := providerSet(txApp, job.Id, job.GetString("provider")); err != nil {
+				return err
+			}
 		}
 		return notifyJob(txApp, job.GetString("client"), job, notifications.KindJobStatus,
 			s.title, s.body+job.GetString("title"))

@@ -3,7 +3,8 @@ package jobs
 import (
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -12,13 +13,13 @@ import (
 // findJob loads the path's job: 400 for an id that cannot be one, 404
 // "Trabajo no encontrado" for an unknown one.
 func findJob(app core.App, e *core.RequestEvent) (*core.Record, error) {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return nil, err
 	}
 	rec, err := app.FindRecordById(Collection, id)
 	if err != nil {
-		return nil, hooks.NotFound(MsgJobNotFound)
+		return nil, httpapi.NotFound(MsgJobNotFound)
 	}
 	return rec, nil
 }
@@ -30,9 +31,9 @@ func VisibleJob(e *core.RequestEvent) (*core.Record, Party, error) {
 	if err != nil {
 		return nil, Party{}, err
 	}
-	p := PartyOf(e.App, hooks.AuthUser(e), job)
+	p := PartyOf(e.App, session.AuthUser(e), job)
 	if !p.Any() {
-		return nil, p, hooks.NotFound(MsgJobNotFound)
+		return nil, p, httpapi.NotFound(MsgJobNotFound)
 	}
 	return job, p, nil
 }
@@ -43,23 +44,19 @@ func jobView(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	out, err := One(e.App, job)
-	if err != nil {
-		return hooks.Internal(err)
-	}
-	return e.JSON(http.StatusOK, map[string]any{"job": out})
+	return answerJob(e, http.StatusOK, job.Id)
 }
 
 // jobsMine handles GET /api/jobs: the caller's jobs as client or as
 // provider (direct requests awaiting the camello included), newest first.
 func jobsMine(e *core.RequestEvent) error {
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	p := ReadPage(e, v)
 	status := ReadStatus(e, v)
 	if err := v.Err(); err != nil {
 		return err
 	}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	mine := dbx.Or(dbx.HashExp{"client": user.Id})
 	if c := CamelloOfUser(e.App, user.Id); c != nil {
 		mine = dbx.Or(dbx.HashExp{"client": user.Id}, dbx.HashExp{"provider": c.Id})
@@ -73,7 +70,7 @@ func jobsMine(e *core.RequestEvent) error {
 
 // adminJobs handles GET /api/admin/jobs?status=: every job, newest first.
 func adminJobs(e *core.RequestEvent) error {
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	p := ReadPage(e, v)
 	status := ReadStatus(e, v)
 	if err := v.Err(); err != nil {

@@ -3,7 +3,9 @@ package legal
 import (
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -113,10 +115,10 @@ func acceptDocument(e *core.RequestEvent) error {
 		return err
 	}
 	var in acceptInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	var acc *core.Record
 	err = e.App.RunInTransaction(func(txApp core.App) error {
 		doc, err := findDocument(txApp, slug)
@@ -124,11 +126,11 @@ func acceptDocument(e *core.RequestEvent) error {
 			return err
 		}
 		if doc == nil {
-			return hooks.NotFound(MsgNotPublished)
+			return httpapi.NotFound(MsgNotPublished)
 		}
 		version := doc.GetInt("version")
 		if in.Version != nil && *in.Version != version {
-			return hooks.Conflict(MsgStaleVersion)
+			return httpapi.Conflict(MsgStaleVersion)
 		}
 		acc, err = record(txApp, user.Id, slug, version, e.RealIP(), e.Request.UserAgent())
 		return err
@@ -144,7 +146,7 @@ func acceptDocument(e *core.RequestEvent) error {
 		"acceptance": map[string]any{
 			"slug":       slug,
 			"version":    acc.GetInt("version"),
-			"acceptedAt": hooks.ISO(acc.GetDateTime("created").Time()),
+			"acceptedAt": timefmt.ISO(acc.GetDateTime("created").Time()),
 		},
 		"consent": consent,
 	})

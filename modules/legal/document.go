@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -58,7 +60,7 @@ func documentOf(rec *core.Record) Document {
 		Title:     rec.GetString("title"),
 		Sections:  sections,
 		Version:   rec.GetInt("version"),
-		UpdatedAt: hooks.ISO(rec.GetDateTime("updated").Time()),
+		UpdatedAt: timefmt.ISO(rec.GetDateTime("updated").Time()),
 	}
 }
 
@@ -75,7 +77,7 @@ func findDocument(app core.App, slug string) (*core.Record, error) {
 func slugParam(e *core.RequestEvent) (string, error) {
 	slug := e.Request.PathValue("slug")
 	if !knownSlug(slug) {
-		return "", hooks.NotFound(MsgUnknownDocument)
+		return "", httpapi.NotFound(MsgUnknownDocument)
 	}
 	return slug, nil
 }
@@ -92,7 +94,7 @@ func getDocument(e *core.RequestEvent) error {
 		return err
 	}
 	if rec == nil {
-		return hooks.NotFound(MsgNotPublished)
+		return httpapi.NotFound(MsgNotPublished)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"document": documentOf(rec)})
 }
@@ -106,13 +108,13 @@ type publishInput struct {
 // parse validates the body: title 1–200; 1–100 sections of {title 1–200,
 // content 1–20000}; errors name the item ("sections.3.content").
 func (in *publishInput) parse() (string, []Section, error) {
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	title := ""
 	if in.Title == nil {
 		v.Add("title", "Es obligatorio")
 	} else {
 		title = strings.TrimSpace(*in.Title)
-		hooks.CheckLength(v, "title", title, 1, 200)
+		httpapi.CheckLength(v, "title", title, 1, 200)
 	}
 	var sections []Section
 	switch {
@@ -133,14 +135,14 @@ func (in *publishInput) parse() (string, []Section, error) {
 				v.Add(field+".title", "Debe ser un texto")
 			} else {
 				s.Title = strings.TrimSpace(s.Title)
-				hooks.CheckLength(v, field+".title", s.Title, 1, 200)
+				httpapi.CheckLength(v, field+".title", s.Title, 1, 200)
 			}
 			if err := json.Unmarshal(obj["content"], &s.Content); obj["content"] != nil && err != nil {
 				v.Add(field+".content", "Debe ser un texto")
 			} else if strings.TrimSpace(s.Content) == "" {
 				v.Add(field+".content", "Es obligatorio")
 			} else {
-				hooks.CheckLength(v, field+".content", s.Content, 1, 20000)
+				httpapi.CheckLength(v, field+".content", s.Content, 1, 20000)
 			}
 			sections = append(sections, s)
 		}
@@ -149,7 +151,7 @@ func (in *publishInput) parse() (string, []Section, error) {
 		return "", nil, err
 	}
 	if raw, _ := json.Marshal(sections); len(raw) > maxSectionsJSONSize {
-		return "", nil, hooks.FieldError("sections", "El texto completo es demasiado grande (máximo 4 MiB)")
+		return "", nil, httpapi.FieldError("sections", "El texto completo es demasiado grande (máximo 4 MiB)")
 	}
 	return title, sections, nil
 }
@@ -166,14 +168,14 @@ func publishDocument(e *core.RequestEvent) error {
 		return err
 	}
 	var in publishInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
 	title, sections, err := in.parse()
 	if err != nil {
 		return err
 	}
-	doc, err := Publish(e.App, slug, title, sections, hooks.AuthUser(e).Id)
+	doc, err := Publish(e.App, slug, title, sections, session.AuthUser(e).Id)
 	if err != nil {
 		return err
 	}

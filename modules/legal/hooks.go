@@ -1,7 +1,8 @@
 package legal
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/records"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -11,13 +12,13 @@ import (
 // version never goes back.
 func bindHooks(app core.App) {
 	immutable := func(e *core.RecordEvent) error {
-		return hooks.FieldRuleError("version", "Un registro publicado o aceptado no se puede modificar")
+		return httpapi.FieldRuleError("version", "Un registro publicado o aceptado no se puede modificar")
 	}
 	app.OnRecordUpdate(Versions).BindFunc(immutable)
 	app.OnRecordUpdate(Acceptances).BindFunc(immutable)
 	app.OnRecordUpdate(Documents).BindFunc(func(e *core.RecordEvent) error {
-		if e.Record.GetInt("version") < hooks.Stored(e.App, e.Record).GetInt("version") {
-			return hooks.FieldRuleError("version", "La versión de un documento no puede disminuir")
+		if e.Record.GetInt("version") < records.Stored(e.App, e.Record).GetInt("version") {
+			return httpapi.FieldRuleError("version", "La versión de un documento no puede disminuir")
 		}
 		return e.Next()
 	})

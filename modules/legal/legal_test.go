@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/legal"
+	"camellos/modules/users"
 )
 
 // hasFieldError looks a field up in issues.fieldErrors (names may hold dots).
@@ -31,8 +31,8 @@ func body(title string, n int) map[string]any {
 
 func TestPublishGuardsAndValidation(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
-	_, client := k.UserWithSession(hooks.RoleClient)
+	_, admin := k.UserWithSession(users.RoleAdmin)
+	_, client := k.UserWithSession(users.RoleClient)
 	_, _, camello := k.CreateCamello()
 
 	for _, c := range []struct {
@@ -111,7 +111,7 @@ func TestPublishGuardsAndValidation(t *testing.T) {
 
 func TestPublishAndReadVersions(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 
 	if res := k.Get("/api/legal/terminos", ""); res.Status != 404 || res.Error() != "El documento legal aún no ha sido publicado" {
 		t.Fatalf("before publication: %d %s", res.Status, res.Raw)
@@ -131,7 +131,7 @@ func TestPublishAndReadVersions(t *testing.T) {
 	if res.Status != 200 || res.Get("document.version") != 2.0 {
 		t.Fatalf("v2: %s", res.Raw)
 	}
-	_, client := k.UserWithSession(hooks.RoleClient)
+	_, client := k.UserWithSession(users.RoleClient)
 	_, _, camello := k.CreateCamello()
 	for _, cookie := range []string{"", client, camello, admin} {
 		if res := k.Get("/api/legal/terminos", cookie); res.Status != 200 || res.Get("document.version") != 2.0 {
@@ -162,7 +162,7 @@ func TestPublishAndReadVersions(t *testing.T) {
 
 func TestConcurrentPublications(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	const n = 20
 	var wg sync.WaitGroup
 	versions := make([]int, n)
@@ -202,8 +202,8 @@ func TestConcurrentPublications(t *testing.T) {
 
 func TestConsent(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	_, admin := k.UserWithSession(users.RoleAdmin)
+	user, cookie := k.UserWithSession(users.RoleClient)
 
 	// Nothing published: nothing recorded, no error, nothing to accept.
 	if err := legal.AcceptCurrent(k.App, user.Id, "1.2.3.4", "ua"); err != nil {
@@ -275,7 +275,7 @@ func TestConsent(t *testing.T) {
 
 func TestSignUpRecordsConsentAndMeReportsIt(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	signUp := func(email string) {
 		res := k.Post("/api/auth/register", "", map[string]any{
 			"name": "Clara Díaz", "email": email, "password": "secreto-123", "confirmPassword": "secreto-123", "acceptTerms": true,

@@ -2,7 +2,8 @@
 package legal
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/auth"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -18,14 +19,14 @@ func Register(app core.App) {
 		return ConsentStatus(app, user.Id)
 	})
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		g := hooks.API(se)
+		g := httpapi.API(se)
 		// GET /api/legal/{slug}: the published text (public).
 		g.GET("/legal/{slug}", getDocument)
 		// POST /api/legal/{slug}/accept: the signed-in user accepts the current version.
-		g.POST("/legal/{slug}/accept", acceptDocument).Bind(hooks.RequireSession(hooks.MsgUnauthorized))
+		g.POST("/legal/{slug}/accept", acceptDocument).Bind(session.RequireSession(httpapi.MsgUnauthorized))
 
 		admin := g.Group("/admin")
-		admin.Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
+		admin.Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		// PUT /api/admin/legal-documents/{slug}: publish a new version (endpoint 2).
 		admin.PUT("/legal-documents/{slug}", publishDocument)
 		return se.Next()

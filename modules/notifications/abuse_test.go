@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 )
 
 // Private push targets are refused at subscription unless
@@ -20,7 +20,7 @@ import (
 func TestSubscribeRefusesPrivateTargets(t *testing.T) {
 	t.Setenv("WEBPUSH_ALLOW_PRIVATE", "")
 	k := testkit.New(t)
-	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
 	b := newBrowser(t)
 	for _, endpoint := range []string{
 		"https://127.0.0.1:8443/push/x",
@@ -76,7 +76,7 @@ func TestPushRefusesPrivateTargetsAtDialTime(t *testing.T) {
 	}()
 	t.Cleanup(func() { ln.Close() })
 	k := testkit.New(t)
-	user := k.CreateUser(hooks.RoleClient)
+	user := k.CreateUser(users.RoleClient)
 	b := newBrowser(t)
 	port := ln.Addr().(*net.TCPAddr).Port
 	for i, host := range []string{"127.0.0.1", "localhost"} {
@@ -105,7 +105,7 @@ func TestPushFollowsNoRedirect(t *testing.T) {
 		http.Redirect(w, r, target.URL+"/robado", http.StatusTemporaryRedirect)
 	})
 	k := newKit(t, recv)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("r"))
 	if err := notifications.Notify(k.App, user.Id, notifications.Message{Kind: notifications.KindJobAssigned, Title: "Hola"}); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestPushFollowsNoRedirect(t *testing.T) {
 // A user keeps at most 10 subscriptions: the 11th replaces the oldest.
 func TestSubscriptionsPerUserAreCapped(t *testing.T) {
 	k := newKit(t, nil)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	b := newBrowser(t)
 	for i := 0; i < 11; i++ {
 		res := k.Post("/api/notifications/push/subscribe", cookie, b.subscription(fmt.Sprintf("https://push.example.com/d%d", i)))
@@ -157,8 +157,8 @@ func TestDeadEndpointsDoNotStarveOtherUsers(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
 	t.Cleanup(stop) // runs before the kit's cleanup: the service stops first
-	attacker, aCookie := k.UserWithSession(hooks.RoleClient)
-	victim, vCookie := k.UserWithSession(hooks.RoleClient)
+	attacker, aCookie := k.UserWithSession(users.RoleClient)
+	victim, vCookie := k.UserWithSession(users.RoleClient)
 	for i := 0; i < 8; i++ {
 		subscribeOK(t, k, aCookie, newBrowser(t), fmt.Sprintf("%s/push/dead%d", dead.URL, i))
 	}

@@ -5,7 +5,9 @@ import (
 	"net/url"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -14,7 +16,7 @@ import (
 // MaxBroadcastUserIDs bounds the userIds of an admin broadcast.
 const MaxBroadcastUserIDs = 1000
 
-var roles = []string{hooks.RoleAdmin, hooks.RoleCamello, hooks.RoleClient}
+var roles = []string{users.RoleAdmin, users.RoleCamello, users.RoleClient}
 
 // broadcastInput is the body of POST /api/admin/notifications.
 type broadcastInput struct {
@@ -28,7 +30,7 @@ type broadcastInput struct {
 // validURL accepts a site-relative path ("/trabajos.html?id=1") or an
 // absolute http(s) URL.
 func validURL(s string) bool {
-	if hooks.Chars(s) > 2048 || strings.ContainsAny(s, " \t\r\n") {
+	if text.Chars(s) > 2048 || strings.ContainsAny(s, " \t\r\n") {
 		return false
 	}
 	if strings.HasPrefix(s, "/") {
@@ -44,19 +46,19 @@ func validURL(s string) bool {
 // (one transaction each) and push/e-mail follow each batch's commit.
 func broadcast(e *core.RequestEvent) error {
 	var in broadcastInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	title, body, link := "", "", ""
 	if in.Title != nil {
 		title = strings.TrimSpace(*in.Title)
 	}
-	hooks.CheckLength(v, "title", title, 1, 200)
+	httpapi.CheckLength(v, "title", title, 1, 200)
 	if in.Body != nil {
 		body = strings.TrimSpace(*in.Body)
 	}
-	hooks.CheckLength(v, "body", body, 0, 2000)
+	httpapi.CheckLength(v, "body", body, 0, 2000)
 	if in.URL != nil {
 		link = strings.TrimSpace(*in.URL)
 		if link != "" && !validURL(link) {
@@ -82,7 +84,7 @@ func broadcast(e *core.RequestEvent) error {
 			v.Add("userIds", "Como máximo 1000 usuarios")
 		default:
 			for _, id := range ids {
-				if !hooks.ValidID(id) {
+				if !httpapi.ValidID(id) {
 					v.Add("userIds", "Identificador inválido: "+truncateRunes(id, 60))
 					break
 				}
@@ -97,14 +99,14 @@ func broadcast(e *core.RequestEvent) error {
 	var rows []struct {
 		ID string `db:"id"`
 	}
-	q := e.App.DB().Select("id").From(hooks.Users).Where(dbx.HashExp{"disabled": false}).OrderBy("id")
+	q := e.App.DB().Select("id").From(users.Collection).Where(dbx.HashExp{"disabled": false}).OrderBy("id")
 	if in.Role != nil {
 		q = q.AndWhere(dbx.HashExp{"role": *in.Role})
 	} else {
 		q = q.AndWhere(dbx.In("id", toAny(ids)...))
 	}
 	if err := q.All(&rows); err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	if in.UserIDs != nil {
 		found := map[string]bool{}
@@ -121,7 +123,7 @@ func broadcast(e *core.RequestEvent) error {
 			if len(missing) > 10 {
 				missing = append(missing[:10], "…")
 			}
-			return hooks.FieldError("userIds", "Usuarios inexistentes o deshabilitados: "+strings.Join(missing, ", "))
+			return httpapi.FieldError("userIds", "Usuarios inexistentes o deshabilitados: "+strings.Join(missing, ", "))
 		}
 	}
 	recipients := make([]string, len(rows))
@@ -131,7 +133,7 @@ func broadcast(e *core.RequestEvent) error {
 	msg := Message{Kind: KindAdminMessage, Title: title, Body: body, URL: link, Data: map[string]any{}}
 	if d := dispatcherOf(e.App); d != nil && len(recipients) > 0 {
 		if !d.begin() {
-			return hooks.NewError(http.StatusServiceUnavailable, "El servicio se está deteniendo")
+			return httpapi.NewError(http.StatusServiceUnavailable, "El servicio se está deteniendo")
 		}
 		go d.runBroadcast(msg, recipients)
 	}

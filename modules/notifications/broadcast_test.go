@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -23,7 +23,7 @@ func TestBroadcastAuth(t *testing.T) {
 	if res := k.Post("/api/admin/notifications", "", body); res.Status != http.StatusUnauthorized || res.Error() != "No autenticado" {
 		t.Errorf("guest: %d %s", res.Status, res.Raw)
 	}
-	for _, role := range []string{hooks.RoleCamello, hooks.RoleClient} {
+	for _, role := range []string{users.RoleCamello, users.RoleClient} {
 		_, cookie := k.UserWithSession(role)
 		if res := k.Post("/api/admin/notifications", cookie, body); res.Status != http.StatusForbidden || res.Error() != "Sin permisos de administrador" {
 			t.Errorf("%s: %d %s", role, res.Status, res.Raw)
@@ -33,8 +33,8 @@ func TestBroadcastAuth(t *testing.T) {
 
 func TestBroadcastValidation(t *testing.T) {
 	k := newKit(t, nil)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
-	client := k.CreateUser(hooks.RoleClient)
+	_, admin := k.UserWithSession(users.RoleAdmin)
+	client := k.CreateUser(users.RoleClient)
 	tooMany := make([]string, 1001)
 	for i := range tooMany {
 		tooMany[i] = fmt.Sprintf("id%d", i)
@@ -98,14 +98,14 @@ func TestBroadcastDelivers(t *testing.T) {
 	k := newKit(t, recv, func(app *tests.TestApp) {
 		notifications.SetOptions(app, notifications.Options{HTTPClient: recv.srv.Client(), RetryDelays: fastRetries, BatchSize: 3})
 	})
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	var camellos []*core.Record
 	for i := 0; i < 7; i++ {
-		u, _ := k.UserWithSession(hooks.RoleCamello)
+		u, _ := k.UserWithSession(users.RoleCamello)
 		camellos = append(camellos, u)
 	}
-	k.CreateUser(hooks.RoleCamello, testkit.UserOpts{Disabled: true})
-	client, clientCookie := k.UserWithSession(hooks.RoleClient)
+	k.CreateUser(users.RoleCamello, testkit.UserOpts{Disabled: true})
+	client, clientCookie := k.UserWithSession(users.RoleClient)
 	pushUser, pushCookie := camellos[0], k.Session(camellos[0])
 	device := newBrowser(t)
 	subscribeOK(t, k, pushCookie, device, recv.endpoint("camello"))
@@ -149,7 +149,7 @@ func TestBroadcastTenThousand(t *testing.T) {
 		t.Skip("bulk test: skipped with -short or -race")
 	}
 	k := newKit(t, nil)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	// Insert the users in bulk (no password hashing): one transaction.
 	now := time.Now().UTC().Format("2006-01-02 15:04:05.000Z")
 	err := k.App.RunInTransaction(func(txApp core.App) error {
@@ -185,7 +185,7 @@ func TestBroadcastTenThousand(t *testing.T) {
 func TestDeliveryForEveryInboxRecord(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("direct"))
 	k.CreateRecord("notifications", map[string]any{"user": user.Id, "kind": "JOB_ASSIGNED", "title": "Directo"})
 	drain(t, k)

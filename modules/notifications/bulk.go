@@ -8,7 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -127,20 +128,20 @@ func NotifyMany(app core.App, items []Addressed) error {
 // validateAddressed checks an item against the bounds of the
 // notifications collection (what a record save would check).
 func validateAddressed(it *Addressed) error {
-	if !hooks.ValidID(it.UserID) {
-		return hooks.FieldRuleError("user", "Usuario inválido")
+	if !httpapi.ValidID(it.UserID) {
+		return httpapi.FieldRuleError("user", "Usuario inválido")
 	}
 	if !isKind(it.Kind) {
 		return errUnknownKind(it.Kind)
 	}
 	if n := utf8.RuneCountInString(it.Title); n < 1 || n > maxTitleChars {
-		return hooks.FieldRuleError("title", "Debe tener entre 1 y 200 caracteres")
+		return httpapi.FieldRuleError("title", "Debe tener entre 1 y 200 caracteres")
 	}
 	if utf8.RuneCountInString(it.Body) > maxBodyChars {
-		return hooks.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
+		return httpapi.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
 	}
 	if utf8.RuneCountInString(it.URL) > maxURLChars {
-		return hooks.FieldRuleError("url", "Debe tener como máximo 2048 caracteres")
+		return httpapi.FieldRuleError("url", "Debe tener como máximo 2048 caracteres")
 	}
 	return nil
 }
@@ -152,10 +153,10 @@ func dataJSON(data map[string]any) (string, error) {
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
-		return "", hooks.FieldRuleError("data", "Datos inválidos")
+		return "", httpapi.FieldRuleError("data", "Datos inválidos")
 	}
 	if len(raw) > maxDataBytes {
-		return "", hooks.FieldRuleError("data", "Demasiado grande")
+		return "", httpapi.FieldRuleError("data", "Demasiado grande")
 	}
 	return string(raw), nil
 }
@@ -169,20 +170,20 @@ func idsParam(ids []string) string {
 
 // loadPreferencesMany reads the preferences of users with one query,
 // failing like a relation check when one of them does not exist.
-func loadPreferencesMany(app core.App, users []string) (map[string]Preferences, error) {
+func loadPreferencesMany(app core.App, userIDs []string) (map[string]Preferences, error) {
 	var rows []struct {
 		ID    string `db:"id"`
 		Prefs string `db:"prefs"`
 	}
-	err := app.DB().NewQuery("SELECT u.id AS id, COALESCE(p.prefs, '') AS prefs FROM " + hooks.Users + " u " +
+	err := app.DB().NewQuery("SELECT u.id AS id, COALESCE(p.prefs, '') AS prefs FROM " + users.Collection + " u " +
 		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
 		"WHERE u.id IN (SELECT value FROM json_each({:ids}))").
-		Bind(dbx.Params{"ids": idsParam(users)}).All(&rows)
+		Bind(dbx.Params{"ids": idsParam(userIDs)}).All(&rows)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != len(users) {
-		return nil, hooks.FieldRuleError("user", "Usuario inexistente")
+	if len(rows) != len(userIDs) {
+		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
 	}
 	out := make(map[string]Preferences, len(rows))
 	for _, r := range rows {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
@@ -20,10 +20,10 @@ import (
 func TestNotifyMany(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	subscribed, subCookie := k.UserWithSession(hooks.RoleClient)
-	noInbox, noInboxCookie := k.UserWithSession(hooks.RoleCamello)
-	plain, plainCookie := k.UserWithSession(hooks.RoleClient) // no subscription
-	pushOff, pushOffCookie := k.UserWithSession(hooks.RoleClient)
+	subscribed, subCookie := k.UserWithSession(users.RoleClient)
+	noInbox, noInboxCookie := k.UserWithSession(users.RoleCamello)
+	plain, plainCookie := k.UserWithSession(users.RoleClient) // no subscription
+	pushOff, pushOffCookie := k.UserWithSession(users.RoleClient)
 	devices := map[string]*browser{"/push/sub": newBrowser(t), "/push/noinbox": newBrowser(t), "/push/off": newBrowser(t)}
 	subscribeOK(t, k, subCookie, devices["/push/sub"], recv.endpoint("sub"))
 	subscribeOK(t, k, noInboxCookie, devices["/push/noinbox"], recv.endpoint("noinbox"))
@@ -129,7 +129,7 @@ func TestNotifyMany(t *testing.T) {
 func TestNotifyManyInTransaction(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("tx"))
 	items := []notifications.Addressed{{UserID: user.Id, Message: notifications.Message{Kind: notifications.KindJobAssigned, Title: "Uno"}}}
 
@@ -169,7 +169,7 @@ func TestNotifyManyInTransaction(t *testing.T) {
 // fails the whole call and stores nothing.
 func TestNotifyManyRejects(t *testing.T) {
 	k := newKit(t, nil)
-	user := k.CreateUser(hooks.RoleClient)
+	user := k.CreateUser(users.RoleClient)
 	ok := notifications.Message{Kind: notifications.KindJobAssigned, Title: "Bien"}
 	cases := map[string]notifications.Addressed{
 		"unknown user":  {UserID: "abcdefghijklmno", Message: ok},
@@ -212,7 +212,7 @@ func TestQueueFullNeverDrops(t *testing.T) {
 	k := newKit(t, recv, func(app *tests.TestApp) {
 		notifications.SetOptions(app, notifications.Options{HTTPClient: recv.srv.Client(), RetryDelays: fastRetries, Workers: 1, QueueSize: 1})
 	})
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("burst"))
 	const singles, bulk = 15, 15
 	for i := 0; i < singles; i++ {
@@ -247,13 +247,13 @@ func TestDispatcherSkipsUnreachableUsers(t *testing.T) {
 	k := newKit(t, recv, func(app *tests.TestApp) {
 		notifications.SetOptions(app, notifications.Options{HTTPClient: recv.srv.Client(), Workers: 1, QueueSize: 1})
 	})
-	reachable, cookie := k.UserWithSession(hooks.RoleClient)
+	reachable, cookie := k.UserWithSession(users.RoleClient)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("held"))
 	if err := notifications.Notify(k.App, reachable.Id, notifications.Message{Kind: notifications.KindJobStatus, Title: "Retenido"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the held push", func() bool { return len(recv.requests()) == 1 })
-	plain := k.CreateUser(hooks.RoleClient)
+	plain := k.CreateUser(users.RoleClient)
 	for i := 0; i < 5; i++ {
 		if err := notifications.Notify(k.App, plain.Id, notifications.Message{Kind: notifications.KindJobStatus, Title: "Sin canal"}); err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -114,6 +114,8 @@ type dispatcher struct {
 	spilling bool              // the goroutine moving overflow into the queue runs
 	active   map[string]bool   // users with a task running (one at a time)
 	parked   map[string][]task // users' tasks waiting for their running one
+
+	coalesce coalescer // last push per thread of coalesced kinds
 
 	vapidMu sync.Mutex
 	vapid   *vapidKeys
@@ -410,7 +412,7 @@ func (d *dispatcher) run(t task) {
 		d.app.Logger().Error("notifications: preferences", "user", t.job.UserID, "error", err.Error())
 		return
 	}
-	if prefs.allows(t.job.Kind, ChannelPush) {
+	if prefs.allows(t.job.Kind, ChannelPush) && d.pushDue(t.job) {
 		subs, err := userSubscriptions(d.app, t.job.UserID)
 		if err != nil {
 			d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())
@@ -451,5 +453,5 @@ func jobFromRecord(rec *core.Record) job {
 }
 
 func errUnknownKind(kind string) error {
-	return hooks.FieldRuleError("kind", "Tipo de notificación desconocido: "+kind)
+	return httpapi.FieldRuleError("kind", "Tipo de notificación desconocido: "+kind)
 }

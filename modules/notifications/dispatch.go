@@ -15,12 +15,17 @@ const (
 	KindAppointmentReminder = "APPOINTMENT_REMINDER"
 	KindCamelloStatus       = "CAMELLO_STATUS"
 	KindAdminMessage        = "ADMIN_MESSAGE"
+	KindQuoteReceived       = "QUOTE_RECEIVED"
+	KindQuoteAccepted       = "QUOTE_ACCEPTED"
+	KindQuoteRejected       = "QUOTE_REJECTED"
+	KindMessage             = "MESSAGE"
 )
 
 // Kinds lists every notification kind, in the order preferences are shown.
 var Kinds = []string{
 	KindJobAssigned, KindJobCancelled, KindJobStatus, KindAppointmentBooked,
 	KindAppointmentReminder, KindCamelloStatus, KindAdminMessage,
+	KindQuoteReceived, KindQuoteAccepted, KindQuoteRejected, KindMessage,
 }
 
 // Collection names of this area.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 // TestReminderSweepIsPushed: the appointment reminders written by the jobs
@@ -18,7 +18,7 @@ func TestReminderSweepIsPushed(t *testing.T) {
 	t.Setenv("CRON_SECRET", "secreto-recordatorios")
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	client, clientCookie := k.UserWithSession(hooks.RoleClient)
+	client, clientCookie := k.UserWithSession(users.RoleClient)
 	_, camello, camCookie := k.CreateCamello()
 	devices := map[string]*browser{"/push/client": newBrowser(t), "/push/camello": newBrowser(t)}
 	subscribeOK(t, k, clientCookie, devices["/push/client"], recv.endpoint("client"))
@@ -65,7 +65,7 @@ func TestReminderSweepBulkPush(t *testing.T) {
 	t.Setenv("CRON_SECRET", "secreto-bulk")
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	client, clientCookie := k.UserWithSession(hooks.RoleClient)
+	client, clientCookie := k.UserWithSession(users.RoleClient)
 	camUser, camello, _ := k.CreateCamello()
 	device := newBrowser(t)
 	subscribeOK(t, k, clientCookie, device, recv.endpoint("client"))

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -27,7 +27,7 @@ func bindRecordHooks(app core.App) {
 
 	// A push subscription is always a deliverable one, whichever path saves it.
 	app.OnRecordValidate(colSubscriptions).BindFunc(func(e *core.RecordEvent) error {
-		v := hooks.NewValidation()
+		v := httpapi.NewValidation()
 		validateSubscription(v, e.Record.GetString("endpoint"), e.Record.GetString("p256dh"), e.Record.GetString("auth"))
 		if !v.OK() {
 			return v.Err()
@@ -44,18 +44,18 @@ func bindRecordHooks(app core.App) {
 		}
 		var prefs Preferences
 		if err := e.Record.UnmarshalJSONField("prefs", &prefs); err != nil {
-			return hooks.FieldRuleError("prefs", "Preferencias inválidas")
+			return httpapi.FieldRuleError("prefs", "Preferencias inválidas")
 		}
 		for kind, chans := range prefs {
 			if !isKind(kind) {
-				return hooks.FieldRuleError("prefs", "Tipo de notificación desconocido: "+kind)
+				return httpapi.FieldRuleError("prefs", "Tipo de notificación desconocido: "+kind)
 			}
 			for c, on := range chans {
 				if !isChannel(c) {
-					return hooks.FieldRuleError("prefs", "Canal desconocido: "+c)
+					return httpapi.FieldRuleError("prefs", "Canal desconocido: "+c)
 				}
 				if !on && isCritical(kind, c) {
-					return hooks.FieldRuleError("prefs", "Este aviso no se puede desactivar: "+kind+"."+c)
+					return httpapi.FieldRuleError("prefs", "Este aviso no se puede desactivar: "+kind+"."+c)
 				}
 			}
 		}

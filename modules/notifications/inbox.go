@@ -5,7 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -28,15 +30,15 @@ func notificationJSON(rec *core.Record) map[string]any {
 		"body":      rec.GetString("body"),
 		"url":       rec.GetString("url"),
 		"data":      data,
-		"readAt":    hooks.ISODate(rec.GetDateTime("readAt")),
-		"createdAt": hooks.ISO(rec.GetDateTime("created").Time()),
+		"readAt":    timefmt.ISODate(rec.GetDateTime("readAt")),
+		"createdAt": timefmt.ISO(rec.GetDateTime("created").Time()),
 	}
 }
 
 // inboxList answers the caller's notifications, newest first, with the
 // unread count; ?unread=true lists only unread ones.
 func inboxList(e *core.RequestEvent) error {
-	page, err := hooks.Paging(e)
+	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
 	}
@@ -46,20 +48,20 @@ func inboxList(e *core.RequestEvent) error {
 	case "true", "1":
 		onlyUnread = true
 	default:
-		return hooks.FieldError("unread", "Debe ser true o false")
+		return httpapi.FieldError("unread", "Debe ser true o false")
 	}
-	userID := hooks.AuthUser(e).Id
+	userID := session.AuthUser(e).Id
 	mine := dbx.HashExp{"user": userID}
 	unreadExp := dbx.NewExp("readAt = ''")
 
 	unread, err := e.App.CountRecords(colNotifications, mine, unreadExp)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	total := unread
 	if !onlyUnread {
 		if total, err = e.App.CountRecords(colNotifications, mine); err != nil {
-			return hooks.Internal(err)
+			return httpapi.Internal(err)
 		}
 	}
 	q := e.App.RecordQuery(colNotifications).AndWhere(mine)
@@ -69,7 +71,7 @@ func inboxList(e *core.RequestEvent) error {
 	var recs []*core.Record
 	err = q.OrderBy("created DESC", "id DESC").Offset(page.Offset()).Limit(int64(page.PerPage)).All(&recs)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	items := make([]map[string]any, 0, len(recs))
 	for _, r := range recs {
@@ -83,21 +85,21 @@ func inboxList(e *core.RequestEvent) error {
 // markRead marks one of the caller's notifications read (idempotent: the
 // first read time is kept). Someone else's notification is 404.
 func markRead(e *core.RequestEvent) error {
-	id, err := hooks.PathID(e, "id")
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
-	userID := hooks.AuthUser(e).Id
+	userID := session.AuthUser(e).Id
 	now, _ := types.ParseDateTime(time.Now().UTC())
 	_, err = e.App.DB().Update(colNotifications, dbx.Params{"readAt": now.String()},
 		dbx.And(dbx.HashExp{"id": id, "user": userID}, dbx.NewExp("readAt = ''"))).Execute()
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	rec, err := e.App.FindFirstRecordByFilter(colNotifications, "id = {:id} && user = {:user}",
 		dbx.Params{"id": id, "user": userID})
 	if err != nil {
-		return hooks.NotFound(msgNotificationMissing)
+		return httpapi.NotFound(msgNotificationMissing)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"notification": notificationJSON(rec)})
 }
@@ -107,9 +109,9 @@ func markRead(e *core.RequestEvent) error {
 func markAllRead(e *core.RequestEvent) error {
 	now, _ := types.ParseDateTime(time.Now().UTC())
 	res, err := e.App.DB().Update(colNotifications, dbx.Params{"readAt": now.String()},
-		dbx.And(dbx.HashExp{"user": hooks.AuthUser(e).Id}, dbx.NewExp("readAt = ''"))).Execute()
+		dbx.And(dbx.HashExp{"user": session.AuthUser(e).Id}, dbx.NewExp("readAt = ''"))).Execute()
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	n, _ := res.RowsAffected()
 	return e.JSON(http.StatusOK, map[string]any{"updated": n, "unread": 0})

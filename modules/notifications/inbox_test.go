@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/internal/timefmt"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 )
 
 // notify writes n notifications for a user through the dispatcher.
@@ -41,7 +42,7 @@ func TestInboxAuth(t *testing.T) {
 			t.Errorf("%s %s: %d %s", r.method, r.path, res.Status, res.Raw)
 		}
 	}
-	for _, role := range []string{hooks.RoleAdmin, hooks.RoleCamello, hooks.RoleClient} {
+	for _, role := range []string{users.RoleAdmin, users.RoleCamello, users.RoleClient} {
 		_, cookie := k.UserWithSession(role)
 		if res := k.Get("/api/notifications", cookie); res.Status != http.StatusOK {
 			t.Errorf("%s: %d %s", role, res.Status, res.Raw)
@@ -51,8 +52,8 @@ func TestInboxAuth(t *testing.T) {
 
 func TestInboxList(t *testing.T) {
 	k := newKit(t, nil)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
-	other, otherCookie := k.UserWithSession(hooks.RoleCamello)
+	user, cookie := k.UserWithSession(users.RoleClient)
+	other, otherCookie := k.UserWithSession(users.RoleCamello)
 	notify(t, k, user.Id, 25)
 	notify(t, k, other.Id, 1)
 
@@ -76,7 +77,7 @@ func TestInboxList(t *testing.T) {
 	if first["readAt"] != nil || first["kind"] != "JOB_STATUS" || res.Str("notifications.0.data.jobId") != "job25" || res.Str("notifications.0.url") != "/trabajos.html?id=j" {
 		t.Errorf("notification object: %v", first)
 	}
-	if _, ok := hooks.ParseTime(res.Str("notifications.0.createdAt")); !ok {
+	if _, ok := timefmt.ParseTime(res.Str("notifications.0.createdAt")); !ok {
 		t.Errorf("createdAt %q", res.Str("notifications.0.createdAt"))
 	}
 
@@ -117,9 +118,9 @@ func TestInboxList(t *testing.T) {
 
 func TestInboxRead(t *testing.T) {
 	k := newKit(t, nil)
-	user, cookie := k.UserWithSession(hooks.RoleCamello)
-	_, otherCookie := k.UserWithSession(hooks.RoleClient)
-	_, adminCookie := k.UserWithSession(hooks.RoleAdmin)
+	user, cookie := k.UserWithSession(users.RoleCamello)
+	_, otherCookie := k.UserWithSession(users.RoleClient)
+	_, adminCookie := k.UserWithSession(users.RoleAdmin)
 	notify(t, k, user.Id, 3)
 	list := k.Get("/api/notifications", cookie)
 	id := list.Str("notifications.2.id") // the oldest
@@ -156,7 +157,7 @@ func TestInboxRead(t *testing.T) {
 	}
 
 	// read-all touches only the caller's.
-	other := k.CreateUser(hooks.RoleClient)
+	other := k.CreateUser(users.RoleClient)
 	notify(t, k, other.Id, 1)
 	ra := k.Post("/api/notifications/read-all", cookie, nil)
 	if ra.Status != http.StatusOK || ra.Get("updated") != 2.0 || ra.Get("unread") != 0.0 {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 )
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -29,8 +29,8 @@ func TestDeliveryNeverBlocksTheRequest(t *testing.T) {
 	recv := newReceiver(t)
 	recv.gate = make(chan struct{})
 	k := newKit(t, recv)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	_, admin := k.UserWithSession(users.RoleAdmin)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("slow"))
 
 	res := k.Post("/api/admin/notifications", admin, map[string]any{"title": "Hola", "userIds": []string{user.Id}})
@@ -54,7 +54,7 @@ func TestWorkersStopOnTerminate(t *testing.T) {
 	recv.retryAft = "30" // a retry is pending for 30 s when the app stops
 	t.Run("app", func(t *testing.T) {
 		k := newKit(t, recv)
-		user, cookie := k.UserWithSession(hooks.RoleClient)
+		user, cookie := k.UserWithSession(users.RoleClient)
 		subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("stop"))
 		if err := notifications.Notify(k.App, user.Id, notifications.Message{Kind: notifications.KindJobStatus, Title: "x"}); err != nil {
 			t.Fatal(err)

@@ -8,7 +8,8 @@ import (
 	"net/http"
 	"sort"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -96,9 +97,9 @@ func loadPreferences(app core.App, userID string) (Preferences, error) {
 
 // preferencesGet answers the caller's full preference matrix.
 func preferencesGet(e *core.RequestEvent) error {
-	prefs, err := loadPreferences(e.App, hooks.AuthUser(e).Id)
+	prefs, err := loadPreferences(e.App, session.AuthUser(e).Id)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"preferences": prefs.full()})
 }
@@ -109,14 +110,14 @@ func preferencesPut(e *core.RequestEvent) error {
 	var in struct {
 		Preferences map[string]json.RawMessage `json:"preferences"`
 	}
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
 	changes, err := parsePreferences(in.Preferences)
 	if err != nil {
 		return err
 	}
-	userID := hooks.AuthUser(e).Id
+	userID := session.AuthUser(e).Id
 	var merged Preferences
 	err = e.App.RunInTransaction(func(txApp core.App) error {
 		rec, err := txApp.FindFirstRecordByData(colPreferences, "user", userID)
@@ -156,7 +157,7 @@ func preferencesPut(e *core.RequestEvent) error {
 // parsePreferences validates a preferences object: known kinds, known
 // channels, boolean values, and no critical channel switched off.
 func parsePreferences(raw map[string]json.RawMessage) (Preferences, error) {
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	if raw == nil {
 		v.Add("preferences", "Es obligatorio")
 		return nil, v.Err()

@@ -7,15 +7,15 @@ import (
 	"sync"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
 
 func TestPreferencesDefaultsAndMerge(t *testing.T) {
 	k := newKit(t, nil)
-	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
 
 	res := k.Get("/api/notifications/preferences", cookie)
 	if res.Status != http.StatusOK {
@@ -62,7 +62,7 @@ func TestPreferencesDefaultsAndMerge(t *testing.T) {
 		t.Error("could not switch push back on")
 	}
 	// Another user keeps the defaults.
-	_, otherCookie := k.UserWithSession(hooks.RoleCamello)
+	_, otherCookie := k.UserWithSession(users.RoleCamello)
 	if g := k.Get("/api/notifications/preferences", otherCookie); g.Get("preferences.JOB_STATUS.email") != true {
 		t.Error("preferences leaked to another user")
 	}
@@ -73,7 +73,7 @@ func TestPreferencesDefaultsAndMerge(t *testing.T) {
 
 func TestPreferencesValidation(t *testing.T) {
 	k := newKit(t, nil)
-	_, cookie := k.UserWithSession(hooks.RoleCamello)
+	_, cookie := k.UserWithSession(users.RoleCamello)
 	cases := []struct {
 		name  string
 		body  any
@@ -121,7 +121,7 @@ func TestPreferencesValidation(t *testing.T) {
 // all land (no lost update).
 func TestPreferencesConcurrentMerge(t *testing.T) {
 	k := newKit(t, nil)
-	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
 	var wg sync.WaitGroup
 	for _, kind := range notifications.Kinds {
 		wg.Add(1)
@@ -147,7 +147,7 @@ func TestPreferencesConcurrentMerge(t *testing.T) {
 func TestPreferencesHonoured(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv, withSMTP)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	device := newBrowser(t)
 	subscribeOK(t, k, cookie, device, recv.endpoint("prefs"))
 	set := func(kind string, chans map[string]any) {
@@ -228,7 +228,7 @@ func TestPreferencesHonoured(t *testing.T) {
 // dashboard) obey the same rules.
 func TestPreferencesRecordHook(t *testing.T) {
 	k := newKit(t, nil)
-	user := k.CreateUser(hooks.RoleClient)
+	user := k.CreateUser(users.RoleClient)
 	col, _ := k.App.FindCollectionByNameOrId("notification_preferences")
 	for _, prefs := range []map[string]any{
 		{"NOPE": map[string]any{"push": false}},

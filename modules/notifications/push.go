@@ -10,12 +10,13 @@ import (
 	"io"
 	"net/http"
 	"net/mail"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"camellos/internal/config"
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/pocketbase/dbx"
@@ -129,7 +130,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		Keys:     webpush.Keys{P256dh: s.P256dh, Auth: s.Auth},
 	}, &webpush.Options{
 		HTTPClient:      d.opts.HTTPClient,
-		Subscriber:      librarySubscriber(vapidSubject()),
+		Subscriber:      librarySubscriber(vapidSubject(d.app)),
 		Topic:           topic,
 		TTL:             ttl,
 		Urgency:         urgency,
@@ -209,15 +210,6 @@ func retryAfter(v string) time.Duration {
 	return 0
 }
 
-// appURL is the public base URL for absolute links (APP_URL).
-func appURL() string {
-	u := strings.TrimRight(strings.TrimSpace(os.Getenv("APP_URL")), "/")
-	if u == "" {
-		u = "http://127.0.0.1:8090"
-	}
-	return u
-}
-
 // sendEmail mails the notification when SMTP is configured in the
 // settings; one attempt, logged.
 func (d *dispatcher) sendEmail(j job) {
@@ -235,7 +227,7 @@ func (d *dispatcher) sendEmail(j job) {
 	text := j.Body
 	link := j.URL
 	if strings.HasPrefix(link, "/") && !strings.HasPrefix(link, "//") {
-		link = appURL() + link
+		link = config.Of(d.app).AppURL + link
 	}
 	if link != "" {
 		text += "\n\n" + link

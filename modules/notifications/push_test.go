@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -50,7 +50,7 @@ func TestPushEndToEnd(t *testing.T) {
 			t.Setenv("VAPID_SUBJECT", tc.subject)
 			recv := newReceiver(t)
 			k := newKit(t, recv)
-			user, cookie := k.UserWithSession(hooks.RoleClient)
+			user, cookie := k.UserWithSession(users.RoleClient)
 			b := newBrowser(t)
 			subscribeOK(t, k, cookie, b, recv.endpoint("e2e"))
 
@@ -125,7 +125,7 @@ func TestPushEndToEnd(t *testing.T) {
 func TestPushTopicCollapsesRepeats(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	user, cookie := k.UserWithSession(hooks.RoleCamello)
+	user, cookie := k.UserWithSession(users.RoleCamello)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("topic"))
 	for _, id := range []string{"job1", "job1", "job2"} {
 		if err := notifications.Notify(k.App, user.Id, notifications.Message{
@@ -153,7 +153,7 @@ func TestPushTopicCollapsesRepeats(t *testing.T) {
 func TestPushLongBodyFitsOneRecord(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	b := newBrowser(t)
 	subscribeOK(t, k, cookie, b, recv.endpoint("long"))
 	body := strings.Repeat("€", 2000)
@@ -192,7 +192,7 @@ func TestPushGoneDeletesSubscription(t *testing.T) {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			recv := newReceiver(t, status)
 			k := newKit(t, recv)
-			user, cookie := k.UserWithSession(hooks.RoleClient)
+			user, cookie := k.UserWithSession(users.RoleClient)
 			gone := subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("gone"))
 			if err := notifications.Notify(k.App, user.Id, notifications.Message{Kind: notifications.KindJobAssigned, Title: "Asignado"}); err != nil {
 				t.Fatal(err)
@@ -215,7 +215,7 @@ func TestPushRetries(t *testing.T) {
 	t.Run("500 then 201", func(t *testing.T) {
 		recv := newReceiver(t, http.StatusInternalServerError)
 		k := newKit(t, recv)
-		user, cookie := k.UserWithSession(hooks.RoleClient)
+		user, cookie := k.UserWithSession(users.RoleClient)
 		b := newBrowser(t)
 		sub := subscribeOK(t, k, cookie, b, recv.endpoint("retry"))
 		if err := notifications.Notify(k.App, user.Id, notifications.Message{Kind: notifications.KindJobCancelled, Title: "Cancelado", Body: "El trabajo fue cancelado"}); err != nil {
@@ -240,7 +240,7 @@ func TestPushRetries(t *testing.T) {
 		recv := newReceiver(t, http.StatusTooManyRequests, http.StatusServiceUnavailable)
 		recv.retryAft = "1"
 		k := newKit(t, recv)
-		user, cookie := k.UserWithSession(hooks.RoleClient)
+		user, cookie := k.UserWithSession(users.RoleClient)
 		subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("busy"))
 		if err := notifications.Notify(k.App, user.Id, notifications.Message{Kind: notifications.KindJobStatus, Title: "Estado"}); err != nil {
 			t.Fatal(err)
@@ -259,7 +259,7 @@ func TestPushRetries(t *testing.T) {
 	t.Run("always 502: given up after the retries", func(t *testing.T) {
 		recv := newReceiver(t, 502, 502, 502, 502, 502, 502)
 		k := newKit(t, recv)
-		user, cookie := k.UserWithSession(hooks.RoleClient)
+		user, cookie := k.UserWithSession(users.RoleClient)
 		subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("down"))
 		if err := notifications.Notify(k.App, user.Id, notifications.Message{Kind: notifications.KindJobStatus, Title: "Estado"}); err != nil {
 			t.Fatal(err)
@@ -276,8 +276,8 @@ func TestPushRetries(t *testing.T) {
 func TestPushFansOutToEverySubscription(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
-	_, other := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
+	_, other := k.UserWithSession(users.RoleClient)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("phone"))
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("laptop"))
 	subscribeOK(t, k, other, newBrowser(t), recv.endpoint("other"))
@@ -300,7 +300,7 @@ func TestPushFansOutToEverySubscription(t *testing.T) {
 func TestNotifyInTransaction(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	user, cookie := k.UserWithSession(hooks.RoleClient)
+	user, cookie := k.UserWithSession(users.RoleClient)
 	subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("tx"))
 
 	errRollback := http.ErrAbortHandler
@@ -372,7 +372,7 @@ func TestPushKeysFromEnvironment(t *testing.T) {
 		if res.Str("publicKey") != want {
 			t.Fatalf("public key %q, want %q", res.Str("publicKey"), want)
 		}
-		user, cookie := k.UserWithSession(hooks.RoleClient)
+		user, cookie := k.UserWithSession(users.RoleClient)
 		subscribeOK(t, k, cookie, newBrowser(t), recv.endpoint("env"))
 		if err := notifications.Notify(k.App, user.Id, notifications.Message{Kind: notifications.KindJobStatus, Title: "x"}); err != nil {
 			t.Fatal(err)
@@ -393,7 +393,7 @@ func TestPushKeysFromEnvironment(t *testing.T) {
 func TestNotifyInAppOffInTransaction(t *testing.T) {
 	recv := newReceiver(t)
 	k := newKit(t, recv)
-	user, cookie := k.UserWithSession(hooks.RoleCamello)
+	user, cookie := k.UserWithSession(users.RoleCamello)
 	device := newBrowser(t)
 	subscribeOK(t, k, cookie, device, recv.endpoint("noinbox"))
 	if res := k.Put("/api/notifications/preferences", cookie, map[string]any{"preferences": map[string]any{

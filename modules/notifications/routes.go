@@ -1,7 +1,8 @@
 package notifications
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -18,13 +19,13 @@ func Register(app core.App) {
 	bindRecordHooks(app)
 
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		api := hooks.API(se)
+		api := httpapi.API(se)
 
 		// GET /api/notifications/push/public-key — VAPID public key (public).
 		api.GET("/notifications/push/public-key", publicKey)
 
 		g := api.Group("/notifications")
-		g.Bind(hooks.RequireSession(hooks.MsgUnauthorized))
+		g.Bind(session.RequireSession(httpapi.MsgUnauthorized))
 		// GET /api/notifications — the caller's inbox, newest first.
 		g.GET("", inboxList)
 		// POST /api/notifications/read-all — mark every notification read.
@@ -41,7 +42,7 @@ func Register(app core.App) {
 		g.POST("/{id}/read", markRead)
 
 		admin := api.Group("/admin/notifications")
-		admin.Bind(hooks.RequireAdmin(hooks.MsgUnauthenticated))
+		admin.Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		// POST /api/admin/notifications — broadcast an ADMIN_MESSAGE (202 {queued}).
 		admin.POST("", broadcast)
 		return se.Next()

@@ -9,8 +9,11 @@ import (
 	"net/url"
 	"strings"
 
-	"camellos/hooks"
 	"camellos/internal/config"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
+	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -30,7 +33,7 @@ const (
 // validEndpoint reports whether s is an absolute https URL of at most
 // MaxEndpointChars characters.
 func validEndpoint(s string) bool {
-	if s == "" || hooks.Chars(s) > MaxEndpointChars || strings.ContainsAny(s, " \t\r\n") {
+	if s == "" || text.Chars(s) > MaxEndpointChars || strings.ContainsAny(s, " \t\r\n") {
 		return false
 	}
 	u, err := url.Parse(s)
@@ -55,7 +58,7 @@ func validAuth(s string) bool {
 }
 
 // validateSubscription adds the field issues of a subscription to v.
-func validateSubscription(v *hooks.Validation, endpoint, p256dh, auth string) {
+func validateSubscription(v *httpapi.Validation, endpoint, p256dh, auth string) {
 	if !validEndpoint(endpoint) {
 		v.Add("endpoint", msgEndpointInvalid)
 	}
@@ -72,7 +75,7 @@ func subscriptionJSON(rec *core.Record) map[string]any {
 	return map[string]any{
 		"id":        rec.Id,
 		"endpoint":  rec.GetString("endpoint"),
-		"createdAt": hooks.ISO(rec.GetDateTime("created").Time()),
+		"createdAt": timefmt.ISO(rec.GetDateTime("created").Time()),
 	}
 }
 
@@ -83,10 +86,10 @@ func subscribe(e *core.RequestEvent) error {
 		Endpoint *string                    `json:"endpoint"`
 		Keys     map[string]json.RawMessage `json:"keys"`
 	}
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	endpoint := ""
 	if in.Endpoint != nil {
 		endpoint = strings.TrimSpace(*in.Endpoint)
@@ -99,7 +102,7 @@ func subscribe(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	userAgent := e.Request.UserAgent()
 	if n := []rune(userAgent); len(n) > 300 {
 		userAgent = string(n[:300])
@@ -179,24 +182,24 @@ func unsubscribe(e *core.RequestEvent) error {
 	var in struct {
 		Endpoint *string `json:"endpoint"`
 	}
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
 	if in.Endpoint == nil || strings.TrimSpace(*in.Endpoint) == "" {
-		return hooks.FieldError("endpoint", "Es obligatorio")
+		return httpapi.FieldError("endpoint", "Es obligatorio")
 	}
 	endpoint := strings.TrimSpace(*in.Endpoint)
-	if hooks.Chars(endpoint) > MaxEndpointChars {
-		return hooks.FieldError("endpoint", msgEndpointInvalid)
+	if text.Chars(endpoint) > MaxEndpointChars {
+		return httpapi.FieldError("endpoint", msgEndpointInvalid)
 	}
 	res, err := e.App.DB().Delete(colSubscriptions, dbx.HashExp{
-		"endpoint": endpoint, "user": hooks.AuthUser(e).Id,
+		"endpoint": endpoint, "user": session.AuthUser(e).Id,
 	}).Execute()
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return hooks.NotFound(msgSubscriptionMissing)
+		return httpapi.NotFound(msgSubscriptionMissing)
 	}
 	return e.NoContent(http.StatusNoContent)
 }
@@ -205,7 +208,7 @@ func unsubscribe(e *core.RequestEvent) error {
 func publicKey(e *core.RequestEvent) error {
 	key, err := PublicKey(e.App)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"publicKey": key})
 }

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -27,7 +27,7 @@ func TestSubscribeAuth(t *testing.T) {
 		}
 	}
 	// Any signed-in role may subscribe.
-	for i, role := range []string{hooks.RoleAdmin, hooks.RoleCamello, hooks.RoleClient} {
+	for i, role := range []string{users.RoleAdmin, users.RoleCamello, users.RoleClient} {
 		_, cookie := k.UserWithSession(role)
 		res := k.Post("/api/notifications/push/subscribe", cookie, b.subscription("https://push.example.com/role/"+string(rune('a'+i))))
 		if res.Status != http.StatusCreated {
@@ -42,7 +42,7 @@ func TestSubscribeAuth(t *testing.T) {
 
 func TestSubscribeValidation(t *testing.T) {
 	k := newKit(t, nil)
-	_, cookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
 	b := newBrowser(t)
 	pub := b.priv.PublicKey().Bytes()
 	b64 := base64.RawURLEncoding.EncodeToString
@@ -101,8 +101,8 @@ func TestSubscribeValidation(t *testing.T) {
 
 func TestSubscribeUpsert(t *testing.T) {
 	k := newKit(t, nil)
-	owner, cookie := k.UserWithSession(hooks.RoleClient)
-	other, otherCookie := k.UserWithSession(hooks.RoleCamello)
+	owner, cookie := k.UserWithSession(users.RoleClient)
+	other, otherCookie := k.UserWithSession(users.RoleCamello)
 	endpoint := "https://push.example.com/device-1"
 	b := newBrowser(t)
 
@@ -151,7 +151,7 @@ func TestSubscribeConcurrent(t *testing.T) {
 	const n = 8
 	cookies := make([]string, n)
 	for i := range cookies {
-		_, cookies[i] = k.UserWithSession(hooks.RoleClient)
+		_, cookies[i] = k.UserWithSession(users.RoleClient)
 	}
 	b := newBrowser(t)
 	statuses := make([]int, n)
@@ -184,8 +184,8 @@ func TestSubscribeConcurrent(t *testing.T) {
 
 func TestUnsubscribe(t *testing.T) {
 	k := newKit(t, nil)
-	_, cookie := k.UserWithSession(hooks.RoleClient)
-	_, otherCookie := k.UserWithSession(hooks.RoleClient)
+	_, cookie := k.UserWithSession(users.RoleClient)
+	_, otherCookie := k.UserWithSession(users.RoleClient)
 	endpoint := "https://push.example.com/bye"
 	if res := k.Post("/api/notifications/push/subscribe", cookie, newBrowser(t).subscription(endpoint)); res.Status != http.StatusCreated {
 		t.Fatal(res.Status)
@@ -219,7 +219,7 @@ func TestUnsubscribe(t *testing.T) {
 // dashboard) is validated the same way.
 func TestSubscriptionRecordHook(t *testing.T) {
 	k := newKit(t, nil)
-	user := k.CreateUser(hooks.RoleClient)
+	user := k.CreateUser(users.RoleClient)
 	col, _ := k.App.FindCollectionByNameOrId("push_subscriptions")
 	rec := core.NewRecord(col)
 	rec.Set("user", user.Id)

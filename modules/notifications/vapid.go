@@ -7,8 +7,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
+
+	"camellos/internal/config"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -57,7 +58,8 @@ func generateVAPIDKeys() (*vapidKeys, error) {
 // The public key is derived from the private one, so a mismatched pair is
 // corrected (and logged).
 func envVAPIDKeys(app core.App) *vapidKeys {
-	pub, priv := strings.TrimSpace(os.Getenv("VAPID_PUBLIC_KEY")), strings.TrimSpace(os.Getenv("VAPID_PRIVATE_KEY"))
+	cfg := config.Of(app)
+	pub, priv := cfg.VAPIDPublicKey, cfg.VAPIDPrivateKey
 	if pub == "" && priv == "" {
 		return nil
 	}
@@ -167,8 +169,8 @@ func PublicKey(app core.App) (string, error) {
 // vapidSubject is the contact URI of the VAPID JWT: VAPID_SUBJECT or the
 // default, always a full mailto: or https: URI ("mailto:" is added to a
 // bare e-mail and never doubled).
-func vapidSubject() string {
-	s := strings.TrimSpace(os.Getenv("VAPID_SUBJECT"))
+func vapidSubject(app core.App) string {
+	s := config.Of(app).VAPIDSubject
 	for strings.HasPrefix(strings.ToLower(s), "mailto:mailto:") {
 		s = s[len("mailto:"):]
 	}

@@ -3,21 +3,18 @@ package registration
 import (
 	"bytes"
 	"encoding/json"
-	"image"
-	_ "image/jpeg" // photo decoders, to check uploads by content
-	_ "image/png"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/imagecheck"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	_ "golang.org/x/image/webp"
 )
 
 // MaxPhotoBytes is the largest photo accepted (5 MiB).
@@ -47,12 +44,12 @@ type photo struct {
 // and the photo in the file field "file".
 func readInput(e *core.RequestEvent) (*camelloInput, error) {
 	in := &camelloInput{}
-	if !hooks.IsMultipart(e.Request) {
+	if !httpapi.IsMultipart(e.Request) {
 		raw, err := readRaw(e)
 		if err != nil {
 			return nil, err
 		}
-		if err := hooks.DecodeObject(raw, in); err != nil {
+		if err := httpapi.DecodeObject(raw, in); err != nil {
 			return nil, err
 		}
 		in.tradesSet = bytes.Contains(raw, []byte(`"trades"`))
@@ -60,14 +57,14 @@ func readInput(e *core.RequestEvent) (*camelloInput, error) {
 	}
 
 	if err := e.Request.ParseMultipartForm(1 << 20); err != nil {
-		if apiErr := hooks.ToError(err); apiErr.Status == http.StatusRequestEntityTooLarge {
+		if apiErr := httpapi.ToError(err); apiErr.Status == http.StatusRequestEntityTooLarge {
 			return nil, apiErr
 		}
-		return nil, hooks.BadRequest("Formulario multipart inválido")
+		return nil, httpapi.BadRequest("Formulario multipart inválido")
 	}
 	form := e.Request.MultipartForm
 	fields := map[string]json.RawMessage{}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	for _, name := range []string{"name", "email", "phone", "password", "confirmPassword", "city",
 		"documentId", "neighborhood", "professionalCard", "description"} {
 		if vals := form.Value[name]; len(vals) > 0 {
@@ -98,7 +95,7 @@ func readInput(e *core.RequestEvent) (*camelloInput, error) {
 		return nil, err
 	}
 	raw, _ := json.Marshal(fields)
-	if err := hooks.DecodeObject(raw, in); err != nil {
+	if err := httpapi.DecodeObject(raw, in); err != nil {
 		return nil, err
 	}
 	_, in.tradesSet = fields["trades"]
@@ -106,10 +103,10 @@ func readInput(e *core.RequestEvent) (*camelloInput, error) {
 	if files := form.File["file"]; len(files) > 0 {
 		p, msg, err := readPhoto(files[0])
 		if err != nil {
-			return nil, hooks.Internal(err)
+			return nil, httpapi.Internal(err)
 		}
 		if msg != "" {
-			return nil, hooks.FieldError("file", msg)
+			return nil, httpapi.FieldError("file", msg)
 		}
 		in.photo = p
 	}
@@ -117,12 +114,12 @@ func readInput(e *core.RequestEvent) (*camelloInput, error) {
 }
 
 func readRaw(e *core.RequestEvent) ([]byte, error) {
-	if e.Request.ContentLength != 0 && !hooks.IsJSON(e.Request) {
-		return nil, hooks.NewError(http.StatusUnsupportedMediaType, hooks.MsgUnsupportedType)
+	if e.Request.ContentLength != 0 && !httpapi.IsJSON(e.Request) {
+		return nil, httpapi.NewError(http.StatusUnsupportedMediaType, httpapi.MsgUnsupportedType)
 	}
 	raw, err := io.ReadAll(e.Request.Body)
 	if err != nil {
-		return nil, hooks.ToError(err)
+		return nil, httpapi.ToError(err)
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = []byte("{}")
@@ -151,19 +148,12 @@ func readPhoto(fh *multipart.FileHeader) (*photo, string, error) {
 	if len(data) > MaxPhotoBytes {
 		return nil, "La foto no puede superar 5 MB", nil
 	}
-	var ext string
-	switch http.DetectContentType(data) {
-	case "image/jpeg":
-		ext = ".jpg"
-	case "image/png":
-		ext = ".png"
-	case "image/webp":
-		ext = ".webp"
-	default:
+	ext, _, isImage := imagecheck.Kind(data)
+	if !isImage {
+		if ct := http.DetectContentType(data); ct == "image/jpeg" || ct == "image/png" || ct == "image/webp" {
+			return nil, "La foto no es una imagen válida", nil
+		}
 		return nil, "La foto debe ser una imagen JPEG, PNG o WebP", nil
-	}
-	if _, _, err := image.DecodeConfig(bytes.NewReader(data)); err != nil {
-		return nil, "La foto no es una imagen válida", nil
 	}
 	return &photo{data: data, ext: ext}, "", nil
 }
@@ -171,7 +161,7 @@ func readPhoto(fh *multipart.FileHeader) (*photo, string, error) {
 // validate checks every field against the Limits table; it returns the
 // account (normalised) for the user.
 func (in *camelloInput) validate(app core.App) (*auth.Account, error) {
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	acc := &in.Account
 	acc.Validate(v, true)
 
@@ -186,15 +176,15 @@ func (in *camelloInput) validate(app core.App) (*auth.Account, error) {
 	in.Neighborhood = strings.TrimSpace(in.Neighborhood)
 	in.ProfessionalCard = strings.TrimSpace(in.ProfessionalCard)
 	in.Description = strings.TrimSpace(in.Description)
-	hooks.CheckLength(v, "documentId", in.DocumentID, 0, 32)
-	hooks.CheckLength(v, "neighborhood", in.Neighborhood, 0, 120)
-	hooks.CheckLength(v, "professionalCard", in.ProfessionalCard, 0, 120)
-	hooks.CheckLength(v, "description", in.Description, 0, 5000)
+	httpapi.CheckLength(v, "documentId", in.DocumentID, 0, 32)
+	httpapi.CheckLength(v, "neighborhood", in.Neighborhood, 0, 120)
+	httpapi.CheckLength(v, "professionalCard", in.ProfessionalCard, 0, 120)
+	httpapi.CheckLength(v, "description", in.Description, 0, 5000)
 	in.checkServices(app, v)
 	return acc, v.Err()
 }
 
-func (in *camelloInput) checkServices(app core.App, v *hooks.Validation) {
+func (in *camelloInput) checkServices(app core.App, v *httpapi.Validation) {
 	if len(in.ServiceIDs) > 50 {
 		v.Add("serviceIds", "Debe tener como máximo 50 servicios")
 		return
@@ -202,7 +192,7 @@ func (in *camelloInput) checkServices(app core.App, v *hooks.Validation) {
 	ids := []string{}
 	seen := map[string]bool{}
 	for _, id := range in.ServiceIDs {
-		if !hooks.ValidID(id) {
+		if !httpapi.ValidID(id) {
 			v.Add("serviceIds", "Identificador de servicio inválido")
 			return
 		}

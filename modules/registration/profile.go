@@ -4,7 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
 
@@ -29,10 +30,10 @@ type profileInput struct {
 // premium or notes, which are the admins'). JSON, or multipart with a new
 // photo in "file" (trades/serviceIds as JSON strings).
 func patchOwnCamello(e *core.RequestEvent) error {
-	user := hooks.AuthUser(e)
+	user := session.AuthUser(e)
 	in := &profileInput{}
 	var newPhoto *photo
-	if hooks.IsMultipart(e.Request) {
+	if httpapi.IsMultipart(e.Request) {
 		reg, err := readInput(e)
 		if err != nil {
 			return err
@@ -58,15 +59,15 @@ func patchOwnCamello(e *core.RequestEvent) error {
 			in.ServiceIDs = &reg.ServiceIDs
 		}
 		newPhoto = reg.photo
-	} else if err := hooks.ReadJSON(e, in); err != nil {
+	} else if err := httpapi.ReadJSON(e, in); err != nil {
 		return err
 	}
 
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	check := func(field string, p *string, min, max int) {
 		if p != nil {
 			*p = strings.TrimSpace(*p)
-			hooks.CheckLength(v, field, *p, min, max)
+			httpapi.CheckLength(v, field, *p, min, max)
 		}
 	}
 	check("name", in.Name, 2, 120)
@@ -100,7 +101,7 @@ func patchOwnCamello(e *core.RequestEvent) error {
 		var err error
 		rec, err = tx.FindFirstRecordByData(camellos.Collection, "user", user.Id)
 		if err != nil {
-			return hooks.NotFound("No tienes un perfil de camello")
+			return httpapi.NotFound("No tienes un perfil de camello")
 		}
 		setStr := func(field string, p *string) {
 			if p != nil {

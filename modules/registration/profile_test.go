@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 func TestPatchOwnCamello(t *testing.T) {
 	k := testkit.New(t)
 	_, cam, cookie := k.CreateCamello(testkit.CamelloOpts{Status: "ACTIVO"})
-	_, client := k.UserWithSession(hooks.RoleClient)
+	_, client := k.UserWithSession(users.RoleClient)
 
 	r := k.Patch("/api/me/camello", cookie, map[string]any{"description": "Arreglos rápidos", "trades": []string{"cerrajería", " pintura "},
 		"status": "SUSPENDIDO", "premium": true, "notes": "hack"})

@@ -3,9 +3,10 @@ package registration
 import (
 	"net/http"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/filesystem"
@@ -25,16 +26,16 @@ func registerCamello(e *core.RequestEvent) error {
 		return err
 	}
 	if auth.EmailTaken(e.App, acc.Email) {
-		return hooks.Conflict(auth.MsgEmailTaken)
+		return httpapi.Conflict(auth.MsgEmailTaken)
 	}
-	release, err := hooks.HashSlot(e)
+	release, err := httpapi.HashSlot(e)
 	if err != nil {
 		return err
 	}
-	user, err := auth.PrepareUser(e.App, acc, hooks.RoleCamello)
+	user, err := auth.PrepareUser(e.App, acc, users.RoleCamello)
 	release()
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	var camello *core.Record
 	err = e.App.RunInTransaction(func(tx core.App) error {
@@ -78,7 +79,7 @@ func registerCamello(e *core.RequestEvent) error {
 	}
 	body, err := camellos.One(e.App, camello, true)
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	return e.JSON(http.StatusCreated, map[string]any{"user": auth.UserJSON(user), "camello": body})
 }

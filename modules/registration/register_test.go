@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -121,7 +122,7 @@ func TestRegisterCamelloBounds(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", res.Status, c.status, res.Raw)
 			}
 			if c.status == 400 {
-				if res.Error() != hooks.MsgInvalidData || len(res.FieldErrors(c.field)) == 0 {
+				if res.Error() != httpapi.MsgInvalidData || len(res.FieldErrors(c.field)) == 0 {
 					t.Fatalf("want fieldErrors.%s in %s", c.field, res.Raw)
 				}
 				if !strings.Contains(res.Str("detail"), c.field+":") {
@@ -156,11 +157,11 @@ func TestRegisterCamelloWithServices(t *testing.T) {
 func TestRegisterCamelloRejectsBadBodies(t *testing.T) {
 	k := testkit.New(t)
 	res := k.Post("/api/register/camello", "", `{"name": "Ana",`)
-	if res.Status != 400 || res.Error() != hooks.MsgInvalidJSON {
+	if res.Status != 400 || res.Error() != httpapi.MsgInvalidJSON {
 		t.Fatalf("malformed: %d %s", res.Status, res.Raw)
 	}
 	res = k.Post("/api/register/camello", "", `[1,2]`)
-	if res.Status != 400 || res.Error() != hooks.MsgInvalidJSON {
+	if res.Status != 400 || res.Error() != httpapi.MsgInvalidJSON {
 		t.Fatalf("array: %d %s", res.Status, res.Raw)
 	}
 	res = k.Do(testkit.Req{Method: "POST", Path: "/api/register/camello", Body: "name=x", Headers: map[string]string{"Content-Type": "text/plain"}})
@@ -250,7 +251,7 @@ func TestRegisterCamelloMultipartPhoto(t *testing.T) {
 	if r := k.Get(photo, ""); r.Status != 404 {
 		t.Fatalf("anonymous read of a pending camello's photo: %d", r.Status)
 	}
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	served := k.Get(photo, admin)
 	if served.Status != 200 || !bytes.Equal(served.Raw, img) {
 		t.Fatalf("serve photo: %d (%d bytes)", served.Status, len(served.Raw))
@@ -268,7 +269,7 @@ func TestRegisterCamelloMultipartPhoto(t *testing.T) {
 		}
 	}
 	// A wrong method is a 405 in the envelope, not PocketBase's own answer.
-	if r := k.Post(photo, "", map[string]any{}); r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD" || r.Error() != hooks.MsgMethodNotAllowed {
+	if r := k.Post(photo, "", map[string]any{}); r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD" || r.Error() != httpapi.MsgMethodNotAllowed {
 		t.Fatalf("POST photo: %d %q %s", r.Status, r.Header.Get("Allow"), r.Raw)
 	}
 }
@@ -326,7 +327,7 @@ func TestRegisterCamelloIsAtomic(t *testing.T) {
 	k := testkit.New(t)
 	k.App.OnRecordCreate("camellos").BindFunc(func(e *core.RecordEvent) error {
 		if e.Record.GetString("name") == "Falla Forzada" {
-			return hooks.Conflict("fallo simulado")
+			return httpapi.Conflict("fallo simulado")
 		}
 		return e.Next()
 	})

@@ -4,8 +4,10 @@
 package registration
 
 import (
-	"camellos/hooks"
+	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
+	"camellos/internal/session"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -14,18 +16,18 @@ import (
 func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		// A provider registers: user (CAMELLOS) + camello (PENDIENTE) in one transaction.
-		g := hooks.API(se)
+		g := httpapi.API(se)
 		g.POST("/register/camello", registerCamello).Bind(ratelimit.AuthIPGuard())
 		// A camello edits their own profile (not status, premium or notes).
 		g.PATCH("/me/camello", patchOwnCamello).
-			Bind(hooks.RequireRole(hooks.MsgUnauthenticated, "Solo los camellos tienen perfil de camello", hooks.RoleCamello))
+			Bind(session.RequireRole(httpapi.MsgUnauthenticated, "Solo los camellos tienen perfil de camello", users.RoleCamello))
 
 		uploads := se.Router.Group("/uploads")
-		uploads.Bind(hooks.Envelope())
+		uploads.Bind(httpapi.Envelope())
 		// Anyone reads an ACTIVO camello's photo; other photos only their owner and admins.
 		uploads.GET("/camellos/{file}", servePhoto)
 		// Any other path or method under /uploads: 404 or 405 in the envelope.
-		hooks.BindFallback(se.Router, uploads)
+		httpapi.BindFallback(se.Router, uploads)
 		return se.Next()
 	})
 }

@@ -4,8 +4,10 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"camellos/hooks"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/camellos"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -21,28 +23,28 @@ var photoTypes = map[string]string{".jpg": "image/jpeg", ".png": "image/png", ".
 func servePhoto(e *core.RequestEvent) error {
 	name := e.Request.PathValue("file")
 	if !photoName.MatchString(name) {
-		return hooks.NotFound("Foto no encontrada")
+		return httpapi.NotFound("Foto no encontrada")
 	}
 	h := e.Response.Header()
 	rec, err := e.App.FindFirstRecordByData(camellos.Collection, "photo", name)
 	if err != nil {
 		h.Set("Cache-Control", "no-store")
-		return hooks.NotFound("Foto no encontrada")
+		return httpapi.NotFound("Foto no encontrada")
 	}
 	// A camello's photo is public while the camello is (ACTIVO); otherwise
 	// only its owner and admins see it, and no shared cache keeps it.
 	cache := "public, max-age=86400"
 	if rec.GetString("status") != camellos.StatusActive {
-		user := hooks.AuthUser(e)
-		if user == nil || (user.Id != rec.GetString("user") && !hooks.HasRole(e, hooks.RoleAdmin)) {
+		user := session.AuthUser(e)
+		if user == nil || (user.Id != rec.GetString("user") && !session.HasRole(e, users.RoleAdmin)) {
 			h.Set("Cache-Control", "no-store")
-			return hooks.NotFound("Foto no encontrada")
+			return httpapi.NotFound("Foto no encontrada")
 		}
 		cache = "private, no-store"
 	}
 	fsys, err := e.App.NewFilesystem()
 	if err != nil {
-		return hooks.Internal(err)
+		return httpapi.Internal(err)
 	}
 	defer fsys.Close()
 	h.Set("Content-Type", photoTypes[filepath.Ext(name)])
@@ -55,7 +57,7 @@ func servePhoto(e *core.RequestEvent) error {
 			h.Del(k)
 		}
 		h.Set("Cache-Control", "no-store")
-		return hooks.NotFound("Foto no encontrada")
+		return httpapi.NotFound("Foto no encontrada")
 	}
 	return nil
 }

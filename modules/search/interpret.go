@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode"
 
-	"camellos/hooks"
+	"camellos/internal/text"
 )
 
 var wordPattern = regexp.MustCompile(`[\p{L}\p{N}]+(?::[0-9]{2})?`)
@@ -42,7 +42,7 @@ type tokens []*token
 func tokenize(query string) tokens {
 	out := tokens{}
 	for _, m := range wordPattern.FindAllString(strings.ToLower(query), -1) {
-		out = append(out, &token{orig: m, fold: hooks.Fold(m)})
+		out = append(out, &token{orig: m, fold: text.Fold(m)})
 	}
 	return out
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/timefmt"
 	"camellos/modules/search"
 )
 
@@ -26,7 +26,7 @@ func local(s string) string {
 	if err != nil {
 		panic(err)
 	}
-	return hooks.ISO(t)
+	return timefmt.ISO(t)
 }
 
 func testVocabulary() *search.Vocabulary {

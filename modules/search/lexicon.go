@@ -3,7 +3,7 @@ package search
 import (
 	"strings"
 
-	"camellos/hooks"
+	"camellos/internal/text"
 )
 
 // The static Spanish lexicon of the interpreter: common trades with their
@@ -128,7 +128,7 @@ func setOf(words ...string) map[string]bool {
 // as t ("plomero" → plomer, fontaner), for filters over folded text; a
 // trade the lexicon does not know is just itself, folded.
 func TradeForms(t string) []string {
-	ws := words(hooks.Fold(t))
+	ws := words(text.Fold(t))
 	if len(ws) == 0 {
 		return nil
 	}

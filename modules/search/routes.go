@@ -3,19 +3,19 @@ package search
 
 import (
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )
 
 // Location is the app's time zone for relative dates (APP_TIMEZONE,
 // default America/Bogota).
-func Location() *time.Location {
-	if tz := os.Getenv("APP_TIMEZONE"); tz != "" {
+func Location(app core.App) *time.Location {
+	if tz := config.Of(app).Timezone; tz != "" {
 		if loc, err := time.LoadLocation(tz); err == nil {
 			return loc
 		}
@@ -40,9 +40,9 @@ func Register(app core.App) {
 		app.OnRecordAfterUpdateSuccess(col).BindFunc(forget)
 		app.OnRecordAfterDeleteSuccess(col).BindFunc(forget)
 	}
-	h := &interpreter{cache: cache, now: time.Now, loc: Location()}
+	h := &interpreter{cache: cache, now: time.Now, loc: Location(app)}
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		g := hooks.API(se)
+		g := httpapi.API(se)
 		// POST /api/search/interpret: what a Spanish free-text search means (public).
 		g.POST("/search/interpret", h.interpret)
 		return se.Next()
@@ -63,16 +63,16 @@ type interpretInput struct {
 // interpret answers 200 {interpretation}; query 1–300 characters.
 func (h *interpreter) interpret(e *core.RequestEvent) error {
 	var in interpretInput
-	if err := hooks.ReadJSON(e, &in); err != nil {
+	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	v := hooks.NewValidation()
+	v := httpapi.NewValidation()
 	query := ""
 	if in.Query == nil {
 		v.Add("query", "Es obligatorio")
 	} else {
 		query = strings.TrimSpace(*in.Query)
-		hooks.CheckLength(v, "query", query, 1, 300)
+		httpapi.CheckLength(v, "query", query, 1, 300)
 	}
 	if err := v.Err(); err != nil {
 		return err

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 )
 
 func TestInterpretRoute(t *testing.T) {
 	k := testkit.New(t)
-	_, client := k.UserWithSession(hooks.RoleClient)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, client := k.UserWithSession(users.RoleClient)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	_, _, camello := k.CreateCamello()
 
 	cases := []struct {
@@ -67,7 +67,7 @@ func TestInterpretRoute(t *testing.T) {
 
 func TestInterpretLearnsFromData(t *testing.T) {
 	k := testkit.New(t)
-	_, admin := k.UserWithSession(hooks.RoleAdmin)
+	_, admin := k.UserWithSession(users.RoleAdmin)
 	ask := func(q string) *testkit.Response {
 		res := k.Post("/api/search/interpret", "", map[string]any{"query": q})
 		if res.Status != 200 {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"camellos/hooks"
+	"camellos/internal/text"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -42,7 +42,7 @@ type Place struct {
 // phrase is a folded word sequence; the last word may be a prefix.
 type phrase []string
 
-func phraseOf(s string) phrase { return phrase(words(hooks.Fold(s))) }
+func phraseOf(s string) phrase { return phrase(words(text.Fold(s))) }
 
 // words splits folded text into its words (letters and digits; "15:30" is one word).
 func words(folded string) []string {
@@ -153,7 +153,7 @@ func BuildVocabulary(c Catalog) *Vocabulary {
 // significant returns the folded words of a name that are not stop words.
 func significant(name string) []string {
 	out := []string{}
-	for _, w := range words(hooks.Fold(name)) {
+	for _, w := range words(text.Fold(name)) {
 		if !stopWords[w] && !isNumber(w) {
 			out = append(out, w)
 		}
@@ -231,7 +231,7 @@ func LoadCatalog(app core.App) (Catalog, error) {
 		var list []string
 		_ = json.Unmarshal([]byte(raw), &list)
 		for _, t := range list {
-			if k := hooks.Fold(t); k != "" && !seen[k] {
+			if k := text.Fold(t); k != "" && !seen[k] {
 				seen[k] = true
 				c.Trades = append(c.Trades, t)
 			}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/timefmt"
 )
 
 // dayPart is a part of the day, in hours from midnight.
@@ -215,7 +215,7 @@ func (s dateSpec) lay(now, today time.Time) *When {
 	if n := now.Truncate(time.Minute); from.Before(n) && to.After(n) {
 		from = n
 	}
-	return &When{From: hooks.ISO(from), To: hooks.ISO(to)}
+	return &When{From: timefmt.ISO(from), To: timefmt.ISO(to)}
 }
 
 func isPartIntro(w string) bool {

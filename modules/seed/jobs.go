@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"camellos/hooks"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -255,7 +255,7 @@ func (s *seeder) ratings() error {
 // inbox gives the demo client and the demo camello a few notifications to
 // see (only when their inbox is empty).
 func (s *seeder) inbox(client *core.Record) error {
-	camUser, err := s.app.FindAuthRecordByEmail(hooks.Users, CamelloEmail)
+	camUser, err := s.app.FindAuthRecordByEmail(users.Collection, CamelloEmail)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"camellos/hooks"
+	"camellos/internal/cli"
+	"camellos/internal/text"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -51,7 +53,7 @@ func Command(app core.App) *cobra.Command {
 		Use:   "seed",
 		Short: "Fill a demo marketplace (idempotent: running it twice adds nothing)",
 		Run: func(cmd *cobra.Command, args []string) {
-			hooks.RunCommand(app, func() error {
+			cli.RunCommand(app, func() error {
 				o.Out = cmd.OutOrStdout()
 				_, err := Run(app, o)
 				return err
@@ -85,7 +87,7 @@ func Run(app core.App, o Options) (Result, error) {
 	}
 	s := &seeder{app: app, out: o.Out, cats: map[string][]*core.Record{}, svcCat: map[string]string{}, now: time.Now().UTC()}
 
-	if _, err := s.user(hooks.RoleAdmin, AdminEmail, AdminPassword, "Administración Camellos", "", ""); err != nil {
+	if _, err := s.user(users.RoleAdmin, AdminEmail, AdminPassword, "Administración Camellos", "", ""); err != nil {
 		return s.res, fmt.Errorf("admin: %w", err)
 	}
 	if err := s.catalog(); err != nil {
@@ -146,21 +148,21 @@ func (s *seeder) user(role, email, password, name, phone, city string) (*core.Re
 }
 
 func (s *seeder) userIn(app core.App, role, email, password, name, phone, city string) (*core.Record, error) {
-	u, err := app.FindAuthRecordByEmail(hooks.Users, email)
+	u, err := app.FindAuthRecordByEmail(users.Collection, email)
 	if err == nil {
 		return u, nil
 	}
 	if !isNotFound(err) {
 		return nil, err
 	}
-	col, err := app.FindCachedCollectionByNameOrId(hooks.Users)
+	col, err := app.FindCachedCollectionByNameOrId(users.Collection)
 	if err != nil {
 		return nil, err
 	}
 	u = core.NewRecord(col)
 	u.SetEmail(email)
 	u.SetVerified(true)
-	hooks.SetPassword(u, password)
+	users.SetPassword(u, password)
 	u.Set("name", name)
 	u.Set("role", role)
 	u.Set("phone", phone)
@@ -187,7 +189,7 @@ func (s *seeder) catalog() error {
 			cat = core.NewRecord(catCol)
 			cat.Set("id", c.ID)
 			cat.Set("name", c.Name)
-			cat.Set("nameKey", hooks.Fold(c.Name))
+			cat.Set("nameKey", text.Fold(c.Name))
 			cat.Set("description", c.Description)
 			cat.Set("color", c.Color)
 			cat.Set("icon", c.Icon)
@@ -321,7 +323,7 @@ func (s *seeder) camellos(n int) ([]*core.Record, error) {
 			hood := city.Neighborhoods[i%len(city.Neighborhoods)]
 			name := personName(i)
 			phone := fmt.Sprintf("300%07d", 1000000+i)
-			u, err := s.userIn(tx, hooks.RoleCamello, camelloEmail(i), CamelloPassword, name, phone, city.Name)
+			u, err := s.userIn(tx, users.RoleCamello, camelloEmail(i), CamelloPassword, name, phone, city.Name)
 			if err != nil {
 				return err
 			}
@@ -365,8 +367,8 @@ func (s *seeder) camellos(n int) ([]*core.Record, error) {
 			}
 			cam.Set("description", desc)
 			cam.Set("timezone", demoTimezone)
-			cam.Set("searchText", hooks.Fold(strings.Join([]string{name, strings.Join(trades, " "), desc, city.Name, hood}, " ")))
-			cam.Set("cityKey", hooks.Fold(city.Name))
+			cam.Set("searchText", text.Fold(strings.Join([]string{name, strings.Join(trades, " "), desc, city.Name, hood}, " ")))
+			cam.Set("cityKey", text.Fold(city.Name))
 			if i%10 != 9 { // a few camellos have no photo
 				f, err := filesystem.NewFileFromBytes(avatarPNG(i), fmt.Sprintf("camello-%03d.png", i+1))
 				if err != nil {
@@ -423,7 +425,7 @@ func (s *seeder) clients(n int) ([]*core.Record, error) {
 		if i == 0 {
 			name = "Laura Cliente"
 		}
-		u, err := s.user(hooks.RoleClient, clientEmail(i), ClientPassword, name, fmt.Sprintf("310%07d", 2000000+i), city.Name)
+		u, err := s.user(users.RoleClient, clientEmail(i), ClientPassword, name, fmt.Sprintf("310%07d", 2000000+i), city.Name)
 		if err != nil {
 			return nil, fmt.Errorf("cliente %d: %w", i+1, err)
 		}

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"camellos/hooks"
 	"camellos/internal/testkit"
 	"camellos/modules/seed"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 )
@@ -103,8 +103,8 @@ func TestSeedIsIdempotent(t *testing.T) {
 
 	// Demo logins work with the passwords printed.
 	for email, pass := range map[string]string{seed.AdminEmail: seed.AdminPassword, seed.ClientEmail: seed.ClientPassword, seed.CamelloEmail: seed.CamelloPassword} {
-		u, err := k.App.FindAuthRecordByEmail(hooks.Users, email)
-		if err != nil || !hooks.CheckPassword(u, pass) {
+		u, err := k.App.FindAuthRecordByEmail(users.Collection, email)
+		if err != nil || !users.CheckPassword(u, pass) {
 			t.Errorf("%s: cannot sign in with the printed password (%v)", email, err)
 		}
 	}

@@ -1,0 +1,184 @@
+package jobs
+
+import (
+	"net/http"
+	"strings"
+
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/internal/text"
+	"camellos/modules/camellos"
+	"camellos/modules/users"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+)
+
+// What the marketplace loop adds to jobs (issue 11): the address only the
+// job's parties see, the agreed price, the folded city of the open board,
+// the client's edits, the assignment by an accepted quote, and the per-app
+// event that tells other areas a job got its provider.
+
+// Currency of every price and quote.
+const Currency = "COP"
+
+// Messages of the job edit and of the quote assignment.
+const (
+	MsgOnlyClientEdits = "Solo el cliente del trabajo puede editarlo"
+	MsgFinalJob        = "Un trabajo completado o cancelado no se puede editar"
+	MsgNoLongerPending = "El trabajo ya no está pendiente"
+	MaxAddressLen      = 200
+	maxDescriptionLen  = 5000
+)
+
+// IsFinal reports whether a job state is final (COMPLETADO or CANCELADO).
+func IsFinal(status string) bool { return status == StatusCompleted || status == StatusCancelled }
+
+// ProviderSetEvent tells that a PENDIENTE job got its provider and moved to
+// ASIGNADO (admin assignment, a camello accepting a direct request, or an
+// accepted quote). App is the transaction of that write: handlers write
+// with it, and an error rolls the whole assignment back.
+type ProviderSetEvent struct {
+	hook.Event
+	App       core.App
+	JobID     string
+	CamelloID string
+}
+
+const providerSetKey = "camellos.jobs.providerSet"
+
+// OnProviderSet is the app's hook fired inside the transaction that gives a
+// job its provider. The quotes area binds it to reject the job's live
+// quotes in the same transaction.
+func OnProviderSet(app core.App) *hook.Hook[*ProviderSetEvent] {
+	return app.Store().GetOrSet(providerSetKey, func() any {
+		return &hook.Hook[*ProviderSetEvent]{}
+	}).(*hook.Hook[*ProviderSetEvent])
+}
+
+// providerSet fires OnProviderSet with the transaction txApp.
+func providerSet(txApp core.App, jobID, camelloID string) error {
+	return OnProviderSet(txApp).Trigger(&ProviderSetEvent{App: txApp, JobID: jobID, CamelloID: camelloID})
+}
+
+// AssignQuoted makes camelloID the provider of a PENDIENTE job at the
+// agreed price, with one conditional UPDATE run with txApp (the caller's
+// transaction): the job must still be PENDIENTE, without provider or
+// requested from this very camello. Of racing assignments exactly one
+// changes the row; the others get 409. The camello must be ACTIVO.
+func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
+	c, err := txApp.FindRecordById(camellos.Collection, camelloID)
+	if err != nil || c.GetString("status") != camellos.StatusActive {
+		return httpapi.Conflict(MsgCamelloInactive)
+	}
+	res, err := txApp.DB().NewQuery(
+		"UPDATE jobs SET provider = {:camello}, status = 'ASIGNADO', priceAmount = {:amount}, updated = {:now} " +
+			"WHERE id = {:id} AND status = 'PENDIENTE' AND (provider = '' OR provider = {:camello})").
+		Bind(dbx.Params{"camello": camelloID, "amount": amount, "now": DBTimeOf(Now(txApp)), "id": jobID}).Execute()
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return httpapi.Conflict(MsgNoLongerPending)
+	}
+	return providerSet(txApp, jobID, camelloID)
+}
+
+// bindMarketplaceHooks keeps the folded city of every saved job.
+func bindMarketplaceHooks(app core.App) {
+	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
+		e.Record.Set("cityKey", text.Fold(e.Record.GetString("city")))
+		e.Record.Set("address", strings.TrimSpace(e.Record.GetString("address")))
+		return e.Next()
+	})
+}
+
+// PriceJSON is the price object of a job: {amount, currency} or nil.
+func PriceJSON(rec *core.Record) any {
+	if n := rec.GetInt("priceAmount"); n > 0 {
+		return map[string]any{"amount": n, "currency": Currency}
+	}
+	return nil
+}
+
+// AddressVisible reports whether user may read the job's address: its
+// client, admins, and its camello once the job is assigned to it (a camello
+// merely requested from its profile does not see it yet).
+func AddressVisible(app core.App, user, job *core.Record, userCamello *core.Record) bool {
+	if user == nil {
+		return false
+	}
+	if user.GetString("role") == users.RoleAdmin || job.GetString("client") == user.Id {
+		return true
+	}
+	return userCamello != nil && job.GetString("provider") == userCamello.Id &&
+		job.GetString("status") != StatusPending
+}
+
+// redactFor removes the address from the rendered jobs the caller may not
+// read it in (list is JSON(recs), in the same order).
+func redactFor(e *core.RequestEvent, recs []*core.Record, list []map[string]any) {
+	user := session.AuthUser(e)
+	var cam *core.Record
+	if user != nil && user.GetString("role") == users.RoleCamello {
+		cam = CamelloOfUser(e.App, user.Id)
+	}
+	for i, r := range recs {
+		if !AddressVisible(e.App, user, r, cam) {
+			delete(list[i], "address")
+		}
+	}
+}
+
+type editJobInput struct {
+	Address     *string `json:"address"`
+	Description *string `json:"description"`
+}
+
+// jobEdit handles PATCH /api/jobs/{id} {address?, description?}: the job's
+// client edits a job that is not final. 404 for a job the caller cannot
+// see, 403 for its camello or an admin, 409 when final.
+func jobEdit(e *core.RequestEvent) error {
+	job, party, err := VisibleJob(e)
+	if err != nil {
+		return err
+	}
+	if !party.Client {
+		return httpapi.Forbidden(MsgOnlyClientEdits)
+	}
+	var in editJobInput
+	if err := httpapi.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	v := httpapi.NewValidation()
+	if in.Address != nil {
+		httpapi.CheckLength(v, "address", str(in.Address), 0, MaxAddressLen)
+	}
+	if in.Description != nil {
+		httpapi.CheckLength(v, "description", str(in.Description), 0, maxDescriptionLen)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	err = e.App.RunInTransaction(func(txApp core.App) error {
+		job, err := txApp.FindRecordById(Collection, job.Id)
+		if err != nil {
+			return err
+		}
+		if IsFinal(job.GetString("status")) {
+			return httpapi.Conflict(MsgFinalJob)
+		}
+		if in.Address != nil {
+			job.Set("address", str(in.Address))
+		}
+		if in.Description != nil {
+			job.Set("description", str(in.Description))
+		}
+		return txApp.Save(job)
+	})
+	if err != nil {
+		return err
+	}
+	return answerJob(e, http.StatusOK, job.Id)
+}

@@ -1,0 +1,52 @@
+package messages
+
+import (
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
+	"camellos/modules/jobs"
+	"camellos/modules/users"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// bindHooks enforces the message rules wherever a message is saved: a
+// message is never edited, its body is at most 2,000 characters and not
+// empty without a photo, its author takes part in the thread, and a closed
+// conversation takes no new message.
+func bindHooks(app core.App) {
+	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
+		rec := e.Record
+		if !rec.IsNew() {
+			return httpapi.FieldRuleError("body", "Un mensaje enviado no se puede modificar")
+		}
+		body := rec.GetString("body")
+		if text.Chars(body) > MaxBodyLen {
+			return httpapi.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
+		}
+		if body == "" && len(rec.GetStringSlice("files")) == 0 && len(rec.GetUnsavedFiles("files")) == 0 {
+			return httpapi.FieldRuleError("body", "Es obligatorio")
+		}
+		job, err := e.App.FindRecordById(jobs.Collection, rec.GetString("job"))
+		if err != nil {
+			return httpapi.FieldRuleError("job", "Trabajo no encontrado")
+		}
+		if err := writeConflict(job, jobs.Now(e.App)); err != nil {
+			return httpapi.FieldRuleError("job", err.(*httpapi.Error).Message)
+		}
+		camello := rec.GetString("camello")
+		if !participates(e.App, job, camello) {
+			return httpapi.FieldRuleError("camello", MsgNotParticipant)
+		}
+		author, err := e.App.FindRecordById(users.Collection, rec.GetString("author"))
+		if err != nil {
+			return httpapi.FieldRuleError("author", "Autor no encontrado")
+		}
+		if author.Id != job.GetString("client") {
+			cam := jobs.CamelloOfUser(e.App, author.Id)
+			if cam == nil || cam.Id != camello {
+				return httpapi.FieldRuleError("author", "El autor no participa en esta conversación")
+			}
+		}
+		return e.Next()
+	})
+}

@@ -1,0 +1,206 @@
+package quotes
+
+import (
+	"math"
+	"net/http"
+	"strings"
+
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/modules/camellos"
+	"camellos/modules/jobs"
+	"camellos/modules/users"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+type offerInput struct {
+	Amount    *float64 `json:"amount"`
+	Message   *string  `json:"message"`
+	ValidDays *float64 `json:"validDays"`
+}
+
+// activeCamello is the signed-in camello's profile when ACTIVO, else a 403.
+func activeCamello(e *core.RequestEvent, msg string) (*core.Record, error) {
+	cam := jobs.CamelloOfUser(e.App, session.AuthUser(e).Id)
+	if cam == nil || cam.GetString("status") != camellos.StatusActive {
+		return nil, httpapi.Forbidden(msg)
+	}
+	return cam, nil
+}
+
+// quoteCreate handles POST /api/jobs/{id}/quotes {amount, message?, validDays?}.
+func quoteCreate(e *core.RequestEvent) error {
+	jobID, err := httpapi.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	cam, err := activeCamello(e, MsgCamelloInactive)
+	if err != nil {
+		return err
+	}
+	var in offerInput
+	if err := httpapi.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	v := httpapi.NewValidation()
+	o := Offer{ValidDays: DefaultValidity}
+	switch {
+	case in.Amount == nil:
+		v.Add("amount", "Es obligatorio")
+	case *in.Amount != math.Trunc(*in.Amount) || *in.Amount < MinAmount || *in.Amount > MaxAmount:
+		v.Add("amount", "Debe ser un entero entre 10000 y 100000000 (COP)")
+	default:
+		o.Amount = int(*in.Amount)
+	}
+	if in.Message != nil {
+		o.Message = strings.TrimSpace(*in.Message)
+	}
+	httpapi.CheckLength(v, "message", o.Message, 0, MaxMessageLen)
+	if in.ValidDays != nil {
+		d := *in.ValidDays
+		if d != math.Trunc(d) || d < MinValidDays || d > MaxValidDays {
+			v.Add("validDays", "Debe ser un entero entre 1 y 30")
+		} else {
+			o.ValidDays = int(d)
+		}
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	id, err := Create(e.App, jobID, cam, o)
+	if err != nil {
+		return err
+	}
+	q, err := one(e.App, id)
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	return e.JSON(http.StatusCreated, map[string]any{"quote": q})
+}
+
+// quotesList handles GET /api/jobs/{id}/quotes: newest first; the job's
+// client and admins see all, a camello its own; another client 403.
+func quotesList(e *core.RequestEvent) error {
+	jobID, err := httpapi.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	job, err := e.App.FindRecordById(jobs.Collection, jobID)
+	if err != nil {
+		return httpapi.NotFound(jobs.MsgJobNotFound)
+	}
+	user := session.AuthUser(e)
+	where := dbx.HashExp{"job": job.Id}
+	switch {
+	case user.GetString("role") == users.RoleAdmin || job.GetString("client") == user.Id:
+	case user.GetString("role") == users.RoleCamello:
+		cam := jobs.CamelloOfUser(e.App, user.Id)
+		if cam == nil {
+			return httpapi.Forbidden(httpapi.MsgUnauthorized)
+		}
+		where["camello"] = cam.Id
+	default:
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
+	}
+	var recs []*core.Record
+	if err := e.App.RecordQuery(Collection).Where(where).OrderBy("created DESC", "id DESC").All(&recs); err != nil {
+		return httpapi.Internal(err)
+	}
+	list, err := JSON(e.App, recs)
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"quotes": list})
+}
+
+// pathQuote loads the path's quote with its job: 400 malformed id, 404 unknown.
+func pathQuote(e *core.RequestEvent) (*Quote, *core.Record, error) {
+	id, err := httpapi.PathID(e, "id")
+	if err != nil {
+		return nil, nil, err
+	}
+	q := Find(e.App, id)
+	if q == nil {
+		return nil, nil, httpapi.NotFound(MsgQuoteNotFound)
+	}
+	job, err := e.App.FindRecordById(jobs.Collection, q.JobID())
+	if err != nil {
+		return nil, nil, httpapi.NotFound(MsgQuoteNotFound)
+	}
+	return q, job, nil
+}
+
+// clientQuote is the path's quote when the caller is its job's client.
+func clientQuote(e *core.RequestEvent) (*Quote, *core.Record, error) {
+	q, job, err := pathQuote(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	if job.GetString("client") != session.AuthUser(e).Id {
+		return nil, nil, httpapi.Forbidden(MsgOnlyJobClient)
+	}
+	return q, job, nil
+}
+
+// quoteAccept handles POST /api/quotes/{id}/accept → {job, quote}.
+func quoteAccept(e *core.RequestEvent) error {
+	q, job, err := clientQuote(e)
+	if err != nil {
+		return err
+	}
+	if err := Accept(e.App, q.Id); err != nil {
+		return err
+	}
+	fresh, err := e.App.FindRecordById(jobs.Collection, job.Id)
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	jobOut, err := jobs.One(e.App, fresh)
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	quoteOut, err := one(e.App, q.Id)
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"job": jobOut, "quote": quoteOut})
+}
+
+// quoteReject handles POST /api/quotes/{id}/reject → {quote}.
+func quoteReject(e *core.RequestEvent) error {
+	q, _, err := clientQuote(e)
+	if err != nil {
+		return err
+	}
+	if err := Reject(e.App, q.Id); err != nil {
+		return err
+	}
+	return answerQuote(e, q.Id)
+}
+
+// quoteWithdraw handles POST /api/quotes/{id}/withdraw → {quote}: only the
+// camello who sent it.
+func quoteWithdraw(e *core.RequestEvent) error {
+	q, _, err := pathQuote(e)
+	if err != nil {
+		return err
+	}
+	cam := jobs.CamelloOfUser(e.App, session.AuthUser(e).Id)
+	if cam == nil || cam.Id != q.CamelloID() {
+		return httpapi.Forbidden(MsgOnlyQuoteCamello)
+	}
+	if err := Withdraw(e.App, q.Id); err != nil {
+		return err
+	}
+	return answerQuote(e, q.Id)
+}
+
+func answerQuote(e *core.RequestEvent, id string) error {
+	out, err := one(e.App, id)
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"quote": out})
+}

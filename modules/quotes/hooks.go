@@ -1,0 +1,116 @@
+package quotes
+
+import (
+	"slices"
+
+	"camellos/internal/httpapi"
+	"camellos/internal/records"
+	"camellos/internal/text"
+	"camellos/modules/camellos"
+	"camellos/modules/jobs"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// bindHooks enforces the quote rules wherever a quote is saved (our routes,
+// the dashboard, the generic API) and rejects a job's live quotes when the
+// job gets its provider by any path.
+func bindHooks(app core.App) {
+	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
+		if err := validateQuote(e.App, e.Record); err != nil {
+			return err
+		}
+		return e.Next()
+	})
+
+	// An admin assignment, a camello accepting a direct request or an
+	// accepted quote: the job's other live quotes are rejected in the same
+	// transaction.
+	jobs.OnProviderSet(app).BindFunc(func(e *jobs.ProviderSetEvent) error {
+		if err := closeLiveQuotes(e.App, e.JobID); err != nil {
+			return err
+		}
+		return e.Next()
+	})
+}
+
+// validateQuote checks a quote about to be saved against its job, its
+// camello and its stored original.
+func validateQuote(app core.App, rec *core.Record) error {
+	if rec.GetString("currency") == "" {
+		rec.Set("currency", jobs.Currency)
+	}
+	if rec.GetString("currency") != jobs.Currency {
+		return httpapi.FieldRuleError("currency", "La moneda debe ser COP")
+	}
+	if a := rec.GetFloat("amount"); a != float64(int64(a)) || a < MinAmount || a > MaxAmount {
+		return httpapi.FieldRuleError("amount", "Debe ser un entero entre 10000 y 100000000")
+	}
+	if text.Chars(rec.GetString("message")) > MaxMessageLen {
+		return httpapi.FieldRuleError("message", "Debe tener como máximo 1000 caracteres")
+	}
+	status := rec.GetString("status")
+	if rec.IsNew() {
+		if status != StatusPending {
+			return httpapi.FieldRuleError("status", "Una cotización nueva empieza en PENDIENTE")
+		}
+		job, err := app.FindRecordById(jobs.Collection, rec.GetString("job"))
+		if err != nil {
+			return httpapi.FieldRuleError("job", "Trabajo no encontrado")
+		}
+		cam, err := app.FindRecordById(camellos.Collection, rec.GetString("camello"))
+		if err != nil {
+			return httpapi.FieldRuleError("camello", "Camello no encontrado")
+		}
+		if msg := quoteRefusal(job, cam); msg != "" {
+			return httpapi.FieldRuleError("job", msg)
+		}
+		if !rec.GetDateTime("expiresAt").Time().After(jobs.Now(app)) {
+			return httpapi.FieldRuleError("expiresAt", "Debe ser una fecha futura")
+		}
+		return nil
+	}
+	orig := records.Stored(app, rec)
+	for _, f := range []string{"job", "camello", "amount", "currency", "message", "expiresAt"} {
+		if rec.GetString(f) != orig.GetString(f) {
+			return httpapi.FieldRuleError(f, "Una cotización enviada no se puede modificar")
+		}
+	}
+	from := orig.GetString("status")
+	if from == status {
+		return nil
+	}
+	if from != StatusPending {
+		return httpapi.FieldRuleError("status", "Transición no permitida: "+from+" → "+status)
+	}
+	if status == StatusAccepted {
+		// Accepting assigns the job: only the accept flow does both at once.
+		job, err := app.FindRecordById(jobs.Collection, rec.GetString("job"))
+		if err != nil || job.GetString("provider") != rec.GetString("camello") || job.GetString("status") == jobs.StatusPending {
+			return httpapi.FieldRuleError("status", "Una cotización se acepta con POST /api/quotes/{id}/accept")
+		}
+	}
+	return nil
+}
+
+// quoteRefusal says why a camello may not quote on a job ("" when it may):
+// the camello must be ACTIVO, and the job PENDIENTE and either open with a
+// service the camello offers, or a direct request naming this camello.
+func quoteRefusal(job, cam *core.Record) string {
+	switch {
+	case cam.GetString("status") != camellos.StatusActive:
+		return MsgCamelloInactive
+	case job.GetString("status") != jobs.StatusPending:
+		return MsgJobNotPending
+	}
+	if p := job.GetString("provider"); p != "" {
+		if p != cam.Id {
+			return MsgCannotQuote
+		}
+		return ""
+	}
+	if !slices.Contains(cam.GetStringSlice("services"), job.GetString("service")) {
+		return MsgCannotQuote
+	}
+	return ""
+}

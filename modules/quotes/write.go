@@ -1,0 +1,210 @@
+package quotes
+
+import (
+	"time"
+
+	"camellos/internal/httpapi"
+	"camellos/modules/camellos"
+	"camellos/modules/jobs"
+	"camellos/modules/notifications"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Offer is what a camello sends on a job.
+type Offer struct {
+	Amount    int
+	Message   string
+	ValidDays int
+}
+
+// Create saves a PENDIENTE quote of the camello on the job in one
+// transaction and tells the client (QUOTE_RECEIVED). 404 unknown job; 409
+// job not PENDIENTE or a live quote of this camello already there; 403 when
+// the camello may not quote on it. A quote of this camello that expired
+// unseen is marked VENCIDA first, so it never blocks a new one.
+func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, error) {
+	var id string
+	err := app.RunInTransaction(func(txApp core.App) error {
+		job, err := txApp.FindRecordById(jobs.Collection, jobID)
+		if err != nil {
+			return httpapi.NotFound(jobs.MsgJobNotFound)
+		}
+		switch msg := quoteRefusal(job, cam); msg {
+		case "":
+		case MsgJobNotPending:
+			return httpapi.Conflict(msg)
+		default:
+			return httpapi.Forbidden(msg)
+		}
+		now := jobs.Now(txApp)
+		if err := expire(txApp, dbx.HashExp{"job": job.Id, "camello": cam.Id}, now); err != nil {
+			return err
+		}
+		if n, _ := txApp.CountRecords(Collection, dbx.HashExp{"job": job.Id, "camello": cam.Id, "status": StatusPending}); n > 0 {
+			return httpapi.Conflict(MsgAlreadyQuoted)
+		}
+		col, err := txApp.FindCachedCollectionByNameOrId(Collection)
+		if err != nil {
+			return err
+		}
+		rec := core.NewRecord(col)
+		rec.Set("job", job.Id)
+		rec.Set("camello", cam.Id)
+		rec.Set("amount", o.Amount)
+		rec.Set("currency", jobs.Currency)
+		rec.Set("message", o.Message)
+		rec.Set("status", StatusPending)
+		rec.Set("expiresAt", now.Add(time.Duration(o.ValidDays)*24*time.Hour))
+		if err := txApp.Save(rec); err != nil {
+			if jobs.IsUniqueViolation(err) {
+				return httpapi.Conflict(MsgAlreadyQuoted)
+			}
+			return err
+		}
+		id = rec.Id
+		return notifications.Notify(txApp, job.GetString("client"), notifications.Message{
+			Kind:  notifications.KindQuoteReceived,
+			Title: "Nueva cotización",
+			Body:  cam.GetString("name") + " cotizó tu trabajo: " + job.GetString("title"),
+			URL:   jobs.JobURL(job.Id),
+			Data:  map[string]any{"jobId": job.Id, "quoteId": rec.Id, "camelloId": cam.Id},
+		})
+	})
+	return id, err
+}
+
+// Accept is the client's acceptance of a quote, in one transaction of
+// conditional writes: the quote goes PENDIENTE → ACEPTADA (only if still
+// PENDIENTE and not expired), the job gets the quote's camello as provider,
+// ASIGNADO and the price (only if still PENDIENTE; see jobs.AssignQuoted),
+// and every other live quote of the job is rejected (through
+// jobs.OnProviderSet). Of concurrent accepts, or an accept racing an admin
+// assignment, exactly one wins; the others change nothing and get 409.
+func Accept(app core.App, quoteID string) error {
+	return app.RunInTransaction(func(txApp core.App) error {
+		now := jobs.Now(txApp)
+		if err := transition(txApp, quoteID, StatusAccepted, now); err != nil {
+			return err
+		}
+		q := Find(txApp, quoteID)
+		if q == nil {
+			return httpapi.NotFound(MsgQuoteNotFound)
+		}
+		if err := jobs.AssignQuoted(txApp, q.JobID(), q.CamelloID(), q.Amount()); err != nil {
+			return err
+		}
+		return tellCamello(txApp, q, notifications.KindQuoteAccepted, "Cotización aceptada",
+			"El cliente aceptó tu cotización: ")
+	})
+}
+
+// Reject is the client's refusal of a PENDIENTE quote (409 otherwise); the
+// camello is told (QUOTE_REJECTED).
+func Reject(app core.App, quoteID string) error {
+	return app.RunInTransaction(func(txApp core.App) error {
+		if err := transition(txApp, quoteID, StatusRejected, jobs.Now(txApp)); err != nil {
+			return err
+		}
+		q := Find(txApp, quoteID)
+		if q == nil {
+			return httpapi.NotFound(MsgQuoteNotFound)
+		}
+		return tellCamello(txApp, q, notifications.KindQuoteRejected, "Cotización rechazada",
+			"El cliente rechazó tu cotización: ")
+	})
+}
+
+// Withdraw is the camello's withdrawal of its PENDIENTE quote (409 otherwise).
+func Withdraw(app core.App, quoteID string) error {
+	return app.RunInTransaction(func(txApp core.App) error {
+		return transition(txApp, quoteID, StatusWithdrawn, jobs.Now(txApp))
+	})
+}
+
+// transition moves a live quote (PENDIENTE, not expired at now) to status
+// with one conditional UPDATE: 409 when it is no longer live.
+func transition(txApp core.App, quoteID, status string, now time.Time) error {
+	res, err := txApp.DB().NewQuery("UPDATE " + Collection + " SET status = {:status}, updated = {:now} " +
+		"WHERE id = {:id} AND status = 'PENDIENTE' AND expiresAt > {:now}").
+		Bind(dbx.Params{"status": status, "now": jobs.DBTimeOf(now), "id": quoteID}).Execute()
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 1 {
+		return nil
+	}
+	q := Find(txApp, quoteID)
+	switch {
+	case q == nil:
+		return httpapi.NotFound(MsgQuoteNotFound)
+	case q.Status(now) == StatusExpired:
+		return httpapi.Conflict(MsgQuoteExpired)
+	}
+	return httpapi.Conflict(MsgQuoteNotPending)
+}
+
+// closeLiveQuotes ends the live quotes of a job that just got its provider:
+// expired ones become VENCIDA, the others RECHAZADA (their camellos are told).
+func closeLiveQuotes(txApp core.App, jobID string) error {
+	now := jobs.Now(txApp)
+	if err := expire(txApp, dbx.HashExp{"job": jobID}, now); err != nil {
+		return err
+	}
+	var live []*core.Record
+	err := txApp.RecordQuery(Collection).
+		Where(dbx.HashExp{"job": jobID, "status": StatusPending}).All(&live)
+	if err != nil || len(live) == 0 {
+		return err
+	}
+	_, err = txApp.DB().NewQuery("UPDATE " + Collection + " SET status = 'RECHAZADA', updated = {:now} " +
+		"WHERE job = {:job} AND status = 'PENDIENTE'").
+		Bind(dbx.Params{"job": jobID, "now": jobs.DBTimeOf(now)}).Execute()
+	if err != nil {
+		return err
+	}
+	for _, r := range live {
+		if err := tellCamello(txApp, &Quote{r}, notifications.KindQuoteRejected, "Cotización no elegida",
+			"El trabajo se asignó a otro camello: "); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expire marks the PENDIENTE quotes matching where whose expiry passed as VENCIDA.
+func expire(app core.App, where dbx.Expression, now time.Time) error {
+	q := app.DB().Update(Collection, dbx.Params{"status": StatusExpired, "updated": jobs.DBTimeOf(now)},
+		dbx.And(where, dbx.HashExp{"status": StatusPending}, dbx.NewExp("expiresAt <= {:now}", dbx.Params{"now": jobs.DBTimeOf(now)})))
+	_, err := q.Execute()
+	return err
+}
+
+// ExpireDue is the sweep: every PENDIENTE quote past its expiry becomes
+// VENCIDA. It returns how many it marked.
+func ExpireDue(app core.App, now time.Time) (int64, error) {
+	res, err := app.DB().NewQuery("UPDATE " + Collection + " SET status = 'VENCIDA', updated = {:now} " +
+		"WHERE status = 'PENDIENTE' AND expiresAt <= {:now}").
+		Bind(dbx.Params{"now": jobs.DBTimeOf(now)}).Execute()
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// tellCamello notifies the camello of a quote about it.
+func tellCamello(txApp core.App, q *Quote, kind, title, body string) error {
+	cam, err := txApp.FindRecordById(camellos.Collection, q.CamelloID())
+	if err != nil {
+		return nil // camello gone: nobody to tell
+	}
+	job, err := txApp.FindRecordById(jobs.Collection, q.JobID())
+	if err != nil {
+		return err
+	}
+	return notifications.Notify(txApp, cam.GetString("user"), notifications.Message{
+		Kind: kind, Title: title, Body: body + job.GetString("title"), URL: jobs.JobURL(job.Id),
+		Data: map[string]any{"jobId": job.Id, "quoteId": q.Id, "camelloId": cam.Id},
+	})
+}
