@@ -182,8 +182,9 @@ func AuthIPGuard() *hook.Handler[*core.RequestEvent] {
 	}
 }
 
-// Limits of requests a client directs at one camello (a job request, a
-// quote request): per camello and in total, per hour.
+// Limits of requests one party directs at another: a client's job
+// requests to one camello (kind "job"), a camello's quotes on one job
+// (kind "quote"); per target and in total, per hour.
 const (
 	DirectedPerCamello = 5
 	DirectedPerClient  = 30
@@ -193,22 +194,45 @@ const (
 // MsgDirected answers a client past a directed-request limit.
 const MsgDirected = "Demasiadas solicitudes seguidas, inténtalo más tarde"
 
-// Directed counts one request of kind ("job", "quote"...) from clientID to
-// camelloID: at most DirectedPerCamello to one camello and
-// DirectedPerClient in all per DirectedWindow, else 429 with Retry-After.
-// It returns the reservations so a request refused afterwards (validation,
-// conflict) can be uncounted with Cancel.
-func Directed(e *core.RequestEvent, kind, clientID, camelloID string) (cancel func(), err error) {
-	one := Of(e.App, "directed."+kind+".camello", DirectedPerCamello, DirectedWindow)
-	all := Of(e.App, "directed."+kind+".client", DirectedPerClient, DirectedWindow)
-	r1, wait, ok := one.Reserve(clientID + "|" + camelloID)
+// Directed counts one request of kind ("job", "quote"...) from fromID to
+// toID: at most DirectedPerCamello to one target and DirectedPerClient in
+// all per DirectedWindow, else 429 with Retry-After. It returns a cancel
+// func so a request refused afterwards (validation, conflict) is not
+// counted.
+func Directed(e *core.RequestEvent, kind, fromID, toID string) (cancel func(), err error) {
+	one := Of(e.App, "directed."+kind+".target", DirectedPerCamello, DirectedWindow)
+	all := Of(e.App, "directed."+kind+".from", DirectedPerClient, DirectedWindow)
+	r1, wait, ok := one.Reserve(fromID + "|" + toID)
 	if !ok {
 		return nil, httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
 	}
-	r2, wait, ok := all.Reserve(clientID)
+	r2, wait, ok := all.Reserve(fromID)
 	if !ok {
 		r1.Cancel()
 		return nil, httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
 	}
 	return func() { r1.Cancel(); r2.Cancel() }, nil
+}
+
+// DirectedAllowed is the check half of Directed for requests whose own
+// rules already serialise them (one PENDIENTE quote per camello and job):
+// 429 with Retry-After when fromID reached a limit of kind toward toID;
+// the caller counts a request that went through with DirectedDone.
+func DirectedAllowed(e *core.RequestEvent, kind, fromID, toID string) error {
+	one := Of(e.App, "directed."+kind+".target", DirectedPerCamello, DirectedWindow)
+	all := Of(e.App, "directed."+kind+".from", DirectedPerClient, DirectedWindow)
+	if blocked, wait := one.Blocked(fromID + "|" + toID); blocked {
+		return httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
+	}
+	if blocked, wait := all.Blocked(fromID); blocked {
+		return httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
+	}
+	return nil
+}
+
+// DirectedDone counts a request of kind from fromID to toID that went
+// through (see DirectedAllowed).
+func DirectedDone(app core.App, kind, fromID, toID string) {
+	Of(app, "directed."+kind+".target", DirectedPerCamello, DirectedWindow).Reserve(fromID + "|" + toID)
+	Of(app, "directed."+kind+".from", DirectedPerClient, DirectedWindow).Reserve(fromID)
 }
