@@ -7,6 +7,7 @@ import (
 	"camellos/internal/session"
 	"camellos/modules/admin"
 	"camellos/modules/agenda"
+	"camellos/modules/appointments"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
@@ -42,6 +43,7 @@ func Register(app core.App) {
 	catalog.Register(app)
 	legal.Register(app)
 	search.Register(app)
+	appointments.Register(app)
 	jobs.Register(app)
 	quotes.Register(app)
 	events.Register(app)

@@ -40,6 +40,9 @@ const (
 type Issues struct {
 	FormErrors  []string            `json:"formErrors"`
 	FieldErrors map[string][]string `json:"fieldErrors"`
+	// Conflicts lists what a 409 collided with (ConflictWith), e.g. the
+	// starts of a series that are not free.
+	Conflicts any `json:"conflicts,omitempty"`
 
 	order []string // fields in the order they failed, for a stable detail
 }
@@ -90,6 +93,14 @@ func NotFound(message string) *Error { return NewError(http.StatusNotFound, mess
 
 // Conflict is a 409 with the given message.
 func Conflict(message string) *Error { return NewError(http.StatusConflict, message) }
+
+// ConflictWith is a 409 whose issues.conflicts lists what the request
+// collided with.
+func ConflictWith(message string, conflicts any) *Error {
+	e := Conflict(message)
+	e.Issues = &Issues{FormErrors: []string{}, FieldErrors: map[string][]string{}, Conflicts: conflicts}
+	return e
+}
 
 // Internal is a 500 whose cause is logged but never shown.
 func Internal(cause error) *Error {

@@ -1,12 +1,15 @@
 package agenda
 
 import (
+	"fmt"
+	"math"
 	"net/http"
 	"time"
 
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
+	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -45,14 +48,59 @@ func AppointmentJSON(rec *core.Record) map[string]any {
 }
 
 type bookInput struct {
-	Start *string `json:"start"`
+	Start  *string         `json:"start"`
+	Repeat *map[string]any `json:"repeat"`
 }
 
-// appointmentBook handles POST /api/jobs/{id}/appointments {start}: the
-// job's client books a free slot of the job's camello. 404 when the caller
-// cannot see the job, 403 for its other parties, 409 when the job is not
-// ASIGNADO or EN_PROGRESO or start is not exactly a free slot. 201
-// {appointment}; the camello is notified.
+// readStart reads a required ISO 8601 start.
+func readStart(v *httpapi.Validation, s *string) time.Time {
+	if s == nil || *s == "" {
+		v.Add("start", "Es obligatorio")
+		return time.Time{}
+	}
+	t, ok := timefmt.ParseTime(*s)
+	if !ok {
+		v.Add("start", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-22T14:00:00Z")
+	}
+	return t
+}
+
+// readRepeat reads {every: "WEEK"|"2WEEKS", count: 2–12} as weeks and count.
+func readRepeat(v *httpapi.Validation, in map[string]any) (int, int) {
+	weeks := 0
+	switch in["every"] {
+	case EveryWeek:
+		weeks = 1
+	case EveryTwoWeeks:
+		weeks = 2
+	case nil:
+		v.Add("repeat.every", "Es obligatorio: WEEK o 2WEEKS")
+	default:
+		v.Add("repeat.every", "Debe ser WEEK o 2WEEKS")
+	}
+	count := 0
+	switch n := in["count"].(type) {
+	case float64:
+		if n != math.Trunc(n) || n < MinSeriesCount || n > MaxSeriesCount {
+			v.Add("repeat.count", fmt.Sprintf("Debe ser un número entero entre %d y %d", MinSeriesCount, MaxSeriesCount))
+		}
+		count = int(n)
+	case nil:
+		v.Add("repeat.count", "Es obligatorio")
+	default:
+		v.Add("repeat.count", fmt.Sprintf("Debe ser un número entero entre %d y %d", MinSeriesCount, MaxSeriesCount))
+	}
+	return weeks, count
+}
+
+// appointmentBook handles POST /api/jobs/{id}/appointments {start, repeat?}:
+// the job's client books a free slot of the job's camello, or with repeat
+// {every, count} a weekly or fortnightly series at the same local time,
+// all or nothing. 404 when the caller cannot see the job, 403 for its
+// other parties, 409 when the job is not ASIGNADO or EN_PROGRESO, would
+// hold more than 12 future appointments, or a start is not exactly a free
+// slot (a series lists them in issues.conflicts). 201 {appointment}, or
+// {appointments} for a series; the camello is notified.
 func appointmentBook(e *core.RequestEvent) error {
 	job, party, err := jobs.VisibleJob(e)
 	if err != nil {
@@ -65,77 +113,81 @@ func appointmentBook(e *core.RequestEvent) error {
 	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
 	}
-	if in.Start == nil || *in.Start == "" {
-		return httpapi.FieldError("start", "Es obligatorio")
+	v := httpapi.NewValidation()
+	start := readStart(v, in.Start)
+	weeks, count := 0, 1
+	if in.Repeat != nil {
+		if *in.Repeat == nil {
+			v.Add("repeat", "Debe ser un objeto {every, count}")
+		} else {
+			weeks, count = readRepeat(v, *in.Repeat)
+		}
 	}
-	start, ok := timefmt.ParseTime(*in.Start)
-	if !ok {
-		return httpapi.FieldError("start", "Fecha inválida: usa ISO 8601, por ejemplo 2026-11-22T14:00:00Z")
+	if err := v.Err(); err != nil {
+		return err
 	}
-	appt, err := Book(e.App, job.Id, start)
+	if in.Repeat == nil {
+		appt, err := Book(e.App, job.Id, start)
+		if err != nil {
+			return err
+		}
+		return e.JSON(http.StatusCreated, map[string]any{"appointment": AppointmentJSON(appt.Record)})
+	}
+	camello, err := e.App.FindRecordById(camellos.Collection, job.GetString("provider"))
+	if err != nil {
+		return httpapi.Conflict(MsgJobNotBookable)
+	}
+	loc := LoadSchedule(e.App, camello).Location
+	list, err := BookSeries(e.App, job.Id, SeriesStarts(start, loc, weeks, count))
 	if err != nil {
 		return err
 	}
-	return e.JSON(http.StatusCreated, map[string]any{"appointment": AppointmentJSON(appt)})
+	out := make([]map[string]any, len(list))
+	for i, a := range list {
+		out[i] = AppointmentJSON(a.Record)
+	}
+	return e.JSON(http.StatusCreated, map[string]any{"appointments": out})
 }
 
-// Book creates a PROGRAMADA appointment of the job at start in one
-// transaction: the job must be ASIGNADO or EN_PROGRESO with an ACTIVO
-// camello, and start must be exactly one of the camello's free slots at
-// that moment. Transactions are serialised, and the unique index on
-// (camello, start) of PROGRAMADA appointments backs it: a double booking
-// is a 409 either way.
-func Book(app core.App, jobID string, start time.Time) (*core.Record, error) {
-	var appt *core.Record
-	err := app.RunInTransaction(func(txApp core.App) error {
-		job, err := txApp.FindRecordById(jobs.Collection, jobID)
-		if err != nil {
-			return httpapi.NotFound(jobs.MsgJobNotFound)
-		}
-		if s := job.GetString("status"); s != jobs.StatusAssigned && s != jobs.StatusInProgress {
-			return httpapi.Conflict(MsgJobNotBookable)
-		}
-		camello, err := txApp.FindRecordById(camellos.Collection, job.GetString("provider"))
-		if err != nil || camello.GetString("status") != camellos.StatusActive {
-			return httpapi.Conflict(jobs.MsgCamelloInactive)
-		}
-		end := start.Add(SlotLength)
-		slots, err := FreeSlotsOf(txApp, camello, start, end, jobs.Now(txApp))
-		if err != nil {
-			return err
-		}
-		if len(slots) != 1 || !slots[0].Start.Equal(start) {
-			return httpapi.Conflict(MsgSlotTaken)
-		}
-		col, err := txApp.FindCachedCollectionByNameOrId(AppointmentsCollection)
-		if err != nil {
-			return err
-		}
-		appt = core.NewRecord(col)
-		appt.Set("job", job.Id)
-		appt.Set("camello", camello.Id)
-		appt.Set("client", job.GetString("client"))
-		appt.Set("start", start)
-		appt.Set("end", end)
-		appt.Set("status", jobs.AppointmentScheduled)
-		if err := txApp.Save(appt); err != nil {
-			if jobs.IsUniqueViolation(err) {
-				return httpapi.Conflict(MsgSlotTaken)
-			}
-			return err
-		}
-		return notifications.Notify(txApp, camello.GetString("user"), notifications.Message{
-			Kind:  notifications.KindAppointmentBooked,
-			Title: "Nueva cita agendada",
-			Body:  "Cita para el trabajo: " + job.GetString("title"),
-			URL:   jobs.JobURL(job.Id),
-			Data:  map[string]any{"appointmentId": appt.Id, "jobId": job.Id, "camelloId": camello.Id},
-		})
-	})
+type rescheduleInput struct {
+	Start *string `json:"start"`
+}
+
+// appointmentReschedule handles POST /api/appointments/{id}/reschedule
+// {start}: its client or its camello (others 403 "No autorizado") moves a
+// PROGRAMADA appointment that has not started to a free slot (else 409).
+// 200 {appointment}, same id; the other party is notified.
+func appointmentReschedule(e *core.RequestEvent) error {
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return appt, nil
+	appt, err := appointments.Find(e.App, id)
+	if err != nil {
+		return httpapi.NotFound(MsgAppointmentNotFound)
+	}
+	user := session.AuthUser(e)
+	camelloUser := ""
+	if c, err := e.App.FindRecordById(camellos.Collection, appt.CamelloID()); err == nil {
+		camelloUser = c.GetString("user")
+	}
+	if appt.ClientID() != user.Id && camelloUser != user.Id {
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
+	}
+	var in rescheduleInput
+	if err := httpapi.ReadJSON(e, &in); err != nil {
+		return err
+	}
+	v := httpapi.NewValidation()
+	start := readStart(v, in.Start)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	moved, err := Reschedule(e.App, appt.Id, start, user.Id)
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, map[string]any{"appointment": AppointmentJSON(moved.Record)})
 }
 
 // appointmentsMine handles GET /api/agenda/appointments?from&to&page&perPage:
@@ -168,11 +220,11 @@ func appointmentsMine(e *core.RequestEvent) error {
 	}
 	cond := dbx.And(where...)
 	var total int
-	if err := e.App.DB().Select("COUNT(*)").From(AppointmentsCollection).Where(cond).Row(&total); err != nil {
+	if err := e.App.DB().Select("COUNT(*)").From(appointments.Collection).Where(cond).Row(&total); err != nil {
 		return httpapi.Internal(err)
 	}
 	recs := []*core.Record{}
-	err := e.App.RecordQuery(AppointmentsCollection).Where(cond).OrderBy("start ASC", "id ASC").
+	err := e.App.RecordQuery(appointments.Collection).Where(cond).OrderBy("start ASC", "id ASC").
 		Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
 	if err != nil {
 		return httpapi.Internal(err)
@@ -193,7 +245,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	appt, err := e.App.FindRecordById(AppointmentsCollection, id)
+	appt, err := e.App.FindRecordById(appointments.Collection, id)
 	if err != nil {
 		return httpapi.NotFound(MsgAppointmentNotFound)
 	}
@@ -208,13 +260,13 @@ func appointmentCancel(e *core.RequestEvent) error {
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	err = e.App.RunInTransaction(func(txApp core.App) error {
-		n, err := jobs.CancelAppointments(txApp, "id", appt.Id, jobs.Now(txApp))
+		ok, err := appointments.Cancel(txApp, appt.Id, jobs.Now(txApp))
 		if err != nil {
 			return err
 		}
-		if n != 1 {
-			fresh, err := txApp.FindRecordById(AppointmentsCollection, appt.Id)
-			if err == nil && fresh.GetString("status") == jobs.AppointmentScheduled {
+		if !ok {
+			fresh, err := txApp.FindRecordById(appointments.Collection, appt.Id)
+			if err == nil && fresh.GetString("status") == appointments.Scheduled {
 				return httpapi.Conflict(MsgAlreadyStarted)
 			}
 			return httpapi.Conflict(MsgNotScheduled)
@@ -239,7 +291,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	fresh, err := e.App.FindRecordById(AppointmentsCollection, appt.Id)
+	fresh, err := e.App.FindRecordById(appointments.Collection, appt.Id)
 	if err != nil {
 		return httpapi.Internal(err)
 	}

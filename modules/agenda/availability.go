@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"time"
 
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
+	"camellos/modules/appointments"
 	"camellos/modules/jobs"
+	"camellos/modules/notifications"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -25,15 +28,32 @@ func myCamello(e *core.RequestEvent) (*core.Record, error) {
 	return c, nil
 }
 
-func availabilityJSON(s Schedule, updated *core.Record) map[string]any {
-	out := map[string]any{
-		"timezone":     s.Timezone,
-		"weekly":       s.Weekly,
-		"blockedDates": s.Blocked,
-		"updatedAt":    nil,
+// availabilityOut is the availability as answered; the booking rules come
+// after the schedule's fields.
+type availabilityOut struct {
+	BlockedDates        []string      `json:"blockedDates"`
+	Timezone            string        `json:"timezone"`
+	UpdatedAt           *string       `json:"updatedAt"`
+	Weekly              []WeeklyRange `json:"weekly"`
+	MinNoticeMinutes    int           `json:"minNoticeMinutes"`
+	BufferMinutes       int           `json:"bufferMinutes"`
+	HorizonDays         int           `json:"horizonDays"`
+	TravelBufferMinutes int           `json:"travelBufferMinutes"`
+}
+
+func availabilityJSON(s Schedule, updated *core.Record) availabilityOut {
+	out := availabilityOut{
+		BlockedDates:        s.Blocked,
+		Timezone:            s.Timezone,
+		Weekly:              s.Weekly,
+		MinNoticeMinutes:    s.Booking.MinNoticeMinutes,
+		BufferMinutes:       s.Booking.BufferMinutes,
+		HorizonDays:         s.Booking.HorizonDays,
+		TravelBufferMinutes: s.Booking.TravelBufferMinutes,
 	}
 	if updated != nil {
-		out["updatedAt"] = timefmt.ISO(updated.GetDateTime("updated").Time())
+		at := timefmt.ISO(updated.GetDateTime("updated").Time())
+		out.UpdatedAt = &at
 	}
 	return out
 }
@@ -51,14 +71,94 @@ func availabilityGet(e *core.RequestEvent) error {
 }
 
 type availabilityInput struct {
-	Timezone     *string           `json:"timezone"`
-	Weekly       *[]map[string]any `json:"weekly"`
-	BlockedDates *[]string         `json:"blockedDates"`
+	Timezone            *string           `json:"timezone"`
+	Weekly              *[]map[string]any `json:"weekly"`
+	BlockedDates        *[]string         `json:"blockedDates"`
+	MinNoticeMinutes    *float64          `json:"minNoticeMinutes"`
+	BufferMinutes       *float64          `json:"bufferMinutes"`
+	HorizonDays         *float64          `json:"horizonDays"`
+	TravelBufferMinutes *float64          `json:"travelBufferMinutes"`
+	CancelConflicts     *bool             `json:"cancelConflicts"`
+}
+
+// MsgBlockedConflicts refuses blocking dates that hold appointments.
+const MsgBlockedConflicts = "Hay citas programadas en las fechas bloqueadas: cancélalas o envía cancelConflicts: true"
+
+// readRules applies the request's rules over current: an absent rule keeps
+// its value; a present one must be an integer within its bounds.
+func readRules(v *httpapi.Validation, in availabilityInput, current BookingRules) BookingRules {
+	out := current
+	for _, r := range []struct {
+		field string
+		in    *float64
+		dst   *int
+	}{
+		{"minNoticeMinutes", in.MinNoticeMinutes, &out.MinNoticeMinutes},
+		{"bufferMinutes", in.BufferMinutes, &out.BufferMinutes},
+		{"horizonDays", in.HorizonDays, &out.HorizonDays},
+		{"travelBufferMinutes", in.TravelBufferMinutes, &out.TravelBufferMinutes},
+	} {
+		if r.in == nil {
+			continue
+		}
+		n := *r.in
+		if n != math.Trunc(n) || n < math.MinInt32 || n > math.MaxInt32 {
+			*r.dst = -1 // out of every bound: Check reports it
+			continue
+		}
+		*r.dst = int(n)
+	}
+	out.Check(v)
+	return out
+}
+
+// blockedConflict is a PROGRAMADA appointment on a blocked date.
+type blockedConflict struct {
+	AppointmentID string `json:"appointmentId"`
+	JobID         string `json:"jobId"`
+	Date          string `json:"date"`
+	Start         string `json:"start"`
+	End           string `json:"end"`
+	client        string
+	local         string // the start on the camello's clock
+}
+
+// blockedConflicts lists the camello's PROGRAMADA appointments starting
+// after now on a date s blocks (in s's zone), by start.
+func blockedConflicts(app core.App, camelloID string, s Schedule, now time.Time) ([]blockedConflict, error) {
+	out := []blockedConflict{}
+	if len(s.Blocked) == 0 {
+		return out, nil
+	}
+	spans, err := appointments.ScheduledOf(app, camelloID, now, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	blocked := s.BlockedSet()
+	for _, sp := range spans {
+		date := sp.Start.In(s.Location).Format(DateLayout)
+		if !blocked[date] {
+			continue
+		}
+		a, err := appointments.Find(app, sp.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, blockedConflict{AppointmentID: sp.ID, JobID: sp.Job, Date: date,
+			Start: timefmt.ISO(sp.Start), End: timefmt.ISO(sp.End), client: a.ClientID(),
+			local: sp.Start.In(s.Location).Format("02/01/2006 15:04") + " (" + s.Timezone + ")"})
+	}
+	return out, nil
 }
 
 // availabilityPut handles PUT /api/agenda/availability {timezone?, weekly,
-// blockedDates?}: weekly is required and replaces the saved ranges; an
-// absent timezone or blockedDates keeps the saved value (or the default).
+// blockedDates?, minNoticeMinutes?, bufferMinutes?, horizonDays?,
+// travelBufferMinutes?, cancelConflicts?}: weekly is required and replaces
+// the saved ranges; an absent timezone, blockedDates or rule keeps the
+// saved value (or the default). Blocked dates that hold PROGRAMADA
+// appointments yet to start are refused (409, issues.conflicts), unless
+// cancelConflicts is true: then they are cancelled in the same transaction
+// and each client is notified. 200 {availability, cancelled}.
 func availabilityPut(e *core.RequestEvent) error {
 	camello, err := myCamello(e)
 	if err != nil {
@@ -87,11 +187,22 @@ func availabilityPut(e *core.RequestEvent) error {
 		return v.Err()
 	}
 	s := CheckSchedule(v, tz, weekly, blocked)
+	s.Booking = readRules(v, in, current.Booking)
 	if err := v.Err(); err != nil {
 		return err
 	}
+	cancelConflicts := in.CancelConflicts != nil && *in.CancelConflicts
 	var saved *core.Record
+	cancelled := []string{}
 	err = e.App.RunInTransaction(func(txApp core.App) error {
+		now := jobs.Now(txApp)
+		conflicts, err := blockedConflicts(txApp, camello.Id, s, now)
+		if err != nil {
+			return err
+		}
+		if len(conflicts) > 0 && !cancelConflicts {
+			return httpapi.ConflictWith(MsgBlockedConflicts, conflicts)
+		}
 		rec := findAvailability(txApp, camello.Id)
 		if rec == nil {
 			col, err := txApp.FindCachedCollectionByNameOrId(AvailabilityCollection)
@@ -104,13 +215,37 @@ func availabilityPut(e *core.RequestEvent) error {
 		rec.Set("timezone", s.Timezone)
 		rec.Set("weekly", s.Weekly)
 		rec.Set("blockedDates", s.Blocked)
+		setRules(rec, s.Booking)
 		saved = rec
-		return txApp.Save(rec)
+		if err := txApp.Save(rec); err != nil {
+			return err
+		}
+		for _, c := range conflicts {
+			ok, err := appointments.Cancel(txApp, c.AppointmentID, now)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			cancelled = append(cancelled, c.AppointmentID)
+			err = notifications.Notify(txApp, c.client, notifications.Message{
+				Kind:  notifications.KindJobStatus,
+				Title: "Cita cancelada",
+				Body:  "El camello bloqueó ese día y se canceló tu cita del " + c.local,
+				URL:   jobs.JobURL(c.JobID),
+				Data:  map[string]any{"appointmentId": c.AppointmentID, "jobId": c.JobID, "camelloId": camello.Id},
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return e.JSON(http.StatusOK, map[string]any{"availability": availabilityJSON(s, saved)})
+	return e.JSON(http.StatusOK, map[string]any{"availability": availabilityJSON(s, saved), "cancelled": cancelled})
 }
 
 // readRanges turns the request's range objects into WeeklyRange values,

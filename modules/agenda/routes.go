@@ -33,6 +33,14 @@ func Register(app core.App) {
 		api.GET("/agenda/appointments", appointmentsMine).Bind(signedIn)
 		// Its client, its camello or an admin cancels an appointment.
 		api.POST("/appointments/{id}/cancel", appointmentCancel).Bind(signedIn)
+		// The signed-in user's calendar feed URL (made on the first call).
+		api.GET("/agenda/calendar", calendarGet).Bind(signedIn)
+		// The signed-in user's new calendar feed URL; the old one stops at once.
+		api.POST("/agenda/calendar/rotate", calendarRotate).Bind(signedIn)
+		// The calendar feed itself, public behind its secret token (RFC 5545).
+		api.GET("/agenda/calendar/{token}", calendarFeed)
+		// Its client or its camello moves an appointment to another free slot.
+		api.POST("/appointments/{id}/reschedule", appointmentReschedule).Bind(signedIn)
 		return se.Next()
 	})
 }

@@ -17,7 +17,6 @@ import (
 // Collections of the agenda and their limits.
 const (
 	AvailabilityCollection = "availability"
-	AppointmentsCollection = "appointments"
 
 	DateLayout      = "2006-01-02"
 	DefaultTimezone = config.DefaultTimezone
@@ -39,6 +38,7 @@ type Schedule struct {
 	Weekly   []WeeklyRange
 	Ranges   []Range
 	Blocked  []string
+	Booking  BookingRules // notice, buffers, horizon
 }
 
 // LoadZone loads an IANA zone name; "", "Local" and unknown names fail.
@@ -91,7 +91,7 @@ func ParseClock(s string, allowEnd bool) (int, bool) {
 // returns the normalised schedule (ranges sorted, dates sorted and unique).
 // The PUT route and the availability record hook share it.
 func CheckSchedule(v *httpapi.Validation, tz string, weekly []WeeklyRange, blocked []string) Schedule {
-	s := Schedule{Timezone: tz, Weekly: []WeeklyRange{}, Ranges: []Range{}, Blocked: []string{}}
+	s := Schedule{Timezone: tz, Weekly: []WeeklyRange{}, Ranges: []Range{}, Blocked: []string{}, Booking: DefaultBookingRules}
 	if loc, ok := LoadZone(tz); ok {
 		s.Location = loc
 	} else {
@@ -210,7 +210,8 @@ func LoadSchedule(app core.App, camello *core.Record) Schedule {
 // in the zone tz.
 func emptySchedule(tz string) Schedule {
 	loc, _ := LoadZone(tz)
-	return Schedule{Timezone: tz, Location: loc, Weekly: []WeeklyRange{}, Ranges: []Range{}, Blocked: []string{}}
+	return Schedule{Timezone: tz, Location: loc, Weekly: []WeeklyRange{}, Ranges: []Range{}, Blocked: []string{},
+		Booking: DefaultBookingRules}
 }
 
 // scheduleOf parses an availability record; whatever does not validate is
@@ -220,17 +221,21 @@ func scheduleOf(rec *core.Record) Schedule {
 	var blocked []string
 	_ = decodeJSONField(rec, "weekly", &weekly)
 	_ = decodeJSONField(rec, "blockedDates", &blocked)
-	return storedSchedule(rec.GetString("timezone"), weekly, blocked)
+	s := storedSchedule(rec.GetString("timezone"), weekly, blocked)
+	s.Booking = rulesOf(rec)
+	return s
 }
 
 // scheduleOfJSON is scheduleOf for the stored columns of an availability
 // (weekly and blockedDates as their JSON text).
-func scheduleOfJSON(tz, weeklyJSON, blockedJSON string) Schedule {
+func scheduleOfJSON(tz, weeklyJSON, blockedJSON string, b BookingRules) Schedule {
 	var weekly []WeeklyRange
 	var blocked []string
 	_ = decodeJSONText(weeklyJSON, &weekly)
 	_ = decodeJSONText(blockedJSON, &blocked)
-	return storedSchedule(tz, weekly, blocked)
+	s := storedSchedule(tz, weekly, blocked)
+	s.Booking = b.normalised()
+	return s
 }
 
 // storedSchedule normalises a stored schedule, in America/Bogota when its

@@ -3,10 +3,12 @@ package agenda
 import (
 	"sort"
 	"time"
+
+	"camellos/modules/appointments"
 )
 
-// SlotLength is the length of every slot and appointment.
-const SlotLength = 60 * time.Minute
+// SlotLength is the length of every slot: one appointment.
+const SlotLength = appointments.Length
 
 // DayMinutes is the end of a day ("24:00") in minutes after midnight.
 const DayMinutes = 24 * 60
@@ -32,14 +34,43 @@ func (i Interval) Overlaps(o Interval) bool {
 	return i.Start.Before(o.End) && o.Start.Before(i.End)
 }
 
+// Rules are a camello's booking rules, as durations; the zero value has
+// none (FreeSlots then lists every free slot from Now on).
+type Rules struct {
+	MinNotice    time.Duration // a slot starts at least this long after Now
+	Buffer       time.Duration // kept free before and after every busy interval
+	Horizon      time.Duration // a slot starts at most this long after Now (0: no limit)
+	TravelBuffer time.Duration // kept instead of Buffer, when larger, around a busy interval in another place
+}
+
+// Pad is the gap kept between a slot at place and a busy interval at
+// busyPlace: Buffer, or TravelBuffer when it is larger and the places
+// differ or either is unknown ("").
+func (r Rules) Pad(place, busyPlace string) time.Duration {
+	if r.TravelBuffer > r.Buffer && (place == "" || busyPlace == "" || place != busyPlace) {
+		return r.TravelBuffer
+	}
+	return r.Buffer
+}
+
+// uniform reports whether every busy interval gets the same pad (Buffer),
+// whatever the places.
+func (r Rules) uniform() bool { return r.TravelBuffer <= r.Buffer }
+
+// maxPad is the largest gap kept around a busy interval.
+func (r Rules) maxPad() time.Duration { return max(r.Buffer, r.TravelBuffer) }
+
 // SlotQuery is everything FreeSlots needs; it reads no clock and no database.
 type SlotQuery struct {
-	Location *time.Location  // the camello's IANA zone (nil = UTC)
-	Weekly   []Range         // weekly availability in that zone
-	Blocked  map[string]bool // blocked local dates, "2006-01-02"
-	Busy     []Interval      // PROGRAMADA appointments
-	From, To time.Time       // the window asked for
-	Now      time.Time       // slots starting before it are past
+	Location   *time.Location  // the camello's IANA zone (nil = UTC)
+	Weekly     []Range         // weekly availability in that zone
+	Blocked    map[string]bool // blocked local dates, "2006-01-02"
+	Busy       []Interval      // PROGRAMADA appointments
+	BusyPlaces []string        // optional: BusyPlaces[i] is the place of Busy[i] ("" or missing: unknown)
+	Place      string          // the place of the booking asked for ("" unknown)
+	Rules      Rules           // notice, buffers, horizon
+	From, To   time.Time       // the window asked for
+	Now        time.Time       // slots starting before Now + Rules.MinNotice are too soon
 }
 
 // FreeSlots lists the free 60-minute slots of a weekly schedule within
@@ -48,13 +79,35 @@ type SlotQuery struct {
 // on a day whose clocks jump forward a range holds fewer slots, on one
 // whose clocks fall back it holds more (see WallTime for wall times that do
 // not exist or exist twice). A slot is kept when it fits wholly inside its
-// range and inside [From, To], starts no earlier than Now, is not on a
-// blocked date and overlaps no busy interval.
+// range and inside [From, To], starts no earlier than Now + MinNotice and
+// no later than Now + Horizon, is not on a blocked date and keeps its pad
+// (Rules.Pad) from every busy interval.
+//
+// It is the one slot arithmetic of the service: the slots listing and the
+// booking, rescheduling and series checks all ask it.
 func FreeSlots(q SlotQuery) []Interval {
-	return freeSlots(q, sortedBusy(q.Busy))
+	return freeSlots(q, blocking(q.Rules, q.Busy, q.BusyPlaces, q.Place))
 }
 
-// freeSlots is FreeSlots with the busy intervals already indexed (q.Busy
+// blocking indexes the busy intervals widened by their pads for a slot at
+// place: a slot is free when it overlaps none of them.
+func blocking(r Rules, busy []Interval, places []string, place string) busyIndex {
+	if r.Buffer == 0 && r.uniform() {
+		return sortedBusy(busy)
+	}
+	wide := make([]Interval, len(busy))
+	for i, b := range busy {
+		bp := ""
+		if i < len(places) {
+			bp = places[i]
+		}
+		pad := r.Pad(place, bp)
+		wide[i] = Interval{Start: b.Start.Add(-pad), End: b.End.Add(pad)}
+	}
+	return sortedBusy(wide)
+}
+
+// freeSlots is FreeSlots with the blocking intervals already indexed (q.Busy
 // is not read).
 func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 	loc := q.Location
@@ -65,8 +118,17 @@ func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 		return []Interval{}
 	}
 	earliest := q.From
-	if q.Now.After(earliest) {
-		earliest = q.Now
+	if soonest := q.Now.Add(max(q.Rules.MinNotice, 0)); soonest.After(earliest) {
+		earliest = soonest
+	}
+	latest := q.To // the latest start
+	if q.Rules.Horizon > 0 {
+		if h := q.Now.Add(q.Rules.Horizon); h.Before(latest) {
+			latest = h
+		}
+	}
+	if latest.Before(earliest) {
+		return []Interval{}
 	}
 	var byDay [7][]Range
 	weekHours := 0
@@ -79,7 +141,11 @@ func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 	// Local calendar dates that can hold a slot of the window: a range of
 	// date D lies within [D 00:00, D+1 00:00] local time.
 	fy, fm, fd := q.From.In(loc).Date()
-	ty, tm, td := q.To.In(loc).Date()
+	lastEnd := q.To
+	if l := latest.Add(SlotLength); l.Before(lastEnd) {
+		lastEnd = l
+	}
+	ty, tm, td := lastEnd.In(loc).Date()
 	first := time.Date(fy, fm, fd-1, 0, 0, 0, 0, time.UTC)
 	last := time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC)
 	// room for the slots of the window less its bookings (a guess)
@@ -96,7 +162,7 @@ func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 			rangeEnd := WallTime(y, m, d, r.End, loc)
 			for t := WallTime(y, m, d, r.Start, loc); !t.Add(SlotLength).After(rangeEnd); t = t.Add(SlotLength) {
 				s := Interval{Start: t, End: t.Add(SlotLength)} // WallTime is in UTC
-				if s.End.After(q.To) {
+				if s.End.After(q.To) || s.Start.After(latest) {
 					break
 				}
 				if s.Start.Before(earliest) || cur.overlaps(s) {

@@ -10,7 +10,6 @@ import (
 	"camellos/internal/timefmt"
 	"camellos/modules/jobs"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -60,54 +59,15 @@ func readWindow(e *core.RequestEvent, now time.Time, def, max time.Duration) (ti
 	return from, to, v.Err()
 }
 
-// busyIntervals loads the camello's PROGRAMADA appointments overlapping
-// [from, to).
-func busyIntervals(app core.App, camelloID string, from, to time.Time) ([]Interval, error) {
-	// The literal status lets SQLite use the partial index
-	// idx_appointments_booked_slot (camello, start); appointments last
-	// SlotLength, so none starting before from-SlotLength reaches from.
-	rows, err := app.DB().NewQuery("SELECT start, end FROM " + AppointmentsCollection +
-		" WHERE camello = {:camello} AND status = '" + jobs.AppointmentScheduled + "'" +
-		" AND start > {:since} AND start < {:to} AND end > {:from}").
-		Bind(dbx.Params{"camello": camelloID, "since": jobs.DBTimeOf(from.Add(-SlotLength)),
-			"from": jobs.DBTimeOf(from), "to": jobs.DBTimeOf(to)}).
-		Rows()
-	return scanIntervals(rows, err)
-}
-
-// scanIntervals reads (start, end) rows of appointments as intervals.
-func scanIntervals(rows *dbx.Rows, err error) ([]Interval, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Interval{}
-	var start, end string
-	for rows.Next() {
-		if err := rows.Scan(&start, &end); err != nil {
-			return nil, err
-		}
-		s, err1 := time.Parse(jobs.DBTime, start)
-		en, err2 := time.Parse(jobs.DBTime, end)
-		if err1 == nil && err2 == nil {
-			out = append(out, Interval{Start: s, End: en})
-		}
-	}
-	return out, rows.Err()
-}
-
 // FreeSlotsOf lists the free slots of a camello within [from, to] at now,
-// reading its schedule and appointments with app.
+// reading its schedule, rules and appointments with app, as the slots
+// listing shows them (for a booking in an unknown place).
 func FreeSlotsOf(app core.App, camello *core.Record, from, to, now time.Time) ([]Interval, error) {
-	s := LoadSchedule(app, camello)
-	busy, err := busyIntervals(app, camello.Id, from, to)
+	b, err := loadBooking(app, camello, from, to, now)
 	if err != nil {
 		return nil, err
 	}
-	return FreeSlots(SlotQuery{
-		Location: s.Location, Weekly: s.Ranges, Blocked: s.BlockedSet(), Busy: busy,
-		From: from, To: to, Now: now,
-	}), nil
+	return b.free(from, to, "", ""), nil
 }
 
 // slotsList handles GET /api/camellos/{id}/slots?from&to (endpoint 8),
@@ -130,7 +90,7 @@ func slotsList(e *core.RequestEvent) error {
 		return err
 	}
 	slots := freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
-		From: from, To: to, Now: now}, v.busy)
+		Rules: v.rules, From: from, To: to, Now: now}, v.blockingFor(""))
 	body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*64), slots)
 	if e.Request.URL.Query().Get("fields") != "" {
 		var out any

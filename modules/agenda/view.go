@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"camellos/internal/memo"
+	"camellos/modules/appointments"
 	"camellos/modules/camellos"
-	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -29,17 +29,29 @@ const storeKeyViews = "camellos.agenda.views"
 var errNoCamello = errors.New("agenda: camello not found")
 
 // view is what the slots listing needs of one camello, read from the
-// database in two queries and kept in memory until a write can change it
-// (see bindViewHooks): its status, its schedule and the sorted busy
-// intervals of its PROGRAMADA appointments starting after since. Booking
-// never reads it: the database stays the truth for writes.
+// database in two or three queries and kept in memory until a write can
+// change it (see bindViewHooks): its status, its schedule and booking
+// rules, and the busy intervals of its PROGRAMADA appointments starting
+// after since, indexed as the slot arithmetic needs them. Booking never
+// reads it: the database stays the truth for writes.
 type view struct {
 	active  bool
 	loc     *time.Location
 	ranges  []Range
 	blocked map[string]bool
-	busy    busyIndex
+	rules   Rules
+	busy    []Interval // sorted by start
+	places  []string   // places[i] of busy[i], only when the travel rule applies
+	index   busyIndex  // busy widened by the buffer (rules.uniform())
 	since   time.Time
+}
+
+// blockingFor returns the intervals a slot at place must not overlap.
+func (v *view) blockingFor(place string) busyIndex {
+	if v.rules.uniform() {
+		return v.index
+	}
+	return blocking(v.rules, v.busy, v.places, place)
 }
 
 // views is the app's agenda views, one memo.Cache per camello: one build
@@ -91,7 +103,7 @@ func (v *views) drop(ids ...string) {
 // exist).
 func (v *views) get(app core.App, id string, now time.Time) (*view, error) {
 	val, err := v.entry(id).Get(func() (*view, error) { return buildView(app, id, now) })
-	if err == nil && val.since.After(now.Add(-SlotLength)) {
+	if err == nil && val.since.After(now.Add(-SlotLength-val.rules.maxPad())) {
 		// The clock went back (a test's clock): the kept bookings may
 		// start too late, read them for this answer only.
 		return buildView(app, id, now)
@@ -101,7 +113,8 @@ func (v *views) get(app core.App, id string, now time.Time) (*view, error) {
 
 // buildView reads a camello's status, profile zone and availability in
 // one query and, for an ACTIVO camello, its PROGRAMADA appointments that
-// can still hold a slot (starting after now − SlotLength) in another.
+// can still block a slot (starting after now − SlotLength − the largest
+// pad) in another; with the travel rule on, their jobs' places in a third.
 func buildView(app core.App, id string, now time.Time) (*view, error) {
 	var row struct {
 		Status      string `db:"status"`
@@ -110,10 +123,16 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 		AvailZone   string `db:"availZone"`
 		Weekly      string `db:"weekly"`
 		Blocked     string `db:"blocked"`
+		MinNotice   int    `db:"minNotice"`
+		Buffer      int    `db:"buffer"`
+		Horizon     int    `db:"horizon"`
+		Travel      int    `db:"travel"`
 	}
 	err := app.DB().NewQuery("SELECT c.status AS status, c.timezone AS timezone, " +
 		"a.id IS NOT NULL AS hasSchedule, IFNULL(a.timezone, '') AS availZone, " +
-		"IFNULL(a.weekly, '') AS weekly, IFNULL(a.blockedDates, '') AS blocked " +
+		"IFNULL(a.weekly, '') AS weekly, IFNULL(a.blockedDates, '') AS blocked, " +
+		"IFNULL(a.minNoticeMinutes, -1) AS minNotice, IFNULL(a.bufferMinutes, -1) AS buffer, " +
+		"IFNULL(a.horizonDays, -1) AS horizon, IFNULL(a.travelBufferMinutes, -1) AS travel " +
 		"FROM " + camellos.Collection + " c LEFT JOIN " + AvailabilityCollection + " a ON a.camello = c.id " +
 		"WHERE c.id = {:id} LIMIT 1").Bind(dbx.Params{"id": id}).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -127,31 +146,31 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 	}
 	s := emptySchedule(defaultZoneOf(app, row.Timezone))
 	if row.HasSchedule {
-		s = scheduleOfJSON(row.AvailZone, row.Weekly, row.Blocked)
+		s = scheduleOfJSON(row.AvailZone, row.Weekly, row.Blocked,
+			BookingRules{row.MinNotice, row.Buffer, row.Horizon, row.Travel})
 	}
-	since := now.Add(-SlotLength)
-	busy, err := scheduledSince(app, id, since)
+	v := &view{active: true, loc: s.Location, ranges: s.Ranges, blocked: s.BlockedSet(), rules: s.Booking.Rules()}
+	v.since = now.Add(-SlotLength - v.rules.maxPad())
+	spans, err := appointments.ScheduledOf(app, id, v.since, time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	return &view{active: true, loc: s.Location, ranges: s.Ranges, blocked: s.BlockedSet(),
-		busy: sortedBusy(busy), since: since}, nil
-}
-
-// scheduledSince loads the camello's PROGRAMADA appointments starting
-// after since (the partial index on (camello, start) answers it).
-func scheduledSince(app core.App, camelloID string, since time.Time) ([]Interval, error) {
-	rows, err := app.DB().NewQuery("SELECT start, end FROM " + AppointmentsCollection +
-		" WHERE camello = {:camello} AND status = '" + jobs.AppointmentScheduled + "' AND start > {:since}" +
-		" ORDER BY start").
-		Bind(dbx.Params{"camello": camelloID, "since": jobs.DBTimeOf(since)}).Rows()
-	return scanIntervals(rows, err)
+	v.busy = make([]Interval, len(spans))
+	for i, sp := range spans {
+		v.busy[i] = Interval{Start: sp.Start, End: sp.End}
+	}
+	if v.rules.uniform() {
+		v.index = blocking(v.rules, v.busy, nil, "")
+	} else if v.places, err = placesOf(app, spans); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // bindViewHooks drops a camello's view after every committed write that
-// can change its free slots: its appointments, its availability, the
-// camello itself (status, zone), and the raw cancellations of
-// jobs.CancelAppointments.
+// can change its free slots: its appointments (appointments.Events.Changed,
+// record saves and raw updates alike), its availability and the camello
+// itself (status, zone).
 func bindViewHooks(app core.App) {
 	byField := func(field string) func(e *core.RecordEvent) error {
 		return func(e *core.RecordEvent) error {
@@ -168,7 +187,6 @@ func bindViewHooks(app core.App) {
 		return e.Next()
 	}
 	for col, fn := range map[string]func(*core.RecordEvent) error{
-		AppointmentsCollection: byField("camello"),
 		AvailabilityCollection: byField("camello"),
 		camellos.Collection:    camello,
 	} {
@@ -176,5 +194,8 @@ func bindViewHooks(app core.App) {
 		app.OnRecordAfterUpdateSuccess(col).BindFunc(fn)
 		app.OnRecordAfterDeleteSuccess(col).BindFunc(fn)
 	}
-	jobs.OnAppointmentsCancelled(app, func(ids []string) { viewsOf(app).drop(ids...) })
+	appointments.EventsOf(app).Changed.BindFunc(func(e *appointments.ChangedEvent) error {
+		viewsOf(e.App).drop(e.CamelloIDs...)
+		return e.Next()
+	})
 }

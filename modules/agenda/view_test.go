@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"camellos/modules/agenda"
+	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -73,13 +74,13 @@ func TestSlotsSeeEveryWrite(t *testing.T) {
 		t.Fatalf("job cancel did not free its slots: %s", s)
 	}
 
-	// jobs.CancelAppointments inside a caller's transaction: the view is
+	// appointments.CancelOfJob inside a caller's transaction: the view is
 	// dropped after the commit, not before.
 	j3 := w.job("ASIGNADO")
 	book(j3.Id, "2026-11-25T13:00:00Z")
 	get("booked in j3")
 	err := k.App.RunInTransaction(func(tx core.App) error {
-		n, err := jobs.CancelAppointments(tx, "job", j3.Id, monday)
+		n, err := appointments.CancelOfJob(tx, j3.Id, monday)
 		if err != nil || n != 1 {
 			t.Fatalf("cancelled %d: %v", n, err)
 		}

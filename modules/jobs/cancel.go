@@ -5,6 +5,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/modules/appointments"
 	"camellos/modules/notifications"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -54,7 +55,7 @@ func Cancel(app core.App, jobID, byUserID string) error {
 		if err := txApp.Save(job); err != nil {
 			return err
 		}
-		if _, err := CancelAppointments(txApp, "job", job.Id, Now(txApp)); err != nil {
+		if _, err := appointments.CancelOfJob(txApp, job.Id, Now(txApp)); err != nil {
 			return err
 		}
 		title := job.GetString("title")

@@ -3,9 +3,9 @@ package jobs
 import (
 	"camellos/internal/httpapi"
 	"camellos/internal/records"
+	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -58,14 +58,19 @@ func bindHooks(app core.App) {
 		if before == StatusCompleted || e.Record.GetString("status") != StatusCompleted {
 			return nil
 		}
-		now := Now(e.App)
-		if _, err := CancelAppointments(e.App, "job", e.Record.Id, now); err != nil {
-			return err
+		return appointments.CloseOfJob(e.App, e.Record.Id, Now(e.App))
+	})
+
+	// A new appointment belongs to its job's client and camello.
+	appointments.EventsOf(app).Validate.BindFunc(func(e *appointments.ValidateEvent) error {
+		job, err := e.App.FindRecordById(Collection, e.Appointment.JobID())
+		if err != nil {
+			return httpapi.FieldRuleError("job", "Trabajo inexistente")
 		}
-		_, err := e.App.DB().NewQuery("UPDATE " + AppointmentsCollection + " SET status = '" + AppointmentCompleted + "', updated = {:now} " +
-			"WHERE job = {:job} AND status = '" + AppointmentScheduled + "' AND start <= {:now}").
-			Bind(dbx.Params{"job": e.Record.Id, "now": DBTimeOf(now)}).Execute()
-		return err
+		if job.GetString("provider") != e.Appointment.CamelloID() || job.GetString("client") != e.Appointment.ClientID() {
+			return httpapi.FieldRuleError("job", "La cita debe ser del cliente y del camello del trabajo")
+		}
+		return e.Next()
 	})
 }
 

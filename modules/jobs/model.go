@@ -15,10 +15,9 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// Collection names and job states.
+// Collection name and job states.
 const (
-	Collection             = "jobs"
-	AppointmentsCollection = "appointments"
+	Collection = "jobs"
 
 	StatusPending    = "PENDIENTE"
 	StatusAssigned   = "ASIGNADO"
@@ -29,10 +28,6 @@ const (
 	SourceExplore = "EXPLORE"
 	SourceProfile = "PERFIL"
 	SourceAdmin   = "ADMIN"
-
-	AppointmentScheduled = "PROGRAMADA"
-	AppointmentCancelled = "CANCELADA"
-	AppointmentCompleted = "COMPLETADA"
 )
 
 // Statuses lists every job state, in the order of the state machine.

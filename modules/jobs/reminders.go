@@ -13,6 +13,7 @@ import (
 	"camellos/internal/cli"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
+	"camellos/modules/appointments"
 	"camellos/modules/notifications"
 
 	"github.com/pocketbase/dbx"
@@ -32,55 +33,37 @@ const (
 	reminderBatch = 2000
 )
 
-// claimReminders marks up to {:limit} due appointments reminded and
-// returns them. The inner SELECT repeats the partial index's WHERE
-// (status = 'PROGRAMADA' AND reminderSentAt = ”) so SQLite walks
-// idx_appointments_reminder_due by start; the outer conditions make the
-// claim atomic against a concurrent sweep.
-const claimReminders = "UPDATE appointments SET reminderSentAt = {:now}, updated = {:now} " +
-	"WHERE id IN (SELECT id FROM appointments " +
-	"WHERE status = 'PROGRAMADA' AND reminderSentAt = '' " +
-	"AND start > {:now} AND start <= {:until} ORDER BY start LIMIT {:limit}) " +
-	"AND reminderSentAt = '' AND status = 'PROGRAMADA' " +
-	"RETURNING id, job, camello, client, start"
-
 // dueAppointment is what a reminder needs of an appointment.
 type dueAppointment struct {
-	ID          string `db:"id"`
-	Job         string `db:"job"`
-	Camello     string `db:"camello"`
-	Client      string `db:"client"`
-	CamelloUser string `db:"camelloUser"`
-	Start       string `db:"start"`
-	Title       string `db:"title"`
-	Timezone    string `db:"timezone"`
+	appointments.Due
+	CamelloUser string
+	Title       string
+	Timezone    string
 }
 
 // SendReminders reminds every PROGRAMADA appointment starting in (now,
 // now+24h] whose reminder was not sent, and returns how many it marked.
 // It works in batches, one transaction each: a single conditional UPDATE
 // claims up to reminderBatch due appointments whose reminderSentAt is
-// still empty (RETURNING the ids it changed, so only rows this sweep
-// changed count), then the client's and the camello's inbox notifications
+// still empty (appointments.ClaimDue: only rows this sweep changed
+// count), then the client's and the camello's inbox notifications
 // are written in the same transaction. Concurrent or repeated sweeps never
 // remind twice; a crash rolls back the claim with its notifications, so
 // nothing is lost; memory holds one batch at a time.
 func SendReminders(app core.App, now time.Time) (int, error) {
 	now = now.UTC()
-	params := dbx.Params{
-		"now":   DBTimeOf(now),
-		"until": DBTimeOf(now.Add(ReminderWindow)),
-		"limit": reminderBatch,
-	}
 	sent := 0
 	for {
 		claimed := 0
 		err := app.RunInTransaction(func(txApp core.App) error {
 			claimed = 0
-			var due []dueAppointment
-			err := txApp.DB().NewQuery(claimReminders).Bind(params).All(&due)
-			if err != nil || len(due) == 0 {
+			claims, err := appointments.ClaimDue(txApp, now, now.Add(ReminderWindow), reminderBatch)
+			if err != nil || len(claims) == 0 {
 				return err
+			}
+			due := make([]dueAppointment, len(claims))
+			for i, c := range claims {
+				due[i].Due = c
 			}
 			if err := describeDue(txApp, due); err != nil {
 				return err

@@ -13,18 +13,20 @@ const (
 	KindJobStatus           = "JOB_STATUS"
 	KindAppointmentBooked   = "APPOINTMENT_BOOKED"
 	KindAppointmentReminder = "APPOINTMENT_REMINDER"
-	KindCamelloStatus       = "CAMELLO_STATUS"
-	KindAdminMessage        = "ADMIN_MESSAGE"
-	KindQuoteReceived       = "QUOTE_RECEIVED"
-	KindQuoteAccepted       = "QUOTE_ACCEPTED"
-	KindQuoteRejected       = "QUOTE_REJECTED"
-	KindMessage             = "MESSAGE"
+	// KindAppointmentRescheduled: the other party moved an appointment.
+	KindAppointmentRescheduled = "APPOINTMENT_RESCHEDULED"
+	KindCamelloStatus          = "CAMELLO_STATUS"
+	KindAdminMessage           = "ADMIN_MESSAGE"
+	KindQuoteReceived          = "QUOTE_RECEIVED"
+	KindQuoteAccepted          = "QUOTE_ACCEPTED"
+	KindQuoteRejected          = "QUOTE_REJECTED"
+	KindMessage                = "MESSAGE"
 )
 
 // Kinds lists every notification kind, in the order preferences are shown.
 var Kinds = []string{
 	KindJobAssigned, KindJobCancelled, KindJobStatus, KindAppointmentBooked,
-	KindAppointmentReminder, KindCamelloStatus, KindAdminMessage,
+	KindAppointmentReminder, KindCamelloStatus, KindAdminMessage, KindAppointmentRescheduled,
 	KindQuoteReceived, KindQuoteAccepted, KindQuoteRejected, KindMessage,
 }
 

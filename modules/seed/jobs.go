@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"camellos/modules/appointments"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
 
@@ -199,7 +200,7 @@ func (s *seeder) review(tx core.App, job, camello, client *core.Record, k int) e
 // appointment books a PROGRAMADA appointment inside the camello's weekly
 // availability on one of the next weekdays, on a free hour.
 func (s *seeder) appointment(tx core.App, job, camello, client *core.Record, k int) error {
-	col, err := tx.FindCachedCollectionByNameOrId("appointments")
+	col, err := tx.FindCachedCollectionByNameOrId(appointments.Collection)
 	if err != nil {
 		return err
 	}
@@ -220,21 +221,15 @@ func (s *seeder) appointment(tx core.App, job, camello, client *core.Record, k i
 	// 09:00–14:00 fits every demo availability (07–15 and 08–17).
 	for h := 0; h < 5; h++ {
 		start := day.Add(time.Duration(9+(k/5+h)%5) * time.Hour).UTC()
-		taken, err := tx.CountRecords(col, dbx.HashExp{"camello": camello.Id, "start": start.Format("2006-01-02 15:04:05.000Z"), "status": "PROGRAMADA"})
+		taken, err := tx.CountRecords(col, dbx.HashExp{"camello": camello.Id, "start": start.Format("2006-01-02 15:04:05.000Z"), "status": appointments.Scheduled})
 		if err != nil {
 			return err
 		}
 		if taken > 0 {
 			continue
 		}
-		a := core.NewRecord(col)
-		a.Set("job", job.Id)
-		a.Set("camello", camello.Id)
-		a.Set("client", client.Id)
-		a.Set("start", start)
-		a.Set("end", start.Add(time.Hour))
-		a.Set("status", "PROGRAMADA")
-		if err := tx.Save(a); err != nil {
+		if _, err := appointments.Create(tx, appointments.New{
+			Job: job.Id, Camello: camello.Id, Client: client.Id, Start: start}); err != nil {
 			return err
 		}
 		s.res.Appointments++

@@ -1,4 +1,4 @@
-package jobs_test
+package appointments_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"camellos/internal/testkit"
+	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -19,7 +20,7 @@ func TestReminderClaimUsesPartialIndex(t *testing.T) {
 	var plan []struct {
 		Detail string `db:"detail"`
 	}
-	err := k.App.DB().NewQuery("EXPLAIN QUERY PLAN " + jobs.ClaimReminders).Bind(dbx.Params{
+	err := k.App.DB().NewQuery("EXPLAIN QUERY PLAN " + appointments.ClaimDueQuery).Bind(dbx.Params{
 		"now": jobs.DBTimeOf(now), "until": jobs.DBTimeOf(now.Add(jobs.ReminderWindow)), "limit": 1000,
 	}).All(&plan)
 	if err != nil {

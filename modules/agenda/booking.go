@@ -1,0 +1,307 @@
+package agenda
+
+import (
+	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
+	"camellos/modules/appointments"
+	"camellos/modules/camellos"
+	"camellos/modules/jobs"
+	"camellos/modules/notifications"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Messages of booking, series and rescheduling.
+const (
+	MsgSeriesTaken      = "Algunas fechas de la serie no están disponibles; no se agendó ninguna"
+	MsgTooMany          = "Un trabajo puede tener como máximo 12 citas programadas a futuro"
+	MsgRescheduleClosed = "Solo se reprograma una cita programada que no ha comenzado"
+)
+
+// Series repetitions: every week or every two weeks, 2–12 occurrences.
+const (
+	EveryWeek      = "WEEK"
+	EveryTwoWeeks  = "2WEEKS"
+	MinSeriesCount = 2
+	MaxSeriesCount = 12
+)
+
+// agendaCheck is a camello's agenda as the booking checks read it inside
+// the caller's transaction: its schedule and rules and the PROGRAMADA
+// appointments that can block the starts asked about.
+type agendaCheck struct {
+	s       Schedule
+	blocked map[string]bool
+	rules   Rules
+	spans   []appointments.Span
+	places  map[string]string // job id → place, only with the travel rule
+	now     time.Time
+}
+
+// loadBooking reads what checking starts in [from, to] needs.
+func loadBooking(app core.App, camello *core.Record, from, to, now time.Time) (*agendaCheck, error) {
+	s := LoadSchedule(app, camello)
+	b := &agendaCheck{s: s, blocked: s.BlockedSet(), rules: s.Booking.Rules(), now: now}
+	pad := b.rules.maxPad()
+	spans, err := appointments.ScheduledOf(app, camello.Id, from.Add(-SlotLength-pad), to.Add(pad))
+	if err != nil {
+		return nil, err
+	}
+	b.spans = spans
+	if !b.rules.uniform() {
+		ids := make([]string, 0, len(spans))
+		for _, sp := range spans {
+			ids = append(ids, sp.Job)
+		}
+		sums, err := jobs.SummariesOf(app, ids)
+		if err != nil {
+			return nil, err
+		}
+		b.places = make(map[string]string, len(sums))
+		for id, sum := range sums {
+			b.places[id] = sum.Place
+		}
+	}
+	return b, nil
+}
+
+// placesOf returns the places of the spans' jobs, in their order.
+func placesOf(app core.App, spans []appointments.Span) ([]string, error) {
+	ids := make([]string, 0, len(spans))
+	for _, sp := range spans {
+		ids = append(ids, sp.Job)
+	}
+	sums, err := jobs.SummariesOf(app, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = sums[sp.Job].Place
+	}
+	return out, nil
+}
+
+// free lists the free slots in [from, to] for a booking at place; the
+// appointment except (one being rescheduled) does not block.
+func (b *agendaCheck) free(from, to time.Time, place, except string) []Interval {
+	busy := make([]Interval, 0, len(b.spans))
+	places := make([]string, 0, len(b.spans))
+	for _, sp := range b.spans {
+		if sp.ID == except {
+			continue
+		}
+		busy = append(busy, Interval{Start: sp.Start, End: sp.End})
+		places = append(places, b.places[sp.Job])
+	}
+	return FreeSlots(SlotQuery{Location: b.s.Location, Weekly: b.s.Ranges, Blocked: b.blocked,
+		Busy: busy, BusyPlaces: places, Place: place, Rules: b.rules, From: from, To: to, Now: b.now})
+}
+
+// isFree reports whether start is exactly one of the free slots.
+func (b *agendaCheck) isFree(start time.Time, place, except string) bool {
+	slots := b.free(start, start.Add(SlotLength), place, except)
+	return len(slots) == 1 && slots[0].Start.Equal(start)
+}
+
+// SeriesStarts lays count starts from start, every weeks weeks, at the
+// same wall time in loc (09:00 stays 09:00 local across a DST change; a
+// wall time that does not exist that day moves as WallTime says).
+func SeriesStarts(start time.Time, loc *time.Location, weeks, count int) []time.Time {
+	l := start.In(loc)
+	y, m, d := l.Date()
+	minutes := l.Hour()*60 + l.Minute()
+	rest := time.Duration(l.Second())*time.Second + time.Duration(l.Nanosecond())
+	out := make([]time.Time, 0, count)
+	for k := 0; k < count; k++ {
+		out = append(out, WallTime(y, m, d+7*weeks*k, minutes, loc).Add(rest))
+	}
+	return out
+}
+
+// bookableJob loads a job that can take appointments, and its camello.
+func bookableJob(app core.App, jobID string) (*core.Record, *core.Record, error) {
+	job, err := app.FindRecordById(jobs.Collection, jobID)
+	if err != nil {
+		return nil, nil, httpapi.NotFound(jobs.MsgJobNotFound)
+	}
+	if s := job.GetString("status"); s != jobs.StatusAssigned && s != jobs.StatusInProgress {
+		return nil, nil, httpapi.Conflict(MsgJobNotBookable)
+	}
+	camello, err := app.FindRecordById(camellos.Collection, job.GetString("provider"))
+	if err != nil || camello.GetString("status") != camellos.StatusActive {
+		return nil, nil, httpapi.Conflict(jobs.MsgCamelloInactive)
+	}
+	return job, camello, nil
+}
+
+// Book creates a PROGRAMADA appointment of the job at start (see BookSeries).
+func Book(app core.App, jobID string, start time.Time) (*appointments.Appointment, error) {
+	list, err := BookSeries(app, jobID, []time.Time{start})
+	if err != nil {
+		return nil, err
+	}
+	return list[0], nil
+}
+
+// BookSeries creates PROGRAMADA appointments of the job at every start, all
+// or none, in one transaction: the job must be ASIGNADO or EN_PROGRESO with
+// an ACTIVO camello, hold at most MaxFutureAppointments future ones
+// afterwards (else 409), and every start must be exactly one of the
+// camello's free slots for the job's place at that moment (else 409; with
+// several starts, issues.conflicts lists those that are not). Transactions
+// are serialised, and the unique index on (camello, start) of PROGRAMADA
+// appointments backs it. The camello is notified once.
+func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments.Appointment, error) {
+	var out []*appointments.Appointment
+	err := app.RunInTransaction(func(txApp core.App) error {
+		out = out[:0]
+		job, camello, err := bookableJob(txApp, jobID)
+		if err != nil {
+			return err
+		}
+		now := jobs.Now(txApp)
+		held, err := appointments.FutureOfJob(txApp, job.Id, now)
+		if err != nil {
+			return err
+		}
+		if held+len(starts) > MaxFutureAppointments {
+			return httpapi.Conflict(MsgTooMany)
+		}
+		first, last := starts[0], starts[0]
+		for _, s := range starts {
+			if s.Before(first) {
+				first = s
+			}
+			if s.After(last) {
+				last = s
+			}
+		}
+		check, err := loadBooking(txApp, camello, first, last.Add(SlotLength), now)
+		if err != nil {
+			return err
+		}
+		place := jobs.Place(job)
+		conflicts := []string{}
+		for _, s := range starts {
+			if !check.isFree(s, place, "") {
+				conflicts = append(conflicts, timefmt.ISO(s))
+			}
+		}
+		if len(conflicts) > 0 {
+			if len(starts) == 1 {
+				return httpapi.Conflict(MsgSlotTaken)
+			}
+			return httpapi.ConflictWith(MsgSeriesTaken, conflicts)
+		}
+		for _, s := range starts {
+			a, err := appointments.Create(txApp, appointments.New{
+				Job: job.Id, Camello: camello.Id, Client: job.GetString("client"), Start: s})
+			if errors.Is(err, appointments.ErrSlotTaken) {
+				if len(starts) == 1 {
+					return httpapi.Conflict(MsgSlotTaken)
+				}
+				return httpapi.ConflictWith(MsgSeriesTaken, []string{timefmt.ISO(s)})
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		msg := notifications.Message{
+			Kind:  notifications.KindAppointmentBooked,
+			Title: "Nueva cita agendada",
+			Body:  "Cita para el trabajo: " + job.GetString("title"),
+			URL:   jobs.JobURL(job.Id),
+			Data:  map[string]any{"appointmentId": out[0].Id, "jobId": job.Id, "camelloId": camello.Id},
+		}
+		if len(out) > 1 {
+			ids := make([]string, len(out))
+			for i, a := range out {
+				ids[i] = a.Id
+			}
+			msg.Title = "Nuevas citas agendadas"
+			msg.Body = fmt.Sprintf("%d citas para el trabajo: %s", len(out), job.GetString("title"))
+			msg.Data["appointmentIds"] = ids
+		}
+		return notifications.Notify(txApp, camello.GetString("user"), msg)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Reschedule moves the appointment id to start on behalf of byUserID (its
+// client or its camello's user), in one transaction: it must be PROGRAMADA
+// and not started, its job bookable, and start exactly a free slot for the
+// job's place with the appointment's own time not blocking it (else 409).
+// Same id, new start and end, reminderSentAt cleared; the other party is
+// notified (APPOINTMENT_RESCHEDULED). Concurrent moves onto one slot: the
+// serialised transactions and the unique index leave exactly one winner.
+func Reschedule(app core.App, id string, start time.Time, byUserID string) (*appointments.Appointment, error) {
+	var moved *appointments.Appointment
+	err := app.RunInTransaction(func(txApp core.App) error {
+		appt, err := appointments.Find(txApp, id)
+		if err != nil {
+			return httpapi.NotFound(MsgAppointmentNotFound)
+		}
+		now := jobs.Now(txApp)
+		if appt.Status() != appointments.Scheduled || !appt.Start().After(now) {
+			return httpapi.Conflict(MsgRescheduleClosed)
+		}
+		job, camello, err := bookableJob(txApp, appt.JobID())
+		if err != nil {
+			return err
+		}
+		check, err := loadBooking(txApp, camello, start, start.Add(SlotLength), now)
+		if err != nil {
+			return err
+		}
+		if !check.isFree(start, jobs.Place(job), appt.Id) {
+			return httpapi.Conflict(MsgSlotTaken)
+		}
+		ok, err := appointments.Reschedule(txApp, appt.Id, start, now)
+		if errors.Is(err, appointments.ErrSlotTaken) {
+			return httpapi.Conflict(MsgSlotTaken)
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return httpapi.Conflict(MsgRescheduleClosed)
+		}
+		moved, err = appointments.Find(txApp, appt.Id)
+		if err != nil {
+			return err
+		}
+		for _, to := range []string{appt.ClientID(), camello.GetString("user")} {
+			if to == "" || to == byUserID {
+				continue
+			}
+			local := func(t time.Time) string {
+				return t.In(check.s.Location).Format("02/01/2006 15:04") + " (" + check.s.Location.String() + ")"
+			}
+			err := notifications.Notify(txApp, to, notifications.Message{
+				Kind:  notifications.KindAppointmentRescheduled,
+				Title: "Cita reprogramada",
+				Body: "La cita del trabajo " + job.GetString("title") + " pasó del " +
+					local(appt.Start()) + " al " + local(start),
+				URL: jobs.JobURL(job.Id),
+				Data: map[string]any{"appointmentId": appt.Id, "jobId": job.Id, "camelloId": camello.Id,
+					"previousStart": timefmt.ISO(appt.Start()), "start": timefmt.ISO(start)},
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return moved, nil
+}

@@ -1,0 +1,247 @@
+package agenda
+
+import (
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/modules/appointments"
+	"camellos/modules/jobs"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	ics "github.com/arran4/golang-ical"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Calendar feed settings.
+const (
+	// CalendarFeedsCollection holds one feed per user: the SHA-256 of its
+	// token (to find it) and the nonce the token is derived from; never
+	// the token.
+	CalendarFeedsCollection = "calendar_feeds"
+
+	// FeedPast and FeedAhead bound the appointments a feed lists.
+	FeedPast  = 30 * 24 * time.Hour
+	FeedAhead = 365 * 24 * time.Hour
+	// FeedMaxEvents caps one feed.
+	FeedMaxEvents = 5000
+
+	MsgFeedNotFound = "Calendario no encontrado"
+
+	feedKeyFile      = "calendar_feed.key"
+	storeKeyFeedKey  = "camellos.agenda.feedKey"
+	calendarFeedPath = "/api/agenda/calendar/"
+)
+
+// feedKey is the app's secret feed key: 32 random bytes kept in the data
+// directory (outside the database), made on first use. A feed token is
+// HMAC-SHA256(key, user id ":" nonce), so a copy of the database alone
+// cannot rebuild a feed URL.
+type feedKey struct {
+	once sync.Once
+	key  []byte
+	err  error
+}
+
+func feedKeyOf(app core.App) ([]byte, error) {
+	fk := app.Store().GetOrSet(storeKeyFeedKey, func() any { return &feedKey{} }).(*feedKey)
+	fk.once.Do(func() {
+		path := filepath.Join(app.DataDir(), feedKeyFile)
+		if raw, err := os.ReadFile(path); err == nil {
+			fk.key, fk.err = hex.DecodeString(strings.TrimSpace(string(raw)))
+			if fk.err == nil && len(fk.key) < 32 {
+				fk.err = errors.New("calendar feed key too short")
+			}
+			return
+		}
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			fk.err = err
+			return
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			if raw, rerr := os.ReadFile(path); rerr == nil { // made meanwhile
+				fk.key, fk.err = hex.DecodeString(strings.TrimSpace(string(raw)))
+				return
+			}
+			fk.err = err
+			return
+		}
+		defer f.Close()
+		if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
+			fk.err = err
+			return
+		}
+		fk.key = key
+	})
+	return fk.key, fk.err
+}
+
+// feedToken derives a feed's token from its user and nonce.
+func feedToken(key []byte, userID, nonce string) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(userID + ":" + nonce))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// tokenHash is what is stored to find a feed by its token.
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// feedURL is the absolute URL of a token's feed: APP_URL/api/agenda/calendar/<token>.ics.
+func feedURL(app core.App, token string) string {
+	return config.Of(app).AppURL + calendarFeedPath + token + ".ics"
+}
+
+// saveFeed gives the user's feed a new nonce (creating the feed when
+// rotate or when it has none) and returns its token; an existing feed is
+// kept as it is unless rotate.
+func saveFeed(app core.App, userID string, rotate bool) (string, error) {
+	key, err := feedKeyOf(app)
+	if err != nil {
+		return "", err
+	}
+	var token string
+	err = app.RunInTransaction(func(txApp core.App) error {
+		rec, err := txApp.FindFirstRecordByData(CalendarFeedsCollection, "user", userID)
+		if err == nil && !rotate {
+			token = feedToken(key, userID, rec.GetString("nonce"))
+			return nil
+		}
+		if rec == nil {
+			col, err := txApp.FindCachedCollectionByNameOrId(CalendarFeedsCollection)
+			if err != nil {
+				return err
+			}
+			rec = core.NewRecord(col)
+			rec.Set("user", userID)
+		}
+		raw := make([]byte, 16)
+		if _, err := rand.Read(raw); err != nil {
+			return err
+		}
+		nonce := hex.EncodeToString(raw)
+		token = feedToken(key, userID, nonce)
+		rec.Set("nonce", nonce)
+		rec.Set("tokenHash", tokenHash(token))
+		return txApp.Save(rec)
+	})
+	return token, err
+}
+
+// calendarGet handles GET /api/agenda/calendar: the signed-in user's feed
+// URL {url}, made on the first call.
+func calendarGet(e *core.RequestEvent) error {
+	token, err := saveFeed(e.App, session.AuthUser(e).Id, false)
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"url": feedURL(e.App, token)})
+}
+
+// calendarRotate handles POST /api/agenda/calendar/rotate: a new feed URL
+// {url}; the old one answers 404 at once.
+func calendarRotate(e *core.RequestEvent) error {
+	token, err := saveFeed(e.App, session.AuthUser(e).Id, true)
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	return e.JSON(http.StatusOK, map[string]any{"url": feedURL(e.App, token)})
+}
+
+// calendarFeed handles GET /api/agenda/calendar/{token}.ics (public: the
+// token is the secret): the feed owner's appointments from 30 days back to
+// 365 ahead as an RFC 5545 calendar; an unknown or rotated token is 404.
+func calendarFeed(e *core.RequestEvent) error {
+	token, ok := strings.CutSuffix(e.Request.PathValue("token"), ".ics")
+	if !ok || token == "" || len(token) > 100 {
+		return httpapi.NotFound(MsgFeedNotFound)
+	}
+	feed, err := e.App.FindFirstRecordByData(CalendarFeedsCollection, "tokenHash", tokenHash(token))
+	if err != nil {
+		return httpapi.NotFound(MsgFeedNotFound)
+	}
+	body, err := renderFeed(e.App, feed.GetString("user"), jobs.Now(e.App))
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	e.Response.Header().Set("Cache-Control", "private, no-cache")
+	return e.Blob(http.StatusOK, "text/calendar; charset=utf-8", []byte(body))
+}
+
+// renderFeed renders a user's calendar at now: one VEVENT per appointment
+// (as client or as camello) starting from now−30 days to now+365 days, UID
+// "<id>@camellos", UTC times, SUMMARY the job's title, LOCATION its
+// neighbourhood and city (preceded by the job's address for its camello),
+// STATUS CANCELLED or CONFIRMED.
+func renderFeed(app core.App, userID string, now time.Time) (string, error) {
+	camelloID := ""
+	if c := jobs.CamelloOfUser(app, userID); c != nil {
+		camelloID = c.Id
+	}
+	list, err := appointments.OfParty(app, userID, camelloID, now.Add(-FeedPast), now.Add(FeedAhead), FeedMaxEvents)
+	if err != nil {
+		return "", err
+	}
+	ids := make([]string, 0, len(list))
+	for _, a := range list {
+		ids = append(ids, a.JobID())
+	}
+	sums, err := jobs.SummariesOf(app, ids)
+	if err != nil {
+		return "", err
+	}
+	cal := ics.NewCalendarFor("Camellos")
+	cal.SetProductId("-//Camellos//Agenda//ES")
+	cal.SetMethod(ics.MethodPublish)
+	cal.SetName("Camellos")
+	cal.SetXWRCalName("Camellos")
+	cal.SetRefreshInterval("PT1H")
+	cal.SetXPublishedTTL("PT1H")
+	for _, a := range list {
+		job := sums[a.JobID()]
+		ev := cal.AddEvent(a.Id + "@camellos")
+		ev.SetDtStampTime(a.Updated().Time())
+		ev.SetModifiedAt(a.Updated().Time())
+		ev.SetCreatedTime(a.Created().Time())
+		ev.SetStartAt(a.Start())
+		ev.SetEndAt(a.End())
+		summary := job.Title
+		if summary == "" {
+			summary = "Cita"
+		}
+		ev.SetSummary(summary)
+		parts := []string{}
+		if a.CamelloID() == camelloID && camelloID != "" && job.Address != "" {
+			parts = append(parts, job.Address)
+		}
+		for _, p := range []string{job.Neighborhood, job.City} {
+			if p != "" {
+				parts = append(parts, p)
+			}
+		}
+		if len(parts) > 0 {
+			ev.SetLocation(strings.Join(parts, ", "))
+		}
+		ev.SetURL(config.Of(app).AppURL + jobs.JobURL(a.JobID()))
+		if a.Status() == appointments.Cancelled {
+			ev.SetStatus(ics.ObjectStatusCancelled)
+		} else {
+			ev.SetStatus(ics.ObjectStatusConfirmed)
+		}
+	}
+	return cal.Serialize(ics.WithNewLineWindows), nil
+}

@@ -1,0 +1,81 @@
+package appointments
+
+import (
+	"time"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// Span is a PROGRAMADA appointment as the slot arithmetic needs it.
+type Span struct {
+	ID    string    `db:"id"`
+	Job   string    `db:"job"`
+	Start time.Time `db:"-"`
+	End   time.Time `db:"-"`
+}
+
+// ScheduledOf lists the camello's PROGRAMADA appointments starting after
+// after and before before (zero: no upper bound), by start. The literal
+// status lets SQLite use the partial index idx_appointments_booked_slot
+// (camello, start).
+func ScheduledOf(app core.App, camelloID string, after, before time.Time) ([]Span, error) {
+	q := "SELECT id, job, start, end FROM " + Collection +
+		" WHERE camello = {:camello} AND status = '" + Scheduled + "' AND start > {:after}"
+	params := dbx.Params{"camello": camelloID, "after": dbTime(after)}
+	if !before.IsZero() {
+		q += " AND start < {:before}"
+		params["before"] = dbTime(before)
+	}
+	rows, err := app.DB().NewQuery(q + " ORDER BY start").Bind(params).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Span{}
+	var id, job, start, end string
+	for rows.Next() {
+		if err := rows.Scan(&id, &job, &start, &end); err != nil {
+			return nil, err
+		}
+		s, err1 := time.Parse(types.DefaultDateLayout, start)
+		e, err2 := time.Parse(types.DefaultDateLayout, end)
+		if err1 == nil && err2 == nil {
+			out = append(out, Span{ID: id, Job: job, Start: s, End: e})
+		}
+	}
+	return out, rows.Err()
+}
+
+// FutureOfJob counts the job's PROGRAMADA appointments starting after now.
+func FutureOfJob(app core.App, jobID string, now time.Time) (int, error) {
+	var n int
+	err := app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection +
+		" WHERE job = {:job} AND status = '" + Scheduled + "' AND start > {:now}").
+		Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Row(&n)
+	return n, err
+}
+
+// OfParty lists the appointments of a user, as client (clientID) or as
+// camello (camelloID, "" for none), starting in [from, to), by start, at
+// most limit, whatever their status.
+func OfParty(app core.App, clientID, camelloID string, from, to time.Time, limit int) ([]*Appointment, error) {
+	mine := dbx.Expression(dbx.HashExp{"client": clientID})
+	if camelloID != "" {
+		mine = dbx.Or(mine, dbx.HashExp{"camello": camelloID})
+	}
+	recs := []*core.Record{}
+	err := app.RecordQuery(Collection).
+		AndWhere(mine).
+		AndWhere(dbx.NewExp("start >= {:from} AND start < {:to}", dbx.Params{"from": dbTime(from), "to": dbTime(to)})).
+		OrderBy("start ASC", "id ASC").Limit(int64(limit)).All(&recs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Appointment, len(recs))
+	for i, r := range recs {
+		out[i] = Wrap(r)
+	}
+	return out, nil
+}

@@ -1,0 +1,134 @@
+package appointments
+
+import (
+	"time"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// New is what booking one appointment needs.
+type New struct {
+	Job, Camello, Client string
+	Start                time.Time
+}
+
+// Create saves a PROGRAMADA appointment lasting Length with app (the
+// caller's transaction, which has checked the slot is free); a booking
+// the unique index refuses is ErrSlotTaken.
+func Create(app core.App, n New) (*Appointment, error) {
+	col, err := app.FindCachedCollectionByNameOrId(Collection)
+	if err != nil {
+		return nil, err
+	}
+	rec := core.NewRecord(col)
+	rec.Set("job", n.Job)
+	rec.Set("camello", n.Camello)
+	rec.Set("client", n.Client)
+	rec.Set("start", n.Start.UTC())
+	rec.Set("end", n.Start.UTC().Add(Length))
+	rec.Set("status", Scheduled)
+	if err := app.Save(rec); err != nil {
+		if isUniqueViolation(err) {
+			return nil, ErrSlotTaken
+		}
+		return nil, err
+	}
+	return Wrap(rec), nil
+}
+
+// Reschedule moves the PROGRAMADA appointment id, which must start after
+// now, to start (same id, end = start + Length, reminderSentAt cleared) in
+// one conditional UPDATE, and reports whether it moved it. The caller's
+// transaction checks the new slot is free; a start the unique index
+// refuses is ErrSlotTaken.
+func Reschedule(app core.App, id string, start, now time.Time) (bool, error) {
+	var camellos []string
+	err := app.DB().NewQuery("UPDATE " + Collection +
+		" SET start = {:start}, end = {:end}, reminderSentAt = '', updated = {:now}" +
+		" WHERE id = {:id} AND status = '" + Scheduled + "' AND start > {:now} RETURNING camello").
+		Bind(dbx.Params{"id": id, "start": dbTime(start), "end": dbTime(start.Add(Length)), "now": dbTime(now)}).
+		Column(&camellos)
+	changed(app, camellos)
+	if err != nil {
+		if isUniqueViolation(err) {
+			return false, ErrSlotTaken
+		}
+		return false, err
+	}
+	return len(camellos) == 1, nil
+}
+
+// Cancel moves the PROGRAMADA appointment id starting after now to
+// CANCELADA in one conditional UPDATE, and reports whether it did.
+func Cancel(app core.App, id string, now time.Time) (bool, error) {
+	n, err := cancelWhere(app, "id", id, now)
+	return n == 1, err
+}
+
+// CancelOfJob cancels the job's PROGRAMADA appointments starting after now
+// (their slots free again) and returns how many.
+func CancelOfJob(app core.App, jobID string, now time.Time) (int, error) {
+	return cancelWhere(app, "job", jobID, now)
+}
+
+// cancelWhere is the one raw cancellation: the PROGRAMADA appointments
+// starting after now whose column equals value become CANCELADA.
+func cancelWhere(app core.App, column, value string, now time.Time) (int, error) {
+	var camellos []string
+	err := app.DB().NewQuery(
+		"UPDATE " + Collection + " SET status = '" + Cancelled + "', updated = {:now} " +
+			"WHERE " + column + " = {:value} AND status = '" + Scheduled + "' AND start > {:now} " +
+			"RETURNING camello").
+		Bind(dbx.Params{"value": value, "now": dbTime(now)}).Column(&camellos)
+	changed(app, camellos)
+	if err != nil {
+		return 0, err
+	}
+	return len(camellos), nil
+}
+
+// CloseOfJob closes a completed job's PROGRAMADA appointments: those that
+// started by now become COMPLETADA, later ones CANCELADA (their slots free
+// again, no reminder is sent).
+func CloseOfJob(app core.App, jobID string, now time.Time) error {
+	if _, err := CancelOfJob(app, jobID, now); err != nil {
+		return err
+	}
+	_, err := app.DB().NewQuery("UPDATE " + Collection + " SET status = '" + Completed + "', updated = {:now} " +
+		"WHERE job = {:job} AND status = '" + Scheduled + "' AND start <= {:now}").
+		Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Execute()
+	return err
+}
+
+// Due is a claimed appointment, as its reminder needs it.
+type Due struct {
+	ID      string `db:"id"`
+	Job     string `db:"job"`
+	Camello string `db:"camello"`
+	Client  string `db:"client"`
+	Start   string `db:"start"` // as stored
+}
+
+// claimDue marks up to {:limit} due appointments reminded and returns
+// them. The inner SELECT repeats the partial index's WHERE (status =
+// 'PROGRAMADA' AND reminderSentAt = ”) so SQLite walks
+// idx_appointments_reminder_due by start; the outer conditions make the
+// claim atomic against a concurrent sweep.
+const claimDue = "UPDATE " + Collection + " SET reminderSentAt = {:now}, updated = {:now} " +
+	"WHERE id IN (SELECT id FROM " + Collection + " " +
+	"WHERE status = '" + Scheduled + "' AND reminderSentAt = '' " +
+	"AND start > {:now} AND start <= {:until} ORDER BY start LIMIT {:limit}) " +
+	"AND reminderSentAt = '' AND status = '" + Scheduled + "' " +
+	"RETURNING id, job, camello, client, start"
+
+// ClaimDue marks up to limit PROGRAMADA appointments starting in (now,
+// until] whose reminder was not sent as reminded, in one conditional
+// UPDATE, and returns exactly those it changed: concurrent or repeated
+// claims never return an appointment twice.
+func ClaimDue(app core.App, now, until time.Time, limit int) ([]Due, error) {
+	var due []Due
+	err := app.DB().NewQuery(claimDue).
+		Bind(dbx.Params{"now": dbTime(now), "until": dbTime(until), "limit": limit}).All(&due)
+	return due, err
+}
