@@ -16,7 +16,7 @@ import (
 // and a request waits at most HashWait for a slot; past that it is
 // answered 503 "Servicio ocupado" with Retry-After, so a flood of sign-ins
 // or sign-ups never takes the CPU from the rest of the service.
-const HashWait = 3 * time.Second
+const HashWait = 5 * time.Second
 
 // HashWorkers is the size of the hashing pool: half the CPUs, at least 2.
 func HashWorkers() int { return max(2, runtime.GOMAXPROCS(0)/2) }
@@ -31,6 +31,10 @@ func hashPool(app core.App) chan struct{} {
 		return make(chan struct{}, HashWorkers())
 	}).(chan struct{})
 }
+
+// HashInFlight is how many password hashes of app run right now (at most
+// HashWorkers()); metrics and tests read it.
+func HashInFlight(app core.App) int { return len(hashPool(app)) }
 
 // HashSlot takes a slot of the app's password-hashing pool, waiting at most
 // HashWait (or until the client goes away). The caller runs its bcrypt
