@@ -13,7 +13,7 @@ import (
 // untouched.
 var DomainTables = []string{
 	"users", "sessions", "categories", "services", "camellos", "jobs", "reviews", "appointments",
-	"availability", "notifications", "notification_preferences", "push_subscriptions",
+	"availability", "calendar_feeds", "notifications", "notification_preferences", "push_subscriptions",
 	"legal_documents", "legal_document_versions", "legal_acceptances", "quotes", "messages",
 }
 

@@ -44,7 +44,7 @@ func TestPasswordRoutesAreLimitedPerIP(t *testing.T) {
 			ip := "198.51.100." + strconv.Itoa(i+1)
 			send := func() *testkit.Response {
 				c := row.Build(w)
-				return w.K.Do(testkit.Req{Method: method, Path: w.Expand(path), Body: c.Body, Cookie: w.Cookies[row.Role],
+				return w.K.Do(testkit.Req{Method: method, Path: w.ExpandID(path, ""), Body: c.Body, Cookie: w.Cookies[row.Role],
 					Headers: map[string]string{"X-Real-IP": ip}})
 			}
 			for n := 1; n <= 3; n++ {
@@ -61,7 +61,7 @@ func TestPasswordRoutesAreLimitedPerIP(t *testing.T) {
 			}
 			// Another client IP is not affected.
 			c := row.Build(w)
-			other := w.K.Do(testkit.Req{Method: method, Path: w.Expand(path), Body: c.Body, Cookie: w.Cookies[row.Role],
+			other := w.K.Do(testkit.Req{Method: method, Path: w.ExpandID(path, ""), Body: c.Body, Cookie: w.Cookies[row.Role],
 				Headers: map[string]string{"X-Real-IP": "203.0.113." + strconv.Itoa(i+1)}})
 			if other.Status == http.StatusTooManyRequests {
 				t.Fatalf("another IP throttled: %d", other.Status)

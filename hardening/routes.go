@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"camellos/internal/config"
+
 	"camellos/modules"
 	_ "camellos/pb_migrations"
 

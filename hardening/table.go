@@ -85,6 +85,7 @@ var (
 	jobParties  = [5]Outcome{Unauth, Allowed, Allowed, Denied, Allowed}
 	jobCamello  = [5]Outcome{Unauth, Denied, Allowed, Denied, Denied}
 	jobClient   = [5]Outcome{Unauth, Allowed, Denied, Denied, Denied}
+	apptParties = [5]Outcome{Unauth, Allowed, Allowed, Denied, Denied}
 	inboxOwner  = [5]Outcome{Unauth, Allowed, Denied, Denied, Denied}
 	jobTalkers  = [5]Outcome{Unauth, Allowed, Allowed, Denied, Forbidden}
 	fileReaders = [5]Outcome{NotFound, Allowed, Allowed, NotFound, Allowed}
@@ -122,6 +123,15 @@ var Table = map[string]Expectation{
 		return Call{Body: map[string]any{"email": w.Users[Client].Email(), "password": "secreto-123"}}
 	}},
 	"POST /api/auth/logout": {public, func(w *World, r Role) Call { return Call{FreshSession: true} }},
+	"POST /api/auth/password/forgot": {public, func(w *World, r Role) Call {
+		return Call{Body: map[string]any{"email": "olvido" + Unique() + "@example.com"}}
+	}},
+	"POST /api/auth/password/reset": {public, body(map[string]any{"token": "enlace-falso", "password": "nueva-clave-1", "confirmPassword": "nueva-clave-1"})},
+	"POST /api/auth/verify":         {public, body(map[string]any{"token": "enlace-falso"})},
+	"POST /api/auth/verify/resend":  {signedIn, none},
+	"GET /api/me/export":            {signedIn, none},
+	// An empty password: the guards let the caller in, the body is refused (400), nobody is erased.
+	"DELETE /api/me":        {signedIn, body(map[string]any{"password": ""})},
 	"GET /api/me":           {signedIn, none},
 	"PATCH /api/me":         {signedIn, body(map[string]any{"city": "Medellín"})},
 	"PATCH /api/me/camello": {camelloOnly, body(map[string]any{"neighborhood": "Chapinero"})},
@@ -159,7 +169,7 @@ var Table = map[string]Expectation{
 	}},
 	"PATCH /api/jobs/{id}":      {jobClient, body(map[string]any{"address": "Calle 10 # 5-20", "description": "Gotea la ducha"})},
 	"GET /api/jobs/open":        {camelloOnly, func(*World, Role) Call { return Call{Query: "city=bogota&perPage=5"} }},
-	"GET /api/jobs/{id}/quotes": {signedIn, none},
+	"GET /api/jobs/{id}/quotes": {jobParties, none},
 	"POST /api/jobs/{id}/quotes": {camelloOnly, func(w *World, r Role) Call {
 		return Call{ID: w.OpenJobID, Body: map[string]any{"amount": 50000, "message": "Puedo hoy", "validDays": 3}}
 	}},
@@ -173,8 +183,14 @@ var Table = map[string]Expectation{
 	"GET /api/agenda/availability":        {camelloOnly, none},
 	"PUT /api/agenda/availability": {camelloOnly, body(map[string]any{"timezone": "America/Bogota",
 		"weekly": []map[string]any{{"weekday": 1, "start": "08:00", "end": "12:00"}}, "blockedDates": []string{}})},
-	"GET /api/agenda/appointments":         {signedIn, none},
-	"POST /api/appointments/{id}/cancel":   {jobParties, none},
+	"GET /api/agenda/appointments":       {signedIn, none},
+	"POST /api/appointments/{id}/cancel": {jobParties, none},
+	"POST /api/appointments/{id}/reschedule": {apptParties, func(w *World, r Role) Call {
+		return Call{Body: map[string]any{"start": timefmt.ISO(w.SlotStart.Add(time.Hour))}}
+	}},
+	"GET /api/agenda/calendar":             {signedIn, none},
+	"POST /api/agenda/calendar/rotate":     {signedIn, none},
+	"GET /api/agenda/calendar/{token}":     {nowhere, none},
 	"POST /api/cron/appointment-reminders": {cron, none},
 
 	"GET /api/notifications":             {signedIn, none},

@@ -158,12 +158,10 @@ func (w *World) Fresh(role Role) string {
 	return w.K.Session(w.Users[role])
 }
 
-// Expand fills a route pattern's parameters with the world's ids: {id} is
+// ExpandID fills a route pattern's parameters with the world's ids: {id} is
 // the natural object of the route (job, camello, appointment, ...), {slug}
 // a legal slug. An empty id (fixture missing) gives a well-formed unknown id.
-func (w *World) Expand(pattern string) string { return w.ExpandID(pattern, "") }
-
-// ExpandID is Expand with an explicit id ("" = the route's natural one).
+// id, when not "", replaces the route's natural one.
 func (w *World) ExpandID(pattern, id string) string {
 	switch {
 	case id != "":
@@ -198,6 +196,7 @@ func (w *World) ExpandID(pattern, id string) string {
 	}
 	p := strings.ReplaceAll(pattern, "{id}", url.PathEscape(id))
 	p = strings.ReplaceAll(p, "{path...}", "nada/aqui")
+	p = strings.ReplaceAll(p, "{token}", "desconocido.ics")
 	return strings.ReplaceAll(p, "{slug}", "privacidad")
 }
 

@@ -3,8 +3,6 @@
 package modules
 
 import (
-	"camellos/internal/httpapi"
-	"camellos/internal/session"
 	"camellos/modules/admin"
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
@@ -15,6 +13,7 @@ import (
 	"camellos/modules/events"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
+	"camellos/modules/mail"
 	"camellos/modules/messages"
 	"camellos/modules/notifications"
 	"camellos/modules/quotes"
@@ -22,6 +21,9 @@ import (
 	"camellos/modules/search"
 	"camellos/modules/seed"
 	"camellos/modules/web"
+
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/spf13/cobra"
@@ -36,6 +38,7 @@ func Register(app core.App) {
 		httpapi.BindAPINotFound(se)
 		return se.Next()
 	})
+	mail.Register(app)
 	auth.Register(app)
 	registration.Register(app)
 	camellos.Register(app)
@@ -60,5 +63,6 @@ func Commands(app core.App) []*cobra.Command {
 		auth.AdminCommand(app),
 		jobs.RemindersCommand(app),
 		seed.Command(app),
+		mail.Command(app),
 	}
 }

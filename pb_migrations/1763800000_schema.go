@@ -4,6 +4,8 @@
 package pb_migrations
 
 import (
+	"camellos/internal/bounds"
+
 	"github.com/pocketbase/pocketbase/core"
 	m "github.com/pocketbase/pocketbase/migrations"
 )
@@ -60,12 +62,12 @@ func init() {
 		users.OTP.Enabled = false
 		users.MFA.Enabled = false
 		if f, ok := users.Fields.GetByName("name").(*core.TextField); ok {
-			f.Max = 120
+			f.Max = bounds.NameMax
 			f.Presentable = true
 		}
 		users.Fields.Add(&core.SelectField{Name: "role", Values: []string{"ADMIN", "CAMELLOS", "CLIENTE"}, MaxSelect: 1, Required: true})
-		users.Fields.Add(text("phone", 0, 32, false))
-		users.Fields.Add(text("city", 0, 120, false))
+		users.Fields.Add(text("phone", 0, bounds.PhoneMax, false))
+		users.Fields.Add(text("city", 0, bounds.CityMax, false))
 		users.Fields.Add(&core.BoolField{Name: "disabled"})
 		users.AddIndex("idx_users_role", false, "role", "")
 		if err := app.Save(users); err != nil {
@@ -77,8 +79,8 @@ func init() {
 		sessions.Fields.Add(&core.TextField{Name: "tokenHash", Required: true, Max: 64, Hidden: true})
 		sessions.Fields.Add(hiddenText("userTokenKey", 100))
 		sessions.Fields.Add(&core.DateField{Name: "expiresAt", Required: true})
-		sessions.Fields.Add(text("ip", 0, 64, false))
-		sessions.Fields.Add(text("userAgent", 0, 300, false))
+		sessions.Fields.Add(text("ip", 0, bounds.IPMax, false))
+		sessions.Fields.Add(text("userAgent", 0, bounds.UserAgentMax, false))
 		timestamps(sessions, false)
 		sessions.AddIndex("idx_sessions_token", true, "tokenHash", "")
 		sessions.AddIndex("idx_sessions_user", false, "user", "")
@@ -93,11 +95,11 @@ func init() {
 			Name: "id", PrimaryKey: true, System: true, Required: true,
 			Min: 3, Max: 50, Pattern: `^[a-z0-9_-]+$`, AutogeneratePattern: `[a-z0-9]{15}`,
 		})
-		categories.Fields.Add(presentable(text("name", 2, 80, true)))
+		categories.Fields.Add(presentable(text("name", bounds.CategoryNameMin, bounds.CategoryNameMax, true)))
 		categories.Fields.Add(hiddenText("nameKey", 200))
-		categories.Fields.Add(text("description", 0, 500, false))
+		categories.Fields.Add(text("description", 0, bounds.CategoryDescriptionMax, false))
 		categories.Fields.Add(&core.TextField{Name: "color", Max: 7, Pattern: `^#[0-9A-Fa-f]{6}$`})
-		categories.Fields.Add(text("icon", 0, 50, false))
+		categories.Fields.Add(text("icon", 0, bounds.CategoryIconMax, false))
 		categories.Fields.Add(number("sortOrder", &zero, nil, true))
 		timestamps(categories, true)
 		categories.AddIndex("idx_categories_name_key", true, "nameKey", "")
@@ -107,10 +109,10 @@ func init() {
 		}
 
 		services := closed(core.NewBaseCollection("services", "camellos_services"))
-		services.Fields.Add(presentable(text("name", 2, 120, true)))
-		services.Fields.Add(&core.TextField{Name: "slug", Required: true, Max: 140, Pattern: `^[a-z0-9]+(?:-[a-z0-9]+)*$`})
+		services.Fields.Add(presentable(text("name", bounds.ServiceNameMin, bounds.ServiceNameMax, true)))
+		services.Fields.Add(&core.TextField{Name: "slug", Required: true, Max: bounds.ServiceSlugMax, Pattern: `^[a-z0-9]+(?:-[a-z0-9]+)*$`})
 		services.Fields.Add(relation("category", categories.Id, true, false))
-		services.Fields.Add(text("description", 0, 2000, false))
+		services.Fields.Add(text("description", 0, bounds.ServiceDescriptionMax, false))
 		timestamps(services, true)
 		services.AddIndex("idx_services_slug", true, "slug", "")
 		services.AddIndex("idx_services_category", false, "category", "")
@@ -120,23 +122,23 @@ func init() {
 
 		camellos := closed(core.NewBaseCollection("camellos", "camellos_camellos"))
 		camellos.Fields.Add(relation("user", users.Id, true, true))
-		camellos.Fields.Add(presentable(text("name", 2, 120, true)))
+		camellos.Fields.Add(presentable(text("name", bounds.NameMin, bounds.NameMax, true)))
 		camellos.Fields.Add(&core.JSONField{Name: "trades", MaxSize: 64 << 10})
 		camellos.Fields.Add(&core.SelectField{Name: "status", Values: []string{"PENDIENTE", "ACTIVO", "RECHAZADO", "SUSPENDIDO"}, MaxSelect: 1, Required: true})
 		camellos.Fields.Add(&core.BoolField{Name: "premium"})
 		camellos.Fields.Add(&core.RelationField{Name: "services", CollectionId: services.Id, MaxSelect: 50})
-		camellos.Fields.Add(text("documentId", 0, 32, false))
-		camellos.Fields.Add(text("phone", 7, 32, true))
-		camellos.Fields.Add(text("city", 2, 120, true))
-		camellos.Fields.Add(text("neighborhood", 0, 120, false))
-		camellos.Fields.Add(text("professionalCard", 0, 120, false))
+		camellos.Fields.Add(text("documentId", 0, bounds.DocumentIDMax, false))
+		camellos.Fields.Add(text("phone", bounds.PhoneMin, bounds.PhoneMax, true))
+		camellos.Fields.Add(text("city", bounds.CityMin, bounds.CityMax, true))
+		camellos.Fields.Add(text("neighborhood", 0, bounds.NeighborhoodMax, false))
+		camellos.Fields.Add(text("professionalCard", 0, bounds.ProfessionalCardMax, false))
 		camellos.Fields.Add(&core.FileField{
 			Name: "photo", MaxSelect: 1, MaxSize: 5 << 20,
 			MimeTypes: []string{"image/jpeg", "image/png", "image/webp"},
 		})
-		camellos.Fields.Add(text("notes", 0, 5000, false))
-		camellos.Fields.Add(text("description", 0, 5000, false))
-		camellos.Fields.Add(text("timezone", 0, 64, false))
+		camellos.Fields.Add(text("notes", 0, bounds.CamelloNotesMax, false))
+		camellos.Fields.Add(text("description", 0, bounds.CamelloDescriptionMax, false))
+		camellos.Fields.Add(text("timezone", 0, bounds.TimezoneMax, false))
 		camellos.Fields.Add(number("ratingAvg", &zero, &five, false))
 		camellos.Fields.Add(number("ratingCount", &zero, nil, true))
 		// Folded (lower-case, accent-free) copies for fast, accent-insensitive filters.
@@ -152,12 +154,12 @@ func init() {
 		}
 
 		jobs := closed(core.NewBaseCollection("jobs", "camellos_jobs"))
-		jobs.Fields.Add(presentable(text("title", 3, 120, true)))
-		jobs.Fields.Add(text("description", 0, 5000, false))
+		jobs.Fields.Add(presentable(text("title", bounds.JobTitleMin, bounds.JobTitleMax, true)))
+		jobs.Fields.Add(text("description", 0, bounds.JobDescriptionMax, false))
 		jobs.Fields.Add(&core.SelectField{Name: "status", Values: []string{"PENDIENTE", "ASIGNADO", "EN_PROGRESO", "COMPLETADO", "CANCELADO"}, MaxSelect: 1, Required: true})
 		jobs.Fields.Add(&core.SelectField{Name: "source", Values: []string{"EXPLORE", "PERFIL", "ADMIN"}, MaxSelect: 1, Required: true})
-		jobs.Fields.Add(text("city", 0, 120, false))
-		jobs.Fields.Add(text("neighborhood", 0, 120, false))
+		jobs.Fields.Add(text("city", 0, bounds.CityMax, false))
+		jobs.Fields.Add(text("neighborhood", 0, bounds.NeighborhoodMax, false))
 		jobs.Fields.Add(relation("service", services.Id, true, false))
 		jobs.Fields.Add(relation("client", users.Id, true, true))
 		jobs.Fields.Add(relation("provider", camellos.Id, false, false))
@@ -174,7 +176,7 @@ func init() {
 		reviews.Fields.Add(relation("camello", camellos.Id, true, true))
 		reviews.Fields.Add(relation("client", users.Id, true, true))
 		reviews.Fields.Add(&core.NumberField{Name: "rating", Min: &one, Max: &five, OnlyInt: true, Required: true})
-		reviews.Fields.Add(text("comment", 0, 2000, false))
+		reviews.Fields.Add(text("comment", 0, bounds.ReviewCommentMax, false))
 		timestamps(reviews, false)
 		reviews.AddIndex("idx_reviews_job", true, "job", "")
 		reviews.AddIndex("idx_reviews_camello", false, "camello, created", "")
@@ -205,7 +207,7 @@ func init() {
 
 		availability := closed(core.NewBaseCollection("availability", "camellos_availability"))
 		availability.Fields.Add(relation("camello", camellos.Id, true, true))
-		availability.Fields.Add(text("timezone", 1, 64, true))
+		availability.Fields.Add(text("timezone", 1, bounds.TimezoneMax, true))
 		availability.Fields.Add(&core.JSONField{Name: "weekly", MaxSize: 64 << 10})
 		availability.Fields.Add(&core.JSONField{Name: "blockedDates", MaxSize: 64 << 10})
 		timestamps(availability, true)
@@ -219,9 +221,9 @@ func init() {
 		notifications.Fields.Add(&core.SelectField{Name: "kind", MaxSelect: 1, Required: true, Values: []string{
 			"JOB_ASSIGNED", "JOB_CANCELLED", "JOB_STATUS", "APPOINTMENT_BOOKED", "APPOINTMENT_REMINDER", "CAMELLO_STATUS", "ADMIN_MESSAGE",
 		}})
-		notifications.Fields.Add(presentable(text("title", 1, 200, true)))
-		notifications.Fields.Add(text("body", 0, 2000, false))
-		notifications.Fields.Add(text("url", 0, 2048, false))
+		notifications.Fields.Add(presentable(text("title", bounds.NotificationTitleMin, bounds.NotificationTitleMax, true)))
+		notifications.Fields.Add(text("body", 0, bounds.NotificationBodyMax, false))
+		notifications.Fields.Add(text("url", 0, bounds.URLMax, false))
 		notifications.Fields.Add(&core.JSONField{Name: "data", MaxSize: 16 << 10})
 		notifications.Fields.Add(&core.DateField{Name: "readAt"})
 		timestamps(notifications, false)
@@ -242,10 +244,10 @@ func init() {
 
 		push := closed(core.NewBaseCollection("push_subscriptions", "camellos_push_subs"))
 		push.Fields.Add(relation("user", users.Id, true, true))
-		push.Fields.Add(&core.TextField{Name: "endpoint", Required: true, Max: 2048, Presentable: true})
+		push.Fields.Add(&core.TextField{Name: "endpoint", Required: true, Max: bounds.URLMax, Presentable: true})
 		push.Fields.Add(&core.TextField{Name: "p256dh", Required: true, Max: 200, Hidden: true})
 		push.Fields.Add(&core.TextField{Name: "auth", Required: true, Max: 100, Hidden: true})
-		push.Fields.Add(text("userAgent", 0, 300, false))
+		push.Fields.Add(text("userAgent", 0, bounds.UserAgentMax, false))
 		timestamps(push, true)
 		push.AddIndex("idx_push_subscriptions_endpoint", true, "endpoint", "")
 		push.AddIndex("idx_push_subscriptions_user", false, "user", "")
@@ -255,7 +257,7 @@ func init() {
 
 		legal := closed(core.NewBaseCollection("legal_documents", "camellos_legal_docs"))
 		legal.Fields.Add(&core.SelectField{Name: "slug", Values: []string{"privacidad", "terminos"}, MaxSelect: 1, Required: true, Presentable: true})
-		legal.Fields.Add(text("title", 1, 200, true))
+		legal.Fields.Add(text("title", bounds.LegalTitleMin, bounds.LegalTitleMax, true))
 		legal.Fields.Add(&core.JSONField{Name: "sections", MaxSize: 4 << 20})
 		legal.Fields.Add(number("version", &one, nil, true))
 		legal.Fields.Add(relation("publishedBy", users.Id, false, false))
@@ -269,7 +271,7 @@ func init() {
 		legalVersions := closed(core.NewBaseCollection("legal_document_versions", "camellos_legal_versions"))
 		legalVersions.Fields.Add(&core.SelectField{Name: "slug", Values: []string{"privacidad", "terminos"}, MaxSelect: 1, Required: true, Presentable: true})
 		legalVersions.Fields.Add(number("version", &one, nil, true))
-		legalVersions.Fields.Add(text("title", 1, 200, true))
+		legalVersions.Fields.Add(text("title", bounds.LegalTitleMin, bounds.LegalTitleMax, true))
 		legalVersions.Fields.Add(&core.JSONField{Name: "sections", MaxSize: 4 << 20})
 		legalVersions.Fields.Add(relation("publishedBy", users.Id, false, false))
 		timestamps(legalVersions, false)
@@ -282,8 +284,8 @@ func init() {
 		acceptances.Fields.Add(relation("user", users.Id, true, true))
 		acceptances.Fields.Add(&core.SelectField{Name: "slug", Values: []string{"privacidad", "terminos"}, MaxSelect: 1, Required: true})
 		acceptances.Fields.Add(number("version", &zero, nil, true))
-		acceptances.Fields.Add(text("ip", 0, 64, false))
-		acceptances.Fields.Add(text("userAgent", 0, 300, false))
+		acceptances.Fields.Add(text("ip", 0, bounds.IPMax, false))
+		acceptances.Fields.Add(text("userAgent", 0, bounds.UserAgentMax, false))
 		timestamps(acceptances, false)
 		acceptances.AddIndex("idx_legal_acceptances_user", false, "user, slug, version", "")
 		if err := app.Save(acceptances); err != nil {

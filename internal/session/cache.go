@@ -1,10 +1,11 @@
 package session
 
 import (
+	"camellos/internal/bus"
+	"camellos/modules/users"
+
 	"sync"
 	"time"
-
-	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -112,17 +113,15 @@ func dropUserSessions(app core.App, userID string) {
 // field e.Auth shows) and of a session written around RevokeSession and
 // RevokeUserSessions (the dashboard).
 func BindSessionCache(app core.App) {
-	user := func(e *core.RecordEvent) error {
+	bus.Of(app).UserChanged.BindFunc(func(e *bus.Change) error {
 		dropUserSessions(e.App, e.Record.Id)
 		return e.Next()
-	}
+	})
 	session := func(e *core.RecordEvent) error {
 		dropTokenHash(e.App, e.Record.GetString("tokenHash"))
 		dropUserSessions(e.App, e.Record.GetString("user"))
 		return e.Next()
 	}
-	app.OnRecordAfterUpdateSuccess(users.Collection).BindFunc(user)
-	app.OnRecordAfterDeleteSuccess(users.Collection).BindFunc(user)
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(session)
 	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(session)
 }

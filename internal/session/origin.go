@@ -1,12 +1,12 @@
 package session
 
 import (
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
+
 	"net/http"
 	"net/url"
 	"strings"
-
-	"camellos/internal/config"
-	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"

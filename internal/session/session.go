@@ -5,6 +5,10 @@
 package session
 
 import (
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
+	"camellos/modules/users"
+
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,10 +16,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"camellos/internal/config"
-	"camellos/internal/httpapi"
-	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/apis"

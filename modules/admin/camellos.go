@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/modules/camellos"
 
@@ -13,12 +14,12 @@ import (
 
 func bindCamellos(g *router.RouterGroup[*core.RequestEvent]) {
 	// An admin reads one camello with every field (endpoint 7).
-	g.GET("/camellos/{id}", getCamello)
+	g.GET("/camellos/{id}", camelloGet)
 	// An admin changes a camello's status, premium flag or notes.
-	g.PATCH("/camellos/{id}", patchCamello)
+	g.PATCH("/camellos/{id}", camelloUpdate)
 }
 
-func getCamello(e *core.RequestEvent) error {
+func camelloGet(e *core.RequestEvent) error {
 	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
@@ -36,9 +37,9 @@ type patchCamelloInput struct {
 	Notes   *string `json:"notes"`
 }
 
-// patchCamello re-reads the camello inside the write transaction, so two
+// camelloUpdate re-reads the camello inside the write transaction, so two
 // admins deciding at once cannot both move it from the same status.
-func patchCamello(e *core.RequestEvent) error {
+func camelloUpdate(e *core.RequestEvent) error {
 	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
@@ -53,7 +54,7 @@ func patchCamello(e *core.RequestEvent) error {
 	}
 	if in.Notes != nil {
 		*in.Notes = strings.TrimSpace(*in.Notes)
-		httpapi.CheckLength(v, "notes", *in.Notes, 0, 5000)
+		httpapi.CheckLength(v, "notes", *in.Notes, 0, bounds.CamelloNotesMax)
 	}
 	if in.Status == nil && in.Premium == nil && in.Notes == nil {
 		v.AddForm("Indica al menos uno de: status, premium, notes")

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
@@ -29,11 +30,11 @@ const (
 // (GET /admin/users, PATCH /admin/users/{id}, GET /admin/camellos).
 func bindUsers(g *router.RouterGroup[*core.RequestEvent]) {
 	// GET /api/admin/users?role=&q=&page=&perPage=: paginated users.
-	g.GET("/users", listUsers)
+	g.GET("/users", usersList)
 	// PATCH /api/admin/users/{id}: change role, name or disabled.
-	g.PATCH("/users/{id}", updateUser)
+	g.PATCH("/users/{id}", userUpdate)
 	// GET /api/admin/camellos?status=&q=&page=&perPage=: paginated camellos, all fields.
-	g.GET("/camellos", listCamellos)
+	g.GET("/camellos", camellosList)
 }
 
 func validRole(r string) bool {
@@ -49,9 +50,9 @@ func userJSON(u *core.Record) map[string]any {
 	return m
 }
 
-// listUsers answers {users, page, perPage, total}, newest first; role
+// usersList answers {users, page, perPage, total}, newest first; role
 // filters exactly, q finds a part of the name or e-mail (case-insensitive).
-func listUsers(e *core.RequestEvent) error {
+func usersList(e *core.RequestEvent) error {
 	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
@@ -86,10 +87,10 @@ type userPatch struct {
 	Disabled *bool   `json:"disabled"`
 }
 
-// updateUser changes a user's role, name or disabled flag: 200 {user}.
+// userUpdate changes a user's role, name or disabled flag: 200 {user}.
 // Disabling revokes every session of the user. An admin can neither drop
 // their own ADMIN role nor disable themselves (409), so an admin always remains.
-func updateUser(e *core.RequestEvent) error {
+func userUpdate(e *core.RequestEvent) error {
 	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
@@ -104,7 +105,7 @@ func updateUser(e *core.RequestEvent) error {
 	}
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		httpapi.CheckLength(v, "name", *in.Name, 2, 120)
+		httpapi.CheckLength(v, "name", *in.Name, bounds.NameMin, bounds.NameMax)
 	}
 	if err := v.Err(); err != nil {
 		return err
@@ -138,10 +139,10 @@ func updateUser(e *core.RequestEvent) error {
 	return e.JSON(http.StatusOK, map[string]any{"user": userJSON(user)})
 }
 
-// listCamellos answers {camellos, page, perPage, total} with every field,
+// camellosList answers {camellos, page, perPage, total} with every field,
 // newest first; status filters exactly, q is matched accent- and
 // case-insensitively against the camello's folded search text.
-func listCamellos(e *core.RequestEvent) error {
+func camellosList(e *core.RequestEvent) error {
 	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err

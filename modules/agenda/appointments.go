@@ -195,7 +195,7 @@ func appointmentReschedule(e *core.RequestEvent) error {
 // bound the start (both optional).
 func appointmentsMine(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
-	p := jobs.ReadPage(e, v)
+	p := httpapi.ReadPage(e, v)
 	q := e.Request.URL.Query()
 	where := []dbx.Expression{}
 	user := session.AuthUser(e)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"camellos/modules/agenda"
+	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 )
 
@@ -63,6 +64,24 @@ func TestBlockingDatesWithAppointments(t *testing.T) {
 	}
 	if s := w.slotsOn(t, "2026-11-25"); s != "" {
 		t.Fatalf("blocked Wednesday offers %s", s)
+	}
+
+	// The date is the camello's, in the zone of the PUT: 2026-11-26T02:00Z
+	// is the 25th in Bogotá and the 26th in Madrid.
+	late := k.CreateRecord("appointments", map[string]any{"job": job.Id, "camello": w.camello.Id, "client": w.client.Id,
+		"start": "2026-11-26 02:00:00.000Z", "end": "2026-11-26 03:00:00.000Z", "status": "PROGRAMADA"})
+	r = k.Put("/api/agenda/availability", w.camCookie, block([]any{"2026-11-26"}, map[string]any{"timezone": "Europe/Madrid"}))
+	expect(t, r, 409, agenda.MsgBlockedConflicts)
+	if r.Str("issues.conflicts.0.appointmentId") != late.Id || r.Str("issues.conflicts.1.appointmentId") != c {
+		t.Fatalf("Madrid conflicts: %s", r.Raw)
+	}
+	r = k.Put("/api/agenda/availability", w.camCookie, block([]any{"2026-11-24", "2026-11-25"}, map[string]any{"timezone": "America/Bogota"}))
+	expect(t, r, 409, agenda.MsgBlockedConflicts)
+	if list, _ := r.Get("issues.conflicts").([]any); len(list) != 1 || r.Str("issues.conflicts.0.appointmentId") != late.Id {
+		t.Fatalf("Bogotá conflicts: %s", r.Raw)
+	}
+	if _, err := appointments.Cancel(k.App, late.Id, monday); err != nil {
+		t.Fatal(err)
 	}
 
 	// A past appointment on a blocked date is no conflict.

@@ -1,15 +1,16 @@
 package agenda
 
 import (
+	"errors"
+	"fmt"
+	"time"
+
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
-	"errors"
-	"fmt"
-	"time"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -66,23 +67,6 @@ func loadBooking(app core.App, camello *core.Record, from, to, now time.Time) (*
 		}
 	}
 	return b, nil
-}
-
-// placesOf returns the places of the spans' jobs, in their order.
-func placesOf(app core.App, spans []appointments.Span) ([]string, error) {
-	ids := make([]string, 0, len(spans))
-	for _, sp := range spans {
-		ids = append(ids, sp.Job)
-	}
-	sums, err := jobs.SummariesOf(app, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(spans))
-	for i, sp := range spans {
-		out[i] = sums[sp.Job].Place
-	}
-	return out, nil
 }
 
 // free lists the free slots in [from, to] for a booking at place; the

@@ -1,11 +1,6 @@
 package agenda
 
 import (
-	"camellos/internal/config"
-	"camellos/internal/httpapi"
-	"camellos/internal/session"
-	"camellos/modules/appointments"
-	"camellos/modules/jobs"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -18,6 +13,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/modules/appointments"
+	"camellos/modules/jobs"
 
 	ics "github.com/arran4/golang-ical"
 	"github.com/pocketbase/pocketbase/core"

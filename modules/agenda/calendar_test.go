@@ -81,6 +81,10 @@ func TestCalendarFeed(t *testing.T) {
 	w := newWorld(t)
 	k := w.k
 	job := k.CreateJob(testkit.JobOpts{Client: w.client, Provider: w.camello, Status: "ASIGNADO", Title: "Arreglar la ducha"})
+	job.Set("address", "Calle 45 # 12-30, apto 301")
+	if err := k.App.Save(job); err != nil {
+		t.Fatal(err)
+	}
 	a1 := w.book(job.Id, "2026-11-24T13:00:00Z").Str("appointment.id")
 	a2 := w.book(job.Id, "2026-11-25T13:00:00Z").Str("appointment.id")
 	expect(t, k.Post("/api/appointments/"+a2+"/cancel", w.clientCookie, nil), 200, "")
@@ -122,6 +126,10 @@ func TestCalendarFeed(t *testing.T) {
 		want = strings.Join(sortedStrings(a1+"@camellos", a2+"@camellos", a3+"@camellos", s1+"@camellos"), ",")
 		if uids(cam) != want {
 			t.Fatalf("camello feed %s, want %s", uids(cam), want)
+		}
+		// The job's camello also gets the address.
+		if loc := cam[a1+"@camellos"].location; loc != "Calle 45 # 12-30, apto 301, Chapinero, Bogotá" {
+			t.Fatalf("camello's location %q", loc)
 		}
 		str := readFeed(t, k, k.Get("/api/agenda/calendar", w.strangerCookie).Str("url"))
 		if uids(str) != s1+"@camellos" {

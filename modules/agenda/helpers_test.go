@@ -1,17 +1,14 @@
 package agenda_test
 
 import (
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
-	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
-	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tests"
 )
 
 // monday is the fixed "now" of the HTTP tests: Monday 2026-11-23 06:00 UTC
@@ -34,18 +31,14 @@ type world struct {
 // Monday to Friday 08:00–12:00 in Bogotá, an admin and a stranger.
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	k := testkit.New(t)
-	jobs.SetClock(k.App, func() time.Time { return monday })
-	w := &world{k: k}
-	w.client, w.clientCookie = k.UserWithSession(users.RoleClient)
-	w.camUser, w.camello, w.camCookie = k.CreateCamello()
-	_, w.adminCookie = k.UserWithSession(users.RoleAdmin)
-	w.stranger, w.strangerCookie = k.UserWithSession(users.RoleClient)
+	p := testkit.NewParties(t, func(app *tests.TestApp) { jobs.SetClock(app, func() time.Time { return monday }) })
+	w := &world{k: p.K, client: p.Client, clientCookie: p.ClientCookie, camUser: p.CamUser, camello: p.Camello,
+		camCookie: p.CamCookie, adminCookie: p.AdminCookie, stranger: p.Stranger, strangerCookie: p.StrangerCookie}
 	weekdays := []map[string]any{}
 	for d := 1; d <= 5; d++ {
 		weekdays = append(weekdays, map[string]any{"weekday": d, "start": "08:00", "end": "12:00"})
 	}
-	r := k.Put("/api/agenda/availability", w.camCookie, map[string]any{"weekly": weekdays})
+	r := p.K.Put("/api/agenda/availability", w.camCookie, map[string]any{"weekly": weekdays})
 	expect(t, r, 200, "")
 	return w
 }
@@ -57,26 +50,12 @@ func (w *world) job(status string) *core.Record {
 
 func expect(t *testing.T, r *testkit.Response, status int, msg string) {
 	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Raw)
-	}
-	if msg != "" && r.Error() != msg {
-		t.Fatalf("error %q, want %q: %s", r.Error(), msg, r.Raw)
-	}
+	testkit.Expect(t, r, status, msg)
 }
 
 func expectField(t *testing.T, r *testkit.Response, field, contains string) {
 	t.Helper()
-	expect(t, r, http.StatusBadRequest, httpapi.MsgInvalidData)
-	fe, _ := r.Get("issues.fieldErrors").(map[string]any)
-	list, _ := fe[field].([]any)
-	errs := []string{}
-	for _, m := range list {
-		errs = append(errs, m.(string))
-	}
-	if len(errs) == 0 || !strings.Contains(strings.Join(errs, "|"), contains) {
-		t.Fatalf("fieldErrors.%s = %v, want one containing %q: %s", field, errs, contains, r.Raw)
-	}
+	testkit.ExpectField(t, r, field, contains)
 }
 
 func slotStarts(r *testkit.Response) []string {

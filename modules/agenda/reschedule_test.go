@@ -1,14 +1,15 @@
 package agenda_test
 
 import (
+	"sync"
+	"testing"
+	"time"
+
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 	"camellos/modules/users"
-	"sync"
-	"testing"
-	"time"
 )
 
 func TestReschedule(t *testing.T) {
@@ -35,6 +36,7 @@ func TestReschedule(t *testing.T) {
 			"2026-11-28T14:00:00Z", // Saturday
 			"2026-11-23T05:00:00Z", // past
 			"2027-03-01T14:00:00Z", // past the 60-day horizon
+			"0001-01-01T00:00:00Z", "9999-12-31T23:00:00Z",
 		} {
 			expect(t, k.Post(path(id), w.clientCookie, to(start)), 409, agenda.MsgSlotTaken)
 		}

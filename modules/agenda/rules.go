@@ -1,9 +1,10 @@
 package agenda
 
 import (
-	"camellos/internal/httpapi"
 	"fmt"
 	"time"
+
+	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 )

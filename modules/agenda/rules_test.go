@@ -7,6 +7,7 @@ import (
 
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
+	"camellos/modules/jobs"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -171,6 +172,19 @@ func TestRulesChangeSlotsAndBooking(t *testing.T) {
 		if err := w.k.App.Save(same); err != nil {
 			t.Fatal(err)
 		}
+		// With ?job= the listing knows the place and lists what that job can book.
+		forJob := func(jobID, cookie string) *testkit.Response {
+			return w.k.Get("/api/camellos/"+w.camello.Id+"/slots?from=2026-11-26T00:00:00Z&to=2026-11-26T23:59:00Z&job="+jobID, cookie)
+		}
+		if r := forJob(same.Id, w.clientCookie); strings.Join(slotStarts(r), ",") != "2026-11-26T13:00:00.000Z,2026-11-26T15:00:00.000Z,2026-11-26T16:00:00.000Z" {
+			t.Fatalf("listing for the Chapinero job: %s", r.Raw)
+		}
+		if r := forJob(usaquen.Id, w.clientCookie); strings.Join(slotStarts(r), ",") != "2026-11-26T16:00:00.000Z" {
+			t.Fatalf("listing for the Usaquén job: %s", r.Raw)
+		}
+		expect(t, forJob(same.Id, w.strangerCookie), 404, jobs.MsgJobNotFound)
+		expect(t, forJob("nosuchjob00001", w.clientCookie), 404, jobs.MsgJobNotFound)
+		expectField(t, forJob("bad.id", w.clientCookie), "job", "Identificador")
 		expect(t, w.book(same.Id, "2026-11-26T15:00:00Z"), 201, "")
 		expect(t, w.book(usaquen.Id, "2026-11-26T16:00:00Z"), 409, agenda.MsgSlotTaken) // after the Chapinero 15:00 one
 		expect(t, w.putRules(t, map[string]any{"travelBufferMinutes": 0}), 200, "")

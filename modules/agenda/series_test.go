@@ -2,11 +2,13 @@ package agenda_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
+	"camellos/modules/users"
 )
 
 func seriesStarts(t *testing.T, r interface{ Get(string) any }) []string {
@@ -38,6 +40,11 @@ func TestSeries(t *testing.T) {
 			expectField(t, post(job.Id, series(job.Id, "2026-11-24T13:00:00Z", "WEEK", count)), "repeat.count", "")
 		}
 		expectField(t, post(job.Id, series(job.Id, "", "WEEK", 2)), "start", "obligatorio")
+		// Far edges of time are refused as not free, never a 5xx.
+		for _, start := range []string{"0001-01-01T00:00:00Z", "9999-12-31T23:00:00Z", "2026-11-23T05:00:00Z"} {
+			expect(t, post(job.Id, series(job.Id, start, "2WEEKS", 12)), 409, agenda.MsgSeriesTaken)
+			expect(t, post(job.Id, map[string]any{"start": start}), 409, agenda.MsgSlotTaken)
+		}
 		if n := k.Count("appointments", ""); n != 0 {
 			t.Fatalf("bad input booked %d", n)
 		}
@@ -147,5 +154,42 @@ func TestSeriesAcrossDST(t *testing.T) {
 				t.Fatalf("the last occurrence's slot is still offered: %s", slots.Raw)
 			}
 		})
+	}
+}
+
+// TestSeriesRacesBooking: a series and a booking of one of its weeks at
+// once: exactly one wins, and a losing series books nothing.
+func TestSeriesRacesBooking(t *testing.T) {
+	w := newWorld(t)
+	k := w.k
+	other, otherCookie := k.UserWithSession(users.RoleClient)
+	for round, hour := range []string{"13", "14", "15", "16"} {
+		seriesJob := w.job("ASIGNADO")
+		singleJob := k.CreateJob(testkit.JobOpts{Client: other, Provider: w.camello, Status: "ASIGNADO"})
+		var seriesStatus, singleStatus int
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-start
+			seriesStatus = k.Post("/api/jobs/"+seriesJob.Id+"/appointments", w.clientCookie, map[string]any{
+				"start": "2026-11-24T" + hour + ":00:00Z", "repeat": map[string]any{"every": "WEEK", "count": 4}}).Status
+		}()
+		go func() {
+			defer wg.Done()
+			<-start
+			singleStatus = k.Post("/api/jobs/"+singleJob.Id+"/appointments", otherCookie,
+				map[string]any{"start": "2026-12-08T" + hour + ":00:00Z"}).Status
+		}()
+		close(start)
+		wg.Wait()
+		held := k.Count("appointments", "job = {:j} AND status = 'PROGRAMADA'", map[string]any{"j": seriesJob.Id})
+		switch {
+		case seriesStatus == 201 && singleStatus == 409 && held == 4:
+		case seriesStatus == 409 && singleStatus == 201 && held == 0:
+		default:
+			t.Fatalf("round %d: series %d (%d booked), single %d", round, seriesStatus, held, singleStatus)
+		}
 	}
 }

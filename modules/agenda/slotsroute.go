@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/internal/timefmt"
+	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -89,8 +91,16 @@ func slotsList(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	slots := freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
-		Rules: v.rules, From: from, To: to, Now: now}, v.blockingFor(""))
+	var slots []Interval
+	if jobID := e.Request.URL.Query().Get("job"); jobID != "" {
+		slots, err = slotsForJob(e, id, jobID, from, to, now)
+		if err != nil {
+			return err
+		}
+	} else {
+		slots = freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
+			Rules: v.rules, From: from, To: to, Now: now}, v.busy)
+	}
 	body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*64), slots)
 	if e.Request.URL.Query().Get("fields") != "" {
 		var out any
@@ -100,6 +110,29 @@ func slotsList(e *core.RequestEvent) error {
 		return e.JSON(http.StatusOK, out)
 	}
 	return e.Blob(http.StatusOK, "application/json", body)
+}
+
+// slotsForJob lists the slots as a booking for the caller's job jobID
+// would see them (read from the database): with the travel rule on, the
+// job's neighbourhood decides the gap around each appointment. A job the
+// caller is not a party of is 404.
+func slotsForJob(e *core.RequestEvent, camelloID, jobID string, from, to, now time.Time) ([]Interval, error) {
+	if !httpapi.ValidID(jobID) {
+		return nil, httpapi.FieldError("job", "Identificador inválido")
+	}
+	job, err := e.App.FindRecordById(jobs.Collection, jobID)
+	if err != nil || !jobs.PartyOf(e.App, session.AuthUser(e), job).Any() {
+		return nil, httpapi.NotFound(jobs.MsgJobNotFound)
+	}
+	camello, err := e.App.FindRecordById(camellos.Collection, camelloID)
+	if err != nil {
+		return nil, httpapi.NotFound(jobs.MsgCamelloNotFound)
+	}
+	check, err := loadBooking(e.App, camello, from, to, now)
+	if err != nil {
+		return nil, httpapi.Internal(err)
+	}
+	return check.free(from, to, jobs.Place(job), ""), nil
 }
 
 // appendSlotsJSON renders {"slots":[{"start","end"},...]} as e.JSON

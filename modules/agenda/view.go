@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/memo"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
@@ -29,29 +30,20 @@ const storeKeyViews = "camellos.agenda.views"
 var errNoCamello = errors.New("agenda: camello not found")
 
 // view is what the slots listing needs of one camello, read from the
-// database in two or three queries and kept in memory until a write can
-// change it (see bindViewHooks): its status, its schedule and booking
-// rules, and the busy intervals of its PROGRAMADA appointments starting
-// after since, indexed as the slot arithmetic needs them. Booking never
-// reads it: the database stays the truth for writes.
+// database in two queries and kept in memory until a write can change it
+// (see bindViewHooks): its status, its schedule and booking rules, and the
+// busy intervals of its PROGRAMADA appointments starting after since,
+// widened by the gap the listing keeps around them (the booker's place is
+// unknown there, so the travel buffer, when larger, applies to all).
+// Booking never reads it: the database stays the truth for writes.
 type view struct {
 	active  bool
 	loc     *time.Location
 	ranges  []Range
 	blocked map[string]bool
 	rules   Rules
-	busy    []Interval // sorted by start
-	places  []string   // places[i] of busy[i], only when the travel rule applies
-	index   busyIndex  // busy widened by the buffer (rules.uniform())
+	busy    busyIndex // widened for a booking in an unknown place
 	since   time.Time
-}
-
-// blockingFor returns the intervals a slot at place must not overlap.
-func (v *view) blockingFor(place string) busyIndex {
-	if v.rules.uniform() {
-		return v.index
-	}
-	return blocking(v.rules, v.busy, v.places, place)
 }
 
 // views is the app's agenda views, one memo.Cache per camello: one build
@@ -114,7 +106,7 @@ func (v *views) get(app core.App, id string, now time.Time) (*view, error) {
 // buildView reads a camello's status, profile zone and availability in
 // one query and, for an ACTIVO camello, its PROGRAMADA appointments that
 // can still block a slot (starting after now − SlotLength − the largest
-// pad) in another; with the travel rule on, their jobs' places in a third.
+// pad) in another.
 func buildView(app core.App, id string, now time.Time) (*view, error) {
 	var row struct {
 		Status      string `db:"status"`
@@ -155,15 +147,11 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.busy = make([]Interval, len(spans))
+	busy := make([]Interval, len(spans))
 	for i, sp := range spans {
-		v.busy[i] = Interval{Start: sp.Start, End: sp.End}
+		busy[i] = Interval{Start: sp.Start, End: sp.End}
 	}
-	if v.rules.uniform() {
-		v.index = blocking(v.rules, v.busy, nil, "")
-	} else if v.places, err = placesOf(app, spans); err != nil {
-		return nil, err
-	}
+	v.busy = blocking(v.rules, busy, nil, "")
 	return v, nil
 }
 
@@ -182,13 +170,12 @@ func bindViewHooks(app core.App) {
 			return e.Next()
 		}
 	}
-	camello := func(e *core.RecordEvent) error {
+	bus.Of(app).CamelloChanged.BindFunc(func(e *bus.Change) error {
 		viewsOf(e.App).drop(e.Record.Id)
 		return e.Next()
-	}
+	})
 	for col, fn := range map[string]func(*core.RecordEvent) error{
 		AvailabilityCollection: byField("camello"),
-		camellos.Collection:    camello,
 	} {
 		app.OnRecordAfterCreateSuccess(col).BindFunc(fn)
 		app.OnRecordAfterUpdateSuccess(col).BindFunc(fn)

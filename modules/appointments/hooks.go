@@ -38,7 +38,7 @@ func Register(app core.App) {
 	})
 	after := func(e *core.RecordEvent) error {
 		ids := []string{e.Record.GetString("camello")}
-		if o := e.Record.Original(); o != nil && o.GetString("camello") != ids[0] {
+		if o := e.Record.Original(); o != nil && o.GetString("camello") != "" && o.GetString("camello") != ids[0] {
 			ids = append(ids, o.GetString("camello"))
 		}
 		changed(e.App, ids)

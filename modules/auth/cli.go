@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/cli"
 	"camellos/internal/text"
 	"camellos/modules/users"
@@ -55,11 +56,11 @@ func UpsertAdmin(app core.App, email, password, name string) (*core.Record, bool
 	if email == "" || is.EmailFormat.Validate(email) != nil || !strings.Contains(email, "@") {
 		return nil, false, fmt.Errorf("invalid e-mail %q", email)
 	}
-	if n := text.Chars(password); n < 8 || n > 128 {
+	if n := text.Chars(password); n < bounds.PasswordMin || n > bounds.PasswordMax {
 		return nil, false, errors.New("the password must have 8 to 128 characters")
 	}
 	name = strings.TrimSpace(name)
-	if n := text.Chars(name); name != "" && (n < 2 || n > 120) {
+	if n := text.Chars(name); name != "" && (n < bounds.NameMin || n > bounds.NameMax) {
 		return nil, false, errors.New("the name must have 2 to 120 characters")
 	}
 	user, err := app.FindAuthRecordByEmail(users.Collection, email)

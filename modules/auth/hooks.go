@@ -3,6 +3,7 @@ package auth
 import (
 	"net/http"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/records"
 	"camellos/internal/session"
@@ -70,7 +71,7 @@ func bindUserHooks(app core.App) {
 					return httpapi.FieldRuleError("passwordConfirm", "Las contraseñas no coinciden")
 				}
 			}
-			if n := text.Chars(pv.Plain); n < 8 || n > 128 {
+			if n := text.Chars(pv.Plain); n < bounds.PasswordMin || n > bounds.PasswordMax {
 				return httpapi.FieldRuleError("password", "Debe tener entre 8 y 128 caracteres")
 			}
 			users.SetPassword(e.Record, pv.Plain)

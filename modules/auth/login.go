@@ -3,6 +3,7 @@ package auth
 import (
 	"net/http"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
@@ -28,7 +29,7 @@ type loginInput struct {
 	Password string `json:"password"`
 }
 
-func login() func(e *core.RequestEvent) error {
+func sessionLogin() func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in loginInput
 		if err := httpapi.ReadJSON(e, &in); err != nil {
@@ -41,7 +42,7 @@ func login() func(e *core.RequestEvent) error {
 		}
 		if in.Password == "" {
 			v.Add("password", "Es obligatorio")
-		} else if text.Chars(in.Password) > 128 {
+		} else if text.Chars(in.Password) > bounds.PasswordMax {
 			v.Add("password", "Debe tener como máximo 128 caracteres")
 		}
 		if err := v.Err(); err != nil {
@@ -71,9 +72,9 @@ func login() func(e *core.RequestEvent) error {
 	}
 }
 
-// logout revokes the current session (if any) and clears the cookie; it
+// sessionLogout revokes the current session (if any) and clears the cookie; it
 // always answers 200 so a client can sign out blindly.
-func logout(e *core.RequestEvent) error {
+func sessionLogout(e *core.RequestEvent) error {
 	if token := session.SessionToken(e.Request); token != "" {
 		if err := session.RevokeSession(e.App, token); err != nil {
 			return httpapi.Internal(err)

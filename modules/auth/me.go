@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
 	"camellos/internal/session"
@@ -14,15 +16,6 @@ import (
 
 	"github.com/pocketbase/pocketbase/core"
 )
-
-// MeExtra adds a named part to GET /api/me (e.g. "legal": the consent
-// status); other modules register theirs in their Register.
-type MeExtra func(app core.App, user *core.Record) (any, error)
-
-var meExtras = map[string]MeExtra{}
-
-// AddMeExtra registers a part of GET /api/me under name.
-func AddMeExtra(name string, fn MeExtra) { meExtras[name] = fn }
 
 func meBody(app core.App, user *core.Record) (map[string]any, error) {
 	body := map[string]any{"user": UserJSON(user), "camello": nil}
@@ -37,18 +30,15 @@ func meBody(app core.App, user *core.Record) (map[string]any, error) {
 	case !errors.Is(err, sql.ErrNoRows):
 		return nil, err
 	}
-	for name, fn := range meExtras {
-		part, err := fn(app, user)
-		if err != nil {
-			return nil, err
-		}
-		body[name] = part
+	// Other modules add their parts (e.g. "legal": the consent status).
+	if err := bus.Of(app).MeRendering.Trigger(&bus.Me{App: app, User: user, Body: body}); err != nil {
+		return nil, err
 	}
 	return body, nil
 }
 
-// getMe answers {user, camello|null} for the signed-in user.
-func getMe(e *core.RequestEvent) error {
+// meGet answers {user, camello|null} for the signed-in user.
+func meGet(e *core.RequestEvent) error {
 	body, err := meBody(e.App, session.AuthUser(e))
 	if err != nil {
 		return httpapi.Internal(err)
@@ -65,10 +55,10 @@ type patchMeInput struct {
 	CurrentPassword *string `json:"currentPassword"`
 }
 
-// patchMe updates the signed-in user's name, phone, city and password. A
+// meUpdate updates the signed-in user's name, phone, city and password. A
 // password change needs the current password, revokes every session of
 // the user (the record hook) and opens a fresh one for this client.
-func patchMe(e *core.RequestEvent) error {
+func meUpdate(e *core.RequestEvent) error {
 	var in patchMeInput
 	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
@@ -77,7 +67,7 @@ func patchMe(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		httpapi.CheckLength(v, "name", *in.Name, 2, 120)
+		httpapi.CheckLength(v, "name", *in.Name, bounds.NameMin, bounds.NameMax)
 	}
 	if in.Phone != nil {
 		*in.Phone = strings.TrimSpace(*in.Phone)
@@ -86,7 +76,7 @@ func patchMe(e *core.RequestEvent) error {
 	if in.City != nil {
 		*in.City = strings.TrimSpace(*in.City)
 		if *in.City != "" {
-			httpapi.CheckLength(v, "city", *in.City, 2, 120)
+			httpapi.CheckLength(v, "city", *in.City, bounds.CityMin, bounds.CityMax)
 		}
 	}
 	changePassword := in.Password != nil

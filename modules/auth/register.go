@@ -3,20 +3,16 @@ package auth
 import (
 	"net/http"
 
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// ConsentRecorder records the acceptance of the current legal texts by a
-// new user; the legal module sets it. It runs inside the sign-up
-// transaction.
-var ConsentRecorder func(app core.App, userID, ip, userAgent string) error
-
-// registerClient creates a CLIENTE. It opens no session: the client signs
+// clientRegister creates a CLIENTE. It opens no session: the client signs
 // in next (the web front does it at once).
-func registerClient(e *core.RequestEvent) error {
+func clientRegister(e *core.RequestEvent) error {
 	var in Account
 	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
@@ -42,13 +38,20 @@ func registerClient(e *core.RequestEvent) error {
 		if err := SaveNewUser(tx, user); err != nil {
 			return err
 		}
-		if ConsentRecorder != nil {
-			return ConsentRecorder(tx, user.Id, e.RealIP(), e.Request.UserAgent())
-		}
-		return nil
+		return SignedUp(tx, user.Id, e)
 	})
 	if err != nil {
 		return err
 	}
+	SendVerification(e.App, user)
 	return e.JSON(http.StatusCreated, map[string]any{"user": UserJSON(user)})
+}
+
+// SignedUp emits UserSignedUp for a new user inside its sign-up
+// transaction tx (the legal module records the consent to the current
+// texts); a listener's error aborts the sign-up.
+func SignedUp(tx core.App, userID string, e *core.RequestEvent) error {
+	return bus.Of(tx).UserSignedUp.Trigger(&bus.SignUp{
+		App: tx, UserID: userID, IP: e.RealIP(), UserAgent: e.Request.UserAgent(),
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
@@ -30,6 +31,7 @@ func UserJSON(u *core.Record) map[string]any {
 		"name":      u.GetString("name"),
 		"phone":     u.GetString("phone"),
 		"city":      u.GetString("city"),
+		"verified":  u.Verified(),
 		"createdAt": timefmt.ISO(u.GetDateTime("created").Time()),
 	}
 }
@@ -52,17 +54,17 @@ func (a *Account) Validate(v *httpapi.Validation, requireContact bool) {
 	a.Email = NormalizeEmail(a.Email)
 	a.Phone = strings.TrimSpace(a.Phone)
 	a.City = strings.TrimSpace(a.City)
-	httpapi.CheckLength(v, "name", a.Name, 2, 120)
+	httpapi.CheckLength(v, "name", a.Name, bounds.NameMin, bounds.NameMax)
 	if a.Email == "" {
 		v.Add("email", "Es obligatorio")
-	} else if text.Chars(a.Email) > 254 || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
+	} else if text.Chars(a.Email) > bounds.EmailMax || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
 		v.Add("email", "Correo electrónico inválido")
 	} else if httpapi.MixedScript(a.Email) {
 		v.Add("email", "Correo electrónico inválido: mezcla letras de alfabetos distintos")
 	}
 	CheckPhone(v, "phone", a.Phone, requireContact)
 	if requireContact || a.City != "" {
-		httpapi.CheckLength(v, "city", a.City, 2, 120)
+		httpapi.CheckLength(v, "city", a.City, bounds.CityMin, bounds.CityMax)
 	}
 	CheckNewPassword(v, "password", a.Password, "confirmPassword", a.ConfirmPassword)
 	if a.AcceptTerms == nil {
@@ -75,7 +77,7 @@ func (a *Account) Validate(v *httpapi.Validation, requireContact bool) {
 // CheckNewPassword validates a new password (8 to 128 characters) and its
 // confirmation.
 func CheckNewPassword(v *httpapi.Validation, field, password, confirmField, confirm string) {
-	httpapi.CheckLength(v, field, password, 8, 128)
+	httpapi.CheckLength(v, field, password, bounds.PasswordMin, bounds.PasswordMax)
 	if confirm == "" {
 		v.Add(confirmField, "Es obligatorio")
 	} else if confirm != password {
@@ -90,7 +92,7 @@ func CheckPhone(v *httpapi.Validation, field, phone string, required bool) {
 	if phone == "" && !required {
 		return
 	}
-	if httpapi.CheckLength(v, field, phone, 7, 32) && !validPhone(phone) {
+	if httpapi.CheckLength(v, field, phone, bounds.PhoneMin, bounds.PhoneMax) && !validPhone(phone) {
 		v.Add(field, "Solo se permiten dígitos, espacios, +, -, ( y )")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/records"
@@ -152,15 +153,13 @@ func bindHooks(app core.App) {
 
 	// A renamed service changes the search text of the camellos offering it
 	// (in the same transaction as the rename).
-	app.OnRecordUpdate("services").BindFunc(func(e *core.RecordEvent) error {
-		before := records.Stored(e.App, e.Record).GetString("name")
-		if err := e.Next(); err != nil {
-			return err
+	bus.Of(app).ServiceSaving.BindFunc(func(e *bus.Saving) error {
+		if e.Record.GetString("name") != e.Before.GetString("name") {
+			if err := refreshSearchText(e.App, e.Record.Id); err != nil {
+				return err
+			}
 		}
-		if e.Record.GetString("name") != before {
-			return refreshSearchText(e.App, e.Record.Id)
-		}
-		return nil
+		return e.Next()
 	})
 }
 

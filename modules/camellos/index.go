@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/memo"
 	"camellos/internal/timefmt"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/list"
@@ -80,6 +82,7 @@ type camelloRow struct {
 	RatingCount  float64 `db:"ratingCount"`
 	CityKey      string  `db:"cityKey"`
 	SearchText   string  `db:"searchText"`
+	Verified     bool    `db:"verified"`
 }
 
 // buildListing reads every ACTIVO camello and every service in two queries
@@ -100,7 +103,8 @@ func buildListing(app core.App) (*listing, error) {
 	}
 	var rows []camelloRow
 	err := app.DB().Select("id", "name", "trades", "status", "premium", "services", "created", "updated",
-		"city", "neighborhood", "photo", "description", "ratingAvg", "ratingCount", "cityKey", "searchText").
+		"city", "neighborhood", "photo", "description", "ratingAvg", "ratingCount", "cityKey", "searchText",
+		"(SELECT u.verified FROM users u WHERE u.id = camellos.user) AS verified").
 		From(Collection).AndWhere(statusActive()).
 		OrderBy("premium DESC", "ratingAvg DESC", "created DESC").All(&rows)
 	if err != nil {
@@ -130,7 +134,7 @@ func buildListing(app core.App) (*listing, error) {
 			City: r.City, CreatedAt: isoOf(r.Created), Description: r.Description, ID: r.ID,
 			Name: r.Name, Neighborhood: r.Neighborhood, Photo: photo, Premium: r.Premium,
 			Rating: ratingJSON{Average: r.RatingAvg, Count: int(r.RatingCount)}, Services: svc,
-			Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: isoOf(r.Updated),
+			Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: isoOf(r.Updated), Verified: r.Verified,
 		})
 		if err != nil {
 			return nil, err
@@ -167,6 +171,7 @@ type publicJSON struct {
 	Status       string           `json:"status"`
 	Trades       []string         `json:"trades"`
 	UpdatedAt    string           `json:"updatedAt"`
+	Verified     bool             `json:"verified"`
 }
 
 type ratingJSON struct {
@@ -205,15 +210,20 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	app.OnRecordAfterCreateSuccess(Collection).BindFunc(camello)
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(camello)
 	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(camello)
-	anyWrite := func(e *core.RecordEvent) error {
+	anyWrite := func(e *bus.Change) error {
 		x.cache.Invalidate()
 		return e.Next()
 	}
-	for _, c := range []string{"services", "categories", "reviews"} {
-		app.OnRecordAfterCreateSuccess(c).BindFunc(anyWrite)
-		app.OnRecordAfterUpdateSuccess(c).BindFunc(anyWrite)
-		app.OnRecordAfterDeleteSuccess(c).BindFunc(anyWrite)
-	}
+	ev := bus.Of(app)
+	ev.CatalogChanged.BindFunc(anyWrite)
+	ev.ReviewChanged.BindFunc(anyWrite)
+	// The public verified badge follows the user's flag.
+	ev.UserChanged.BindFunc(func(e *bus.Change) error {
+		if e.Record.GetString("role") == users.RoleCamello {
+			x.cache.Invalidate()
+		}
+		return e.Next()
+	})
 }
 
 // filter is the listing's query, folded once.

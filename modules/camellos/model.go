@@ -96,6 +96,10 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 	if err != nil {
 		return nil, err
 	}
+	verified, err := verifiedOf(app, recs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]map[string]any, 0, len(recs))
 	for _, r := range recs {
 		svc := []ServiceSummary{}
@@ -117,6 +121,7 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 			"neighborhood": r.GetString("neighborhood"),
 			"photo":        PhotoPath(r),
 			"description":  r.GetString("description"),
+			"verified":     verified[r.GetString("user")],
 			"rating": map[string]any{
 				"average": r.GetFloat("ratingAvg"),
 				"count":   r.GetInt("ratingCount"),
@@ -153,4 +158,20 @@ func Respond(e *core.RequestEvent, status int, rec *core.Record, private bool) e
 		return httpapi.Internal(err)
 	}
 	return e.JSON(status, map[string]any{"camello": body})
+}
+
+// Rating is a camello's review average (two decimals) and review count.
+type Rating struct {
+	Average float64 `db:"average"`
+	Count   int     `db:"count"`
+}
+
+// SetRating stores a camello's rating, computed by the owner of the
+// reviews (jobs), with one UPDATE in the caller's transaction. No camello
+// record hook runs (the rating is not the camello's input); the public
+// index follows the reviews through events.ReviewChanged.
+func SetRating(app core.App, camelloID string, r Rating) error {
+	_, err := app.DB().NewQuery("UPDATE " + Collection + " SET ratingAvg = {:avg}, ratingCount = {:n} WHERE id = {:id}").
+		Bind(dbx.Params{"avg": r.Average, "n": r.Count, "id": camelloID}).Execute()
+	return err
 }

@@ -1,7 +1,6 @@
 package camellos
 
 import (
-	"encoding/json"
 	"math"
 	"net/http"
 	"strconv"
@@ -26,11 +25,11 @@ const MsgCamelloNotFound = "Camello no encontrado"
 // GET /camellos/{id}, GET /camellos/{id}/reviews.
 func bindPublic(g *router.RouterGroup[*core.RequestEvent], x *publicIndex) {
 	// GET /api/camellos?q=&category=&service=&city=&trade=&page=&perPage=: active camellos, public fields.
-	g.GET("/camellos", x.listPublic).Bind(apis.SkipSuccessActivityLog())
+	g.GET("/camellos", x.camellosList).Bind(apis.SkipSuccessActivityLog())
 	// GET /api/camellos/{id}: one active camello, public fields.
-	g.GET("/camellos/{id}", x.viewPublic).Bind(apis.SkipSuccessActivityLog())
+	g.GET("/camellos/{id}", x.camelloView).Bind(apis.SkipSuccessActivityLog())
 	// GET /api/camellos/{id}/reviews: reviews of an active camello, with average and count.
-	g.GET("/camellos/{id}/reviews", listReviews)
+	g.GET("/camellos/{id}/reviews", reviewsList)
 }
 
 // MatchText is the filter "every word of q appears in the camello's folded
@@ -81,10 +80,10 @@ func parseFilter(e *core.RequestEvent) (*filter, error) {
 	return f, nil
 }
 
-// listPublic answers {camellos, page, perPage, total}: ACTIVO camellos only,
+// camellosList answers {camellos, page, perPage, total}: ACTIVO camellos only,
 // premium first, then by rating, then newest. It filters the in-memory
 // listing index and writes the camellos' pre-rendered JSON.
-func (x *publicIndex) listPublic(e *core.RequestEvent) error {
+func (x *publicIndex) camellosList(e *core.RequestEvent) error {
 	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
@@ -130,20 +129,7 @@ func (x *publicIndex) listPublic(e *core.RequestEvent) error {
 	buf = append(buf, `,"total":`...)
 	buf = strconv.AppendInt(buf, total, 10)
 	buf = append(buf, "}\n"...)
-	return writeJSON(e, buf)
-}
-
-// writeJSON writes a rendered 200 answer as e.JSON would, including its
-// ?fields= picking.
-func writeJSON(e *core.RequestEvent, body []byte) error {
-	if e.Request.URL.Query().Get("fields") != "" {
-		var v any
-		if err := json.Unmarshal(body, &v); err != nil {
-			return err
-		}
-		return e.JSON(http.StatusOK, v)
-	}
-	return e.Blob(http.StatusOK, "application/json", body)
+	return httpapi.WriteRendered(e, buf)
 }
 
 // findActive returns the ACTIVO camello of the path id, else a 404.
@@ -159,9 +145,9 @@ func findActive(e *core.RequestEvent) (*core.Record, error) {
 	return rec, nil
 }
 
-// viewPublic answers {camello} with public fields (from the listing
+// camelloView answers {camello} with public fields (from the listing
 // index); 404 unless ACTIVO.
-func (x *publicIndex) viewPublic(e *core.RequestEvent) error {
+func (x *publicIndex) camelloView(e *core.RequestEvent) error {
 	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
@@ -178,7 +164,7 @@ func (x *publicIndex) viewPublic(e *core.RequestEvent) error {
 	body = append(body, `{"camello":`...)
 	body = append(body, en.raw...)
 	body = append(body, "}\n"...)
-	return writeJSON(e, body)
+	return httpapi.WriteRendered(e, body)
 }
 
 // Review is a public review: the author is shown by first name only.
@@ -200,9 +186,9 @@ func firstName(name string) string {
 	return ""
 }
 
-// listReviews answers {reviews, average, count, page, perPage, total}, newest
+// reviewsList answers {reviews, average, count, page, perPage, total}, newest
 // first; 404 unless the camello is ACTIVO.
-func listReviews(e *core.RequestEvent) error {
+func reviewsList(e *core.RequestEvent) error {
 	rec, err := findActive(e)
 	if err != nil {
 		return err

@@ -1,14 +1,19 @@
 package camellos
 
 import (
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // Register binds the camello record hooks and the public provider routes.
 func Register(app core.App) {
 	bindHooks(app)
+	// CamelloChanged after every committed write of a camello.
+	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CamelloChanged })
+	bindDataRights(app)
 	x := newPublicIndex()
 	bindIndexHooks(app, x)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {

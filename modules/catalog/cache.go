@@ -3,11 +3,13 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 
+	"camellos/internal/bus"
 	"camellos/internal/memo"
+	"camellos/internal/records"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // storeKeyCategories is the app.Store key of the rendered GET /api/categories.
@@ -23,6 +25,18 @@ func categoriesCache(app core.App) *memo.Cache[[]byte] {
 // bindCacheHooks drops the rendered categories after every committed write
 // of a category or a service (the answer counts services per category).
 func bindCacheHooks(app core.App) {
+	// The catalog's events: CatalogChanged after every committed write of a
+	// category or a service; ServiceSaving while a service is updated.
+	bus.EmitChanges(app, Categories, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CatalogChanged })
+	bus.EmitChanges(app, Services, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CatalogChanged })
+	app.OnRecordUpdate(Services).BindFunc(func(e *core.RecordEvent) error {
+		before := records.Stored(e.App, e.Record)
+		if err := e.Next(); err != nil {
+			return err
+		}
+		return bus.Of(e.App).ServiceSaving.Trigger(&bus.Saving{App: e.App, Record: e.Record, Before: before})
+	})
+
 	drop := func(e *core.RecordEvent) error {
 		categoriesCache(e.App).Invalidate()
 		return e.Next()
@@ -41,17 +55,4 @@ func encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// writeJSON writes a rendered 200 answer as e.JSON would, including its
-// ?fields= picking.
-func writeJSON(e *core.RequestEvent, body []byte) error {
-	if e.Request.URL.Query().Get("fields") != "" {
-		var v any
-		if err := json.Unmarshal(body, &v); err != nil {
-			return err
-		}
-		return e.JSON(http.StatusOK, v)
-	}
-	return e.Blob(http.StatusOK, "application/json", body)
 }

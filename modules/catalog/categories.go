@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
@@ -46,18 +47,18 @@ func (in *categoryInput) validate(_ core.App, id string) error {
 	}
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		httpapi.CheckLength(v, "name", *in.Name, 2, 80)
+		httpapi.CheckLength(v, "name", *in.Name, bounds.CategoryNameMin, bounds.CategoryNameMax)
 	} else if create {
 		v.Add("name", "Es obligatorio")
 	}
 	if in.Description != nil {
-		httpapi.CheckLength(v, "description", *in.Description, 0, 500)
+		httpapi.CheckLength(v, "description", *in.Description, 0, bounds.CategoryDescriptionMax)
 	}
 	if in.Color != nil && *in.Color != "" && !colorPattern.MatchString(*in.Color) {
 		v.Add("color", "Debe ser un color #RRGGBB")
 	}
 	if in.Icon != nil {
-		httpapi.CheckLength(v, "icon", *in.Icon, 0, 50)
+		httpapi.CheckLength(v, "icon", *in.Icon, 0, bounds.CategoryIconMax)
 	}
 	if in.SortOrder != nil && (*in.SortOrder < 0 || *in.SortOrder > math.MaxInt32) {
 		v.Add("sortOrder", "Debe ser un número entero mayor o igual a 0")
@@ -160,10 +161,10 @@ func loadCategory(app core.App, id string) (Category, error) {
 // MsgCategoryNotFound is the 404 of an unknown category.
 const MsgCategoryNotFound = "Categoría no encontrada"
 
-// publicCategories answers every category, by sortOrder then name. The
+// categoriesList answers every category, by sortOrder then name. The
 // rendered answer is kept in memory until a category or service changes
 // (see bindCacheHooks).
-func publicCategories(e *core.RequestEvent) error {
+func categoriesList(e *core.RequestEvent) error {
 	body, err := categoriesCache(e.App).Get(func() ([]byte, error) {
 		var rows []Category
 		if err := categoryQuery(e.App).All(&rows); err != nil {
@@ -174,11 +175,11 @@ func publicCategories(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(e, body)
+	return httpapi.WriteRendered(e, body)
 }
 
-// adminListCategories answers a page of categories, optionally filtered by q.
-func adminListCategories(e *core.RequestEvent) error {
+// categoriesAdminList answers a page of categories, optionally filtered by q.
+func categoriesAdminList(e *core.RequestEvent) error {
 	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
@@ -196,11 +197,11 @@ var categories = resource[Category]{
 	save: saveOrConflict, load: loadCategory,
 }
 
-// createCategory is endpoint 3: 201 {category}.
-func createCategory(e *core.RequestEvent) error { return categories.create(e, &categoryInput{}) }
+// categoryCreate is endpoint 3: 201 {category}.
+func categoryCreate(e *core.RequestEvent) error { return categories.create(e, &categoryInput{}) }
 
-// updateCategory changes the fields given: 200 {category}.
-func updateCategory(e *core.RequestEvent) error { return categories.update(e, &categoryInput{}) }
+// categoryUpdate changes the fields given: 200 {category}.
+func categoryUpdate(e *core.RequestEvent) error { return categories.update(e, &categoryInput{}) }
 
-// deleteCategory deletes a category without services: 204.
-func deleteCategory(e *core.RequestEvent) error { return categories.remove(e) }
+// categoryDelete deletes a category without services: 204.
+func categoryDelete(e *core.RequestEvent) error { return categories.remove(e) }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 
@@ -65,13 +66,12 @@ func bindHooks(app core.App) {
 
 	app.OnRecordCreate(Services).BindFunc(saveService)
 	app.OnRecordUpdate(Services).BindFunc(saveService)
+	// The modules that use services refuse the deletion of one in use
+	// (jobs: MsgServiceInUse).
 	app.OnRecordDelete(Services).BindFunc(func(e *core.RecordEvent) error {
-		n, err := countWhere(e.App, "jobs", dbx.HashExp{"service": e.Record.Id})
+		err := bus.Of(e.App).ServiceDeleting.Trigger(&bus.Saving{App: e.App, Record: e.Record, Before: e.Record})
 		if err != nil {
 			return err
-		}
-		if n > 0 {
-			return httpapi.Conflict(MsgServiceInUse)
 		}
 		return e.Next()
 	})

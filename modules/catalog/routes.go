@@ -22,28 +22,28 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
 		// GET /api/categories: every category, by sortOrder then name, with _count.services.
-		g.GET("/categories", publicCategories).Bind(apis.SkipSuccessActivityLog())
+		g.GET("/categories", categoriesList).Bind(apis.SkipSuccessActivityLog())
 		// GET /api/services?category=: every service, optionally of one category.
-		g.GET("/services", publicServices).Bind(apis.SkipSuccessActivityLog())
+		g.GET("/services", servicesList).Bind(apis.SkipSuccessActivityLog())
 
 		admin := g.Group("/admin")
 		admin.Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		// GET /api/admin/categories: paginated categories (q on the name).
-		admin.GET("/categories", adminListCategories)
+		admin.GET("/categories", categoriesAdminList)
 		// POST /api/admin/categories: create a category (endpoint 3).
-		admin.POST("/categories", createCategory)
+		admin.POST("/categories", categoryCreate)
 		// PATCH /api/admin/categories/{id}: change a category.
-		admin.PATCH("/categories/{id}", updateCategory)
+		admin.PATCH("/categories/{id}", categoryUpdate)
 		// DELETE /api/admin/categories/{id}: delete a category without services.
-		admin.DELETE("/categories/{id}", deleteCategory)
+		admin.DELETE("/categories/{id}", categoryDelete)
 		// GET /api/admin/services: paginated services (category, q).
-		admin.GET("/services", adminListServices)
+		admin.GET("/services", servicesAdminList)
 		// POST /api/admin/services: create a service.
-		admin.POST("/services", createService)
+		admin.POST("/services", serviceCreate)
 		// PATCH /api/admin/services/{id}: change a service.
-		admin.PATCH("/services/{id}", updateService)
+		admin.PATCH("/services/{id}", serviceUpdate)
 		// DELETE /api/admin/services/{id}: delete a service no job uses.
-		admin.DELETE("/services/{id}", deleteService)
+		admin.DELETE("/services/{id}", serviceDelete)
 		return se.Next()
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 
@@ -32,12 +33,12 @@ func (in *serviceInput) validate(app core.App, id string) error {
 	v := httpapi.NewValidation()
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		httpapi.CheckLength(v, "name", *in.Name, 2, 120)
+		httpapi.CheckLength(v, "name", *in.Name, bounds.ServiceNameMin, bounds.ServiceNameMax)
 	} else if create {
 		v.Add("name", "Es obligatorio")
 	}
 	if in.Slug != nil && *in.Slug != "" {
-		if text.Chars(*in.Slug) > 140 || !slugPattern.MatchString(*in.Slug) {
+		if text.Chars(*in.Slug) > bounds.ServiceSlugMax || !slugPattern.MatchString(*in.Slug) {
 			v.Add("slug", "Debe tener como máximo 140 caracteres a-z, 0-9 separados por guiones")
 		}
 	}
@@ -56,7 +57,7 @@ func (in *serviceInput) validate(app core.App, id string) error {
 		}
 	}
 	if in.Description != nil {
-		httpapi.CheckLength(v, "description", *in.Description, 0, 2000)
+		httpapi.CheckLength(v, "description", *in.Description, 0, bounds.ServiceDescriptionMax)
 	}
 	return v.Err()
 }
@@ -143,8 +144,8 @@ func serviceFilter(e *core.RequestEvent, withQ bool) (dbx.Expression, error) {
 	return dbx.And(exps...), nil
 }
 
-// publicServices answers every service, or those of ?category=.
-func publicServices(e *core.RequestEvent) error {
+// servicesList answers every service, or those of ?category=.
+func servicesList(e *core.RequestEvent) error {
 	where, err := serviceFilter(e, false)
 	if err != nil {
 		return err
@@ -156,8 +157,8 @@ func publicServices(e *core.RequestEvent) error {
 	return e.JSON(http.StatusOK, map[string]any{"services": finishServices(rows)})
 }
 
-// adminListServices answers a page of services (?category=, ?q=).
-func adminListServices(e *core.RequestEvent) error {
+// servicesAdminList answers a page of services (?category=, ?q=).
+func servicesAdminList(e *core.RequestEvent) error {
 	page, err := httpapi.Paging(e)
 	if err != nil {
 		return err
@@ -183,12 +184,65 @@ var services = resource[Service]{
 	save: saveServiceRecord, load: loadService,
 }
 
-// createService answers 201 {service}.
-func createService(e *core.RequestEvent) error { return services.create(e, &serviceInput{}) }
+// serviceCreate answers 201 {service}.
+func serviceCreate(e *core.RequestEvent) error { return services.create(e, &serviceInput{}) }
 
-// updateService changes the fields given: 200 {service}.
-func updateService(e *core.RequestEvent) error { return services.update(e, &serviceInput{}) }
+// serviceUpdate changes the fields given: 200 {service}.
+func serviceUpdate(e *core.RequestEvent) error { return services.update(e, &serviceInput{}) }
 
-// deleteService deletes a service no job uses (it leaves the camellos'
+// serviceDelete deletes a service no job uses (it leaves the camellos'
 // lists): 204.
-func deleteService(e *core.RequestEvent) error { return services.remove(e) }
+func serviceDelete(e *core.RequestEvent) error { return services.remove(e) }
+
+// KnownServices returns which of ids are services, in one query (for the
+// modules that reference services).
+func KnownServices(app core.App, ids []string) (map[string]bool, error) {
+	known := map[string]bool{}
+	if len(ids) == 0 {
+		return known, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	var found []string
+	if err := app.DB().Select("id").From(Services).Where(dbx.In("id", args...)).Column(&found); err != nil {
+		return nil, err
+	}
+	for _, id := range found {
+		known[id] = true
+	}
+	return known, nil
+}
+
+// ServiceRef is a service with its category's name, as other resources
+// show the service they use (e.g. the Job object).
+type ServiceRef struct {
+	ID           string `db:"id" json:"id"`
+	Name         string `db:"name" json:"name"`
+	CategoryName string `db:"categoryName" json:"categoryName"`
+}
+
+// ServiceRefs returns the ServiceRef of each of ids that exists, in one query.
+func ServiceRefs(app core.App, ids []string) (map[string]ServiceRef, error) {
+	out := map[string]ServiceRef{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	var rows []ServiceRef
+	err := app.DB().Select("s.id AS id", "s.name AS name", "COALESCE(c.name, '') AS categoryName").
+		From(Services+" s").
+		LeftJoin(Categories+" c", dbx.NewExp("c.id = s.category")).
+		Where(dbx.In("s.id", args...)).All(&rows)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range rows {
+		out[s.ID] = s
+	}
+	return out, nil
+}

@@ -1,8 +1,6 @@
 package events
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -45,7 +43,7 @@ func stream(e *core.RequestEvent) error {
 	if lastID != "" && !httpapi.ValidID(lastID) {
 		return httpapi.FieldError("Last-Event-ID", "Identificador inválido")
 	}
-	tokenHash := hashToken(session.SessionToken(e.Request))
+	token := session.SessionToken(e.Request)
 	opts := optionsOf(e.App)
 	h := hubOf(e.App)
 
@@ -96,7 +94,7 @@ func stream(e *core.RequestEvent) error {
 		case <-heartbeat.C:
 			w.raw(": ping\n\n")
 		case <-check.C:
-			if !sessionAlive(e.App, tokenHash) {
+			if !session.Valid(e.App, token) {
 				w.raw("event: end\ndata: {\"reason\":\"session\"}\n\n")
 				return nil
 			}
@@ -158,20 +156,4 @@ func replay(app core.App, userID, lastID string) ([]Event, error) {
 		out = append(out, Event{ID: r.Id, Name: Notification, Data: notifications.InboxJSON(r)})
 	}
 	return out, nil
-}
-
-// hashToken is how the sessions table keys a cookie token (its SHA-256).
-func hashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
-
-// sessionAlive reports whether the session of a token hash is still valid:
-// not revoked nor expired, its user enabled and its password unchanged.
-func sessionAlive(app core.App, tokenHash string) bool {
-	var one int
-	err := app.DB().NewQuery("SELECT 1 FROM sessions s JOIN users u ON u.id = s.user " +
-		"WHERE s.tokenHash = {:h} AND s.expiresAt > {:now} AND u.disabled = FALSE AND s.userTokenKey = u.tokenKey LIMIT 1").
-		Bind(dbx.Params{"h": tokenHash, "now": time.Now().UTC().Format("2006-01-02 15:04:05.000Z")}).Row(&one)
-	return err == nil
 }

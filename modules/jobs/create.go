@@ -4,10 +4,12 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
+	"camellos/modules/catalog"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -44,10 +46,10 @@ func jobCreate(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	title, desc, city, hood := str(in.Title), str(in.Description), str(in.City), str(in.Neighborhood)
 	serviceID, camelloID := str(in.ServiceID), str(in.CamelloID)
-	httpapi.CheckLength(v, "title", title, 3, 120)
-	httpapi.CheckLength(v, "description", desc, 0, 5000)
-	httpapi.CheckLength(v, "city", city, 2, 120)
-	httpapi.CheckLength(v, "neighborhood", hood, 0, 120)
+	httpapi.CheckLength(v, "title", title, bounds.JobTitleMin, bounds.JobTitleMax)
+	httpapi.CheckLength(v, "description", desc, 0, bounds.JobDescriptionMax)
+	httpapi.CheckLength(v, "city", city, bounds.CityMin, bounds.CityMax)
+	httpapi.CheckLength(v, "neighborhood", hood, 0, bounds.NeighborhoodMax)
 	httpapi.CheckLength(v, "address", str(in.Address), 0, MaxAddressLen)
 	var service, camello *core.Record
 	switch {
@@ -56,7 +58,7 @@ func jobCreate(e *core.RequestEvent) error {
 	case !httpapi.ValidID(serviceID):
 		v.Add("serviceId", "Identificador inválido")
 	default:
-		rec, err := e.App.FindRecordById("services", serviceID)
+		rec, err := e.App.FindRecordById(catalog.Services, serviceID)
 		if err != nil {
 			v.Add("serviceId", "Servicio no encontrado")
 		}

@@ -1,14 +1,11 @@
 package jobs_test
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 	_ "time/tzdata"
 
-	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
-	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -30,13 +27,10 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	k := testkit.New(t)
-	w := &world{k: k}
-	w.client, w.clientCookie = k.UserWithSession(users.RoleClient)
-	w.camUser, w.camello, w.camCookie = k.CreateCamello()
-	w.admin, w.adminCookie = k.UserWithSession(users.RoleAdmin)
-	w.stranger, w.strangerCookie = k.UserWithSession(users.RoleClient)
-	_, _, w.otherCamCookie = k.CreateCamello()
+	p := testkit.NewParties(t)
+	w := &world{k: p.K, client: p.Client, clientCookie: p.ClientCookie, camUser: p.CamUser, camello: p.Camello,
+		camCookie: p.CamCookie, admin: p.Admin, adminCookie: p.AdminCookie, stranger: p.Stranger, strangerCookie: p.StrangerCookie}
+	_, _, w.otherCamCookie = p.K.CreateCamello()
 	return w
 }
 
@@ -49,21 +43,13 @@ func (w *world) job(status string) *core.Record {
 
 func expect(t *testing.T, r *testkit.Response, status int, msg string) {
 	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Raw)
-	}
-	if msg != "" && r.Error() != msg {
-		t.Fatalf("error %q, want %q: %s", r.Error(), msg, r.Raw)
-	}
+	testkit.Expect(t, r, status, msg)
 }
 
+// expectField is testkit.ExpectField, and the detail names the field.
 func expectField(t *testing.T, r *testkit.Response, field, contains string) {
 	t.Helper()
-	expect(t, r, http.StatusBadRequest, httpapi.MsgInvalidData)
-	errs := r.FieldErrors(field)
-	if len(errs) == 0 || !strings.Contains(strings.Join(errs, "|"), contains) {
-		t.Fatalf("fieldErrors.%s = %v, want one containing %q: %s", field, errs, contains, r.Raw)
-	}
+	testkit.ExpectField(t, r, field, contains)
 	if d, _ := r.Get("detail").(string); !strings.Contains(d, field) {
 		t.Fatalf("detail %q does not name %s", d, field)
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
@@ -28,8 +29,8 @@ const (
 	MsgOnlyClientEdits = "Solo el cliente del trabajo puede editarlo"
 	MsgFinalJob        = "Un trabajo completado o cancelado no se puede editar"
 	MsgNoLongerPending = "El trabajo ya no está pendiente"
-	MaxAddressLen      = 200
-	maxDescriptionLen  = 5000
+	MaxAddressLen      = bounds.JobAddressMax
+	maxDescriptionLen  = bounds.JobDescriptionMax
 )
 
 // IsFinal reports whether a job state is final (COMPLETADO or CANCELADO).

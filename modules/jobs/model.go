@@ -2,13 +2,13 @@ package jobs
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
+	"camellos/modules/catalog"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -69,17 +69,10 @@ func SetClock(app core.App, fn func() time.Time) {
 // JobURL is the web front's link to a job, used in notifications.
 func JobURL(id string) string { return "/trabajos.html?id=" + id }
 
-// serviceRow is a service with its category's name, for the Job object.
-type serviceRow struct {
-	ID           string `db:"id" json:"id"`
-	Name         string `db:"name" json:"name"`
-	CategoryName string `db:"categoryName" json:"categoryName"`
-}
-
 // JSON renders jobs as the interface's Job object, loading their services
 // (with category names) and providers in two queries whatever the count.
 func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
-	serviceIDs := []any{}
+	serviceIDs := []string{}
 	providerIDs := []string{}
 	seenS, seenP := map[string]bool{}, map[string]bool{}
 	for _, r := range recs {
@@ -92,19 +85,9 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 			providerIDs = append(providerIDs, p)
 		}
 	}
-	services := map[string]serviceRow{}
-	if len(serviceIDs) > 0 {
-		var rows []serviceRow
-		err := app.DB().Select("s.id AS id", "s.name AS name", "COALESCE(c.name, '') AS categoryName").
-			From("services s").
-			LeftJoin("categories c", dbx.NewExp("c.id = s.category")).
-			Where(dbx.In("s.id", serviceIDs...)).All(&rows)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range rows {
-			services[s.ID] = s
-		}
+	services, err := catalog.ServiceRefs(app, serviceIDs)
+	if err != nil {
+		return nil, err
 	}
 	providers := map[string]*core.Record{}
 	if len(providerIDs) > 0 {
@@ -124,7 +107,7 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 	for _, r := range recs {
 		svc, ok := services[r.GetString("service")]
 		if !ok {
-			svc = serviceRow{ID: r.GetString("service")}
+			svc = catalog.ServiceRef{ID: r.GetString("service")}
 		}
 		var provider any
 		if p, ok := providers[r.GetString("provider")]; ok {
@@ -256,38 +239,6 @@ func ProviderUserID(app core.App, job *core.Record) string {
 	return c.GetString("user")
 }
 
-// Page is a validated page/perPage pair of a list request.
-type Page struct {
-	Page    int
-	PerPage int
-}
-
-// Offset is the number of rows before the page.
-func (p Page) Offset() int64 { return int64((p.Page - 1) * p.PerPage) }
-
-// ReadPage reads page (1–1,000,000, default 1) and perPage (1–100, default 20).
-func ReadPage(e *core.RequestEvent, v *httpapi.Validation) Page {
-	p := Page{Page: 1, PerPage: 20}
-	q := e.Request.URL.Query()
-	if s := q.Get("page"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1_000_000 { // bounded: the offset never wraps
-			v.Add("page", "Debe ser un número entero entre 1 y 1000000")
-		} else {
-			p.Page = n
-		}
-	}
-	if s := q.Get("perPage"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 100 {
-			v.Add("perPage", "Debe ser un número entero entre 1 y 100")
-		} else {
-			p.PerPage = n
-		}
-	}
-	return p
-}
-
 // ReadStatus reads an optional ?status= filter, which must be a job state.
 func ReadStatus(e *core.RequestEvent, v *httpapi.Validation) string {
 	s := e.Request.URL.Query().Get("status")
@@ -304,8 +255,8 @@ func ReadStatus(e *core.RequestEvent, v *httpapi.Validation) string {
 }
 
 // listJobs answers one page of the jobs matching where, newest first.
-func listJobs(e *core.RequestEvent, where dbx.Expression, p Page) error {
-	var total int
+func listJobs(e *core.RequestEvent, where dbx.Expression, p httpapi.Page) error {
+	var total int64
 	if err := e.App.DB().Select("COUNT(*)").From(Collection).Where(where).Row(&total); err != nil {
 		return httpapi.Internal(err)
 	}
@@ -320,5 +271,5 @@ func listJobs(e *core.RequestEvent, where dbx.Expression, p Page) error {
 		return httpapi.Internal(err)
 	}
 	redactFor(e, recs, list)
-	return e.JSON(http.StatusOK, map[string]any{"jobs": list, "page": p.Page, "perPage": p.PerPage, "total": total})
+	return e.JSON(http.StatusOK, p.Answer("jobs", list, total))
 }

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
+	"camellos/modules/camellos"
 
 	validation "github.com/go-ozzo/ozzo-validation/v4"
 	"github.com/pocketbase/dbx"
@@ -16,11 +18,10 @@ import (
 
 // Messages of the review.
 const (
-	MsgOnlyClient       = "Solo el cliente del trabajo puede calificarlo"
-	MsgReviewNotDone    = "Solo se califica un trabajo completado"
-	MsgAlreadyReviewed  = "El trabajo ya fue calificado"
-	ReviewsCollection   = "reviews"
-	maxReviewCommentLen = 2000
+	MsgOnlyClient      = "Solo el cliente del trabajo puede calificarlo"
+	MsgReviewNotDone   = "Solo se califica un trabajo completado"
+	MsgAlreadyReviewed = "El trabajo ya fue calificado"
+	ReviewsCollection  = "reviews"
 )
 
 type reviewInput struct {
@@ -54,7 +55,7 @@ func jobReview(e *core.RequestEvent) error {
 	if in.Comment != nil {
 		comment = strings.TrimSpace(*in.Comment)
 	}
-	httpapi.CheckLength(v, "comment", comment, 0, maxReviewCommentLen)
+	httpapi.CheckLength(v, "comment", comment, 0, bounds.ReviewCommentMax)
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -87,12 +88,11 @@ func jobReview(e *core.RequestEvent) error {
 			}
 			return err
 		}
-		_, err = txApp.DB().NewQuery(
-			"UPDATE camellos SET " +
-				"ratingAvg = (SELECT ROUND(AVG(rating), 2) FROM reviews WHERE camello = {:c}), " +
-				"ratingCount = (SELECT COUNT(*) FROM reviews WHERE camello = {:c}) " +
-				"WHERE id = {:c}").Bind(dbx.Params{"c": camelloID}).Execute()
-		return err
+		rating, err := RatingOf(txApp, camelloID)
+		if err != nil {
+			return err
+		}
+		return camellos.SetRating(txApp, camelloID, rating)
 	})
 	if err != nil {
 		return err
@@ -132,3 +132,30 @@ func isUniqueViolation(err error) bool {
 // IsUniqueViolation is isUniqueViolation for other modules (the agenda maps
 // the booked-slot index to 409 with it).
 func IsUniqueViolation(err error) bool { return isUniqueViolation(err) }
+
+// RatingOf is the average (two decimals) and count of a camello's reviews.
+func RatingOf(app core.App, camelloID string) (camellos.Rating, error) {
+	var r camellos.Rating
+	err := app.DB().NewQuery("SELECT COALESCE(ROUND(AVG(rating), 2), 0) AS average, COUNT(*) AS count FROM " +
+		ReviewsCollection + " WHERE camello = {:c}").Bind(dbx.Params{"c": camelloID}).One(&r)
+	return r, err
+}
+
+// Ratings is RatingOf every camello with reviews, by camello id.
+func Ratings(app core.App) (map[string]camellos.Rating, error) {
+	var rows []struct {
+		Camello string  `db:"camello"`
+		Average float64 `db:"average"`
+		Count   int     `db:"count"`
+	}
+	err := app.DB().NewQuery("SELECT camello, ROUND(AVG(rating), 2) AS average, COUNT(*) AS count FROM " +
+		ReviewsCollection + " GROUP BY camello").All(&rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]camellos.Rating, len(rows))
+	for _, r := range rows {
+		out[r.Camello] = camellos.Rating{Average: r.Average, Count: r.Count}
+	}
+	return out, nil
+}

@@ -2,17 +2,35 @@
 package jobs
 
 import (
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/modules/catalog"
 	"camellos/modules/users"
 
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // Register binds the jobs area's record hooks, the reminder schedule and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	bindMarketplaceHooks(app)
+	// A service used by a job is not deleted.
+	bus.Of(app).ServiceDeleting.BindFunc(func(e *bus.Saving) error {
+		n, err := e.App.CountRecords(Collection, dbx.HashExp{"service": e.Record.Id})
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return httpapi.Conflict(catalog.MsgServiceInUse)
+		}
+		return e.Next()
+	})
+	// ReviewChanged after every committed write of a review.
+	bus.EmitChanges(app, ReviewsCollection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.ReviewChanged })
 	scheduleReminders(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)

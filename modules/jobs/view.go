@@ -51,7 +51,7 @@ func jobView(e *core.RequestEvent) error {
 // provider (direct requests awaiting the camello included), newest first.
 func jobsMine(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
-	p := ReadPage(e, v)
+	p := httpapi.ReadPage(e, v)
 	status := ReadStatus(e, v)
 	if err := v.Err(); err != nil {
 		return err
@@ -71,7 +71,7 @@ func jobsMine(e *core.RequestEvent) error {
 // adminJobs handles GET /api/admin/jobs?status=: every job, newest first.
 func adminJobs(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
-	p := ReadPage(e, v)
+	p := httpapi.ReadPage(e, v)
 	status := ReadStatus(e, v)
 	if err := v.Err(); err != nil {
 		return err

@@ -107,9 +107,9 @@ type acceptInput struct {
 	Version *int `json:"version"`
 }
 
-// acceptDocument records the signed-in user's acceptance of the current
+// documentAccept records the signed-in user's acceptance of the current
 // version: 201 {acceptance, consent}.
-func acceptDocument(e *core.RequestEvent) error {
+func documentAccept(e *core.RequestEvent) error {
 	slug, err := slugParam(e)
 	if err != nil {
 		return err

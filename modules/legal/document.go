@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
@@ -82,9 +83,9 @@ func slugParam(e *core.RequestEvent) (string, error) {
 	return slug, nil
 }
 
-// getDocument answers the published text: 200 {document}; 404 before the
+// documentGet answers the published text: 200 {document}; 404 before the
 // first publication.
-func getDocument(e *core.RequestEvent) error {
+func documentGet(e *core.RequestEvent) error {
 	slug, err := slugParam(e)
 	if err != nil {
 		return err
@@ -114,7 +115,7 @@ func (in *publishInput) parse() (string, []Section, error) {
 		v.Add("title", "Es obligatorio")
 	} else {
 		title = strings.TrimSpace(*in.Title)
-		httpapi.CheckLength(v, "title", title, 1, 200)
+		httpapi.CheckLength(v, "title", title, bounds.LegalTitleMin, bounds.LegalTitleMax)
 	}
 	var sections []Section
 	switch {
@@ -135,14 +136,14 @@ func (in *publishInput) parse() (string, []Section, error) {
 				v.Add(field+".title", "Debe ser un texto")
 			} else {
 				s.Title = strings.TrimSpace(s.Title)
-				httpapi.CheckLength(v, field+".title", s.Title, 1, 200)
+				httpapi.CheckLength(v, field+".title", s.Title, bounds.LegalTitleMin, bounds.LegalTitleMax)
 			}
 			if err := json.Unmarshal(obj["content"], &s.Content); obj["content"] != nil && err != nil {
 				v.Add(field+".content", "Debe ser un texto")
 			} else if strings.TrimSpace(s.Content) == "" {
 				v.Add(field+".content", "Es obligatorio")
 			} else {
-				httpapi.CheckLength(v, field+".content", s.Content, 1, 20000)
+				httpapi.CheckLength(v, field+".content", s.Content, bounds.LegalContentMin, bounds.LegalContentMax)
 			}
 			sections = append(sections, s)
 		}
@@ -161,8 +162,8 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// publishDocument is endpoint 2: 200 {document} with the new version.
-func publishDocument(e *core.RequestEvent) error {
+// documentPublish is endpoint 2: 200 {document} with the new version.
+func documentPublish(e *core.RequestEvent) error {
 	slug, err := slugParam(e)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/imagecheck"
 	"camellos/internal/session"
+	"camellos/modules/camellos"
 	"camellos/modules/events"
 	"camellos/modules/jobs"
 
@@ -227,7 +228,7 @@ func Post(app core.App, jobID, camelloID string, author *core.Record, body strin
 		if err := writeConflict(job, jobs.Now(txApp)); err != nil {
 			return err
 		}
-		cam, err := txApp.FindRecordById("camellos", camelloID)
+		cam, err := txApp.FindRecordById(camellos.Collection, camelloID)
 		if err != nil {
 			return httpapi.FieldError("toCamelloId", MsgNotParticipant)
 		}

@@ -5,11 +5,11 @@ import (
 	"net/url"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/modules/users"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -30,7 +30,7 @@ type broadcastInput struct {
 // validURL accepts a site-relative path ("/trabajos.html?id=1") or an
 // absolute http(s) URL.
 func validURL(s string) bool {
-	if text.Chars(s) > 2048 || strings.ContainsAny(s, " \t\r\n") {
+	if text.Chars(s) > bounds.URLMax || strings.ContainsAny(s, " \t\r\n") {
 		return false
 	}
 	if strings.HasPrefix(s, "/") {
@@ -54,11 +54,11 @@ func broadcast(e *core.RequestEvent) error {
 	if in.Title != nil {
 		title = strings.TrimSpace(*in.Title)
 	}
-	httpapi.CheckLength(v, "title", title, 1, 200)
+	httpapi.CheckLength(v, "title", title, bounds.NotificationTitleMin, bounds.NotificationTitleMax)
 	if in.Body != nil {
 		body = strings.TrimSpace(*in.Body)
 	}
-	httpapi.CheckLength(v, "body", body, 0, 2000)
+	httpapi.CheckLength(v, "body", body, 0, bounds.NotificationBodyMax)
 	if in.URL != nil {
 		link = strings.TrimSpace(*in.URL)
 		if link != "" && !validURL(link) {
@@ -96,22 +96,18 @@ func broadcast(e *core.RequestEvent) error {
 	}
 
 	// The recipients, fixed now with one query.
-	var rows []struct {
-		ID string `db:"id"`
-	}
-	q := e.App.DB().Select("id").From(users.Collection).Where(dbx.HashExp{"disabled": false}).OrderBy("id")
+	role := ""
 	if in.Role != nil {
-		q = q.AndWhere(dbx.HashExp{"role": *in.Role})
-	} else {
-		q = q.AndWhere(dbx.In("id", toAny(ids)...))
+		role = *in.Role
 	}
-	if err := q.All(&rows); err != nil {
+	rows, err := users.EnabledIDs(e.App, role, ids)
+	if err != nil {
 		return httpapi.Internal(err)
 	}
 	if in.UserIDs != nil {
 		found := map[string]bool{}
-		for _, r := range rows {
-			found[r.ID] = true
+		for _, id := range rows {
+			found[id] = true
 		}
 		var missing []string
 		for _, id := range ids {
@@ -126,10 +122,7 @@ func broadcast(e *core.RequestEvent) error {
 			return httpapi.FieldError("userIds", "Usuarios inexistentes o deshabilitados: "+strings.Join(missing, ", "))
 		}
 	}
-	recipients := make([]string, len(rows))
-	for i, r := range rows {
-		recipients[i] = r.ID
-	}
+	recipients := rows
 	msg := Message{Kind: KindAdminMessage, Title: title, Body: body, URL: link, Data: map[string]any{}}
 	if d := dispatcherOf(e.App); d != nil && len(recipients) > 0 {
 		if !d.begin() {
@@ -185,14 +178,6 @@ func uniqueIDs(ids []string) []string {
 			seen[id] = true
 			out = append(out, id)
 		}
-	}
-	return out
-}
-
-func toAny(ids []string) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
 	}
 	return out
 }

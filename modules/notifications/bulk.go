@@ -3,11 +3,13 @@ package notifications
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/modules/users"
 
@@ -28,13 +30,9 @@ type Addressed struct {
 // measured faster than 100–400 and far faster than one row a statement.
 const insertChunk = 50
 
-// Bounds of the inbox fields, as the notifications collection declares them.
-const (
-	maxTitleChars = 200
-	maxBodyChars  = 2000
-	maxURLChars   = 2048
-	maxDataBytes  = 16 << 10
-)
+// maxDataBytes bounds the data field, as the notifications collection
+// declares it. The text bounds are the schema's (internal/bounds).
+const maxDataBytes = 16 << 10
 
 // NotifyMany tells many users about events with the semantics of Notify
 // (each user's preferences honoured; critical kinds always reach the
@@ -134,14 +132,14 @@ func validateAddressed(it *Addressed) error {
 	if !isKind(it.Kind) {
 		return errUnknownKind(it.Kind)
 	}
-	if n := utf8.RuneCountInString(it.Title); n < 1 || n > maxTitleChars {
-		return httpapi.FieldRuleError("title", "Debe tener entre 1 y 200 caracteres")
+	if n := utf8.RuneCountInString(it.Title); n < bounds.NotificationTitleMin || n > bounds.NotificationTitleMax {
+		return httpapi.FieldRuleError("title", fmt.Sprintf("Debe tener entre %d y %d caracteres", bounds.NotificationTitleMin, bounds.NotificationTitleMax))
 	}
-	if utf8.RuneCountInString(it.Body) > maxBodyChars {
-		return httpapi.FieldRuleError("body", "Debe tener como máximo 2000 caracteres")
+	if utf8.RuneCountInString(it.Body) > bounds.NotificationBodyMax {
+		return httpapi.FieldRuleError("body", fmt.Sprintf("Debe tener como máximo %d caracteres", bounds.NotificationBodyMax))
 	}
-	if utf8.RuneCountInString(it.URL) > maxURLChars {
-		return httpapi.FieldRuleError("url", "Debe tener como máximo 2048 caracteres")
+	if utf8.RuneCountInString(it.URL) > bounds.URLMax {
+		return httpapi.FieldRuleError("url", fmt.Sprintf("Debe tener como máximo %d caracteres", bounds.URLMax))
 	}
 	return nil
 }
@@ -168,24 +166,31 @@ func idsParam(ids []string) string {
 	return string(raw)
 }
 
-// loadPreferencesMany reads the preferences of users with one query,
-// failing like a relation check when one of them does not exist.
+// loadPreferencesMany reads the preferences of users (distinct ids) with
+// one query, failing like a relation check when one of them does not exist
+// (asked of the users' owner).
 func loadPreferencesMany(app core.App, userIDs []string) (map[string]Preferences, error) {
+	n, err := users.CountExisting(app, userIDs)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(userIDs) {
+		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
+	}
 	var rows []struct {
 		ID    string `db:"id"`
 		Prefs string `db:"prefs"`
 	}
-	err := app.DB().NewQuery("SELECT u.id AS id, COALESCE(p.prefs, '') AS prefs FROM " + users.Collection + " u " +
-		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
-		"WHERE u.id IN (SELECT value FROM json_each({:ids}))").
+	err = app.DB().NewQuery("SELECT user AS id, COALESCE(prefs, '') AS prefs FROM " + colPreferences +
+		" WHERE user IN (SELECT value FROM json_each({:ids}))").
 		Bind(dbx.Params{"ids": idsParam(userIDs)}).All(&rows)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != len(userIDs) {
-		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
+	out := make(map[string]Preferences, len(userIDs))
+	for _, id := range userIDs {
+		out[id] = Preferences{}
 	}
-	out := make(map[string]Preferences, len(rows))
 	for _, r := range rows {
 		p := Preferences{}
 		if r.Prefs != "" && r.Prefs != "null" {

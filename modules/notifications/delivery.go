@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"camellos/internal/httpapi"
+	mailer "camellos/modules/mail"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -148,7 +149,8 @@ func dispatcherOf(app core.App) *dispatcher {
 }
 
 // WaitIdle blocks until every queued delivery, retry and broadcast of app
-// is finished, or timeout passes; it reports whether the queue drained.
+// is finished and the mails they queued have left the outbox, or timeout
+// passes; it reports whether the queue drained.
 // Tests use it instead of sleeping.
 func WaitIdle(app core.App, timeout time.Duration) bool {
 	d := dispatcherOf(app)
@@ -160,8 +162,8 @@ func WaitIdle(app core.App, timeout time.Duration) bool {
 		d.mu.Lock()
 		idle := d.pending == 0
 		d.mu.Unlock()
-		if idle {
-			return true
+		if idle { // the mails it queued are deliveries too
+			return mailer.WaitIdle(app, time.Until(deadline))
 		}
 		if time.Now().After(deadline) {
 			return false

@@ -82,9 +82,9 @@ func inboxList(e *core.RequestEvent) error {
 	return e.JSON(http.StatusOK, body)
 }
 
-// markRead marks one of the caller's notifications read (idempotent: the
+// notificationRead marks one of the caller's notifications read (idempotent: the
 // first read time is kept). Someone else's notification is 404.
-func markRead(e *core.RequestEvent) error {
+func notificationRead(e *core.RequestEvent) error {
 	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
@@ -104,9 +104,9 @@ func markRead(e *core.RequestEvent) error {
 	return e.JSON(http.StatusOK, map[string]any{"notification": notificationJSON(rec)})
 }
 
-// markAllRead marks every unread notification of the caller read and
+// notificationsReadAll marks every unread notification of the caller read and
 // answers how many changed.
-func markAllRead(e *core.RequestEvent) error {
+func notificationsReadAll(e *core.RequestEvent) error {
 	now, _ := types.ParseDateTime(time.Now().UTC())
 	res, err := e.App.DB().Update(colNotifications, dbx.Params{"readAt": now.String()},
 		dbx.And(dbx.HashExp{"user": session.AuthUser(e).Id}, dbx.NewExp("readAt = ''"))).Execute()

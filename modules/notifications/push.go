@@ -6,22 +6,17 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"html"
 	"io"
 	"net/http"
-	"net/mail"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"camellos/internal/config"
-
 	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/mailer"
 )
 
 // Push lifetimes: how long a push service keeps an undelivered message.
@@ -208,41 +203,4 @@ func retryAfter(v string) time.Duration {
 		}
 	}
 	return 0
-}
-
-// sendEmail mails the notification when SMTP is configured in the
-// settings; one attempt, logged.
-func (d *dispatcher) sendEmail(j job) {
-	settings := d.app.Settings()
-	if !settings.SMTP.Enabled {
-		return
-	}
-	var row struct {
-		Email string `db:"email"`
-	}
-	err := d.app.DB().Select("email").From("users").Where(dbx.HashExp{"id": j.UserID}).Limit(1).One(&row)
-	if err != nil || row.Email == "" {
-		return
-	}
-	text := j.Body
-	link := j.URL
-	if strings.HasPrefix(link, "/") && !strings.HasPrefix(link, "//") {
-		link = config.Of(d.app).AppURL + link
-	}
-	if link != "" {
-		text += "\n\n" + link
-	}
-	msg := &mailer.Message{
-		From:    mail.Address{Name: settings.Meta.SenderName, Address: settings.Meta.SenderAddress},
-		To:      []mail.Address{{Address: row.Email}},
-		Subject: j.Title,
-		Text:    text,
-		HTML:    "<p>" + strings.ReplaceAll(html.EscapeString(text), "\n", "<br>") + "</p>",
-	}
-	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind)
-	if err := d.app.NewMailClient().Send(msg); err != nil {
-		log.Error("email: send failed", "error", err.Error())
-		return
-	}
-	log.Info("email: sent")
 }

@@ -17,29 +17,30 @@ func Register(app core.App) {
 		return e.Next()
 	})
 	bindRecordHooks(app)
+	bindDataRights(app)
 
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
 
 		// GET /api/notifications/push/public-key — VAPID public key (public).
-		api.GET("/notifications/push/public-key", publicKey)
+		api.GET("/notifications/push/public-key", pushKeyGet)
 
 		g := api.Group("/notifications")
 		g.Bind(session.RequireSession(httpapi.MsgUnauthorized))
 		// GET /api/notifications — the caller's inbox, newest first.
 		g.GET("", inboxList)
 		// POST /api/notifications/read-all — mark every notification read.
-		g.POST("/read-all", markAllRead)
+		g.POST("/read-all", notificationsReadAll)
 		// GET /api/notifications/preferences — kind × channel matrix.
 		g.GET("/preferences", preferencesGet)
 		// PUT /api/notifications/preferences — partial update (merge).
 		g.PUT("/preferences", preferencesPut)
 		// POST /api/notifications/push/subscribe — store a Web Push subscription (endpoint 9).
-		g.POST("/push/subscribe", subscribe)
+		g.POST("/push/subscribe", pushSubscribe)
 		// DELETE /api/notifications/push/subscribe — remove the caller's subscription.
-		g.DELETE("/push/subscribe", unsubscribe)
+		g.DELETE("/push/subscribe", pushUnsubscribe)
 		// POST /api/notifications/{id}/read — mark one of the caller's notifications read.
-		g.POST("/{id}/read", markRead)
+		g.POST("/{id}/read", notificationRead)
 
 		admin := api.Group("/admin/notifications")
 		admin.Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))

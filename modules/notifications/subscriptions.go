@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"camellos/internal/config"
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
@@ -20,7 +21,7 @@ import (
 )
 
 // MaxEndpointChars bounds a push endpoint URL.
-const MaxEndpointChars = 2048
+const MaxEndpointChars = bounds.URLMax
 
 // Spanish messages of the push subscription routes.
 const (
@@ -79,9 +80,9 @@ func subscriptionJSON(rec *core.Record) map[string]any {
 	}
 }
 
-// subscribe stores (or moves to the caller) a push subscription: 201 when
+// pushSubscribe stores (or moves to the caller) a push subscription: 201 when
 // the endpoint is new, 200 when it existed.
-func subscribe(e *core.RequestEvent) error {
+func pushSubscribe(e *core.RequestEvent) error {
 	var in struct {
 		Endpoint *string                    `json:"endpoint"`
 		Keys     map[string]json.RawMessage `json:"keys"`
@@ -176,9 +177,9 @@ func keyString(keys map[string]json.RawMessage, name string) string {
 	return strings.TrimSpace(s)
 }
 
-// unsubscribe deletes the caller's subscription of an endpoint: 204, or
+// pushUnsubscribe deletes the caller's subscription of an endpoint: 204, or
 // 404 when the endpoint is unknown or belongs to someone else.
-func unsubscribe(e *core.RequestEvent) error {
+func pushUnsubscribe(e *core.RequestEvent) error {
 	var in struct {
 		Endpoint *string `json:"endpoint"`
 	}
@@ -204,8 +205,8 @@ func unsubscribe(e *core.RequestEvent) error {
 	return e.NoContent(http.StatusNoContent)
 }
 
-// publicKey answers the VAPID public key browsers subscribe with.
-func publicKey(e *core.RequestEvent) error {
+// pushKeyGet answers the VAPID public key browsers subscribe with.
+func pushKeyGet(e *core.RequestEvent) error {
 	key, err := PublicKey(e.App)
 	if err != nil {
 		return httpapi.Internal(err)

@@ -105,7 +105,8 @@ func quotesList(e *core.RequestEvent) error {
 	case user.GetString("role") == users.RoleAdmin || job.GetString("client") == user.Id:
 	case user.GetString("role") == users.RoleCamello:
 		cam := jobs.CamelloOfUser(e.App, user.Id)
-		if cam == nil {
+		if cam == nil || !(job.GetString("provider") == cam.Id || HasQuote(e.App, job.Id, cam.Id) || quoteRefusal(job, cam) == "") {
+			// Not its job, never quoted it, may not quote it: none of its business.
 			return httpapi.Forbidden(httpapi.MsgUnauthorized)
 		}
 		where["camello"] = cam.Id

@@ -27,10 +27,22 @@ func bindHooks(app core.App) {
 	// accepted quote: the job's other live quotes are rejected in the same
 	// transaction.
 	jobs.OnProviderSet(app).BindFunc(func(e *jobs.ProviderSetEvent) error {
-		if err := closeLiveQuotes(e.App, e.JobID); err != nil {
+		if err := closeLiveQuotes(e.App, e.JobID, "El trabajo se asignó a otro camello: "); err != nil {
 			return err
 		}
 		return e.Next()
+	})
+
+	// A cancelled job (by any path that saves it) keeps no live quote: in the
+	// same transaction they are rejected and their camellos told.
+	app.OnRecordUpdate(jobs.Collection).BindFunc(func(e *core.RecordEvent) error {
+		if err := e.Next(); err != nil {
+			return err
+		}
+		if e.Record.GetString("status") != jobs.StatusCancelled {
+			return nil
+		}
+		return closeLiveQuotes(e.App, e.Record.Id, "El cliente canceló el trabajo: ")
 	})
 }
 

@@ -192,6 +192,14 @@ func TestQuotesListVisibility(t *testing.T) {
 	}
 	expect(t, k.Get(path, m.strangerCk), 403, "No autorizado")
 	expect(t, k.Get(path, ""), 401, "No autorizado")
+	// A camello that neither quoted nor may quote the job.
+	_, _, outsider := k.CreateCamello()
+	expect(t, k.Get(path, outsider), 403, "No autorizado")
+	// One that may quote but has not yet: an empty list.
+	_, _, newcomer := k.CreateCamello(testkit.CamelloOpts{Services: []string{m.service.Id}})
+	if r := k.Get(path, newcomer); r.Status != 200 || len(r.Get("quotes").([]any)) != 0 {
+		t.Fatalf("newcomer: %s", r.Raw)
+	}
 	expect(t, k.Get("/api/jobs/nosuchjob12345/quotes", m.clientCookie), 404, "")
 	if strings.Contains(string(k.Get(path, m.clientCookie).Raw), "Calle 10") {
 		t.Fatal("quotes show the address")
@@ -448,4 +456,55 @@ func TestQuoteRecordRules(t *testing.T) {
 	}
 	_ = fmt.Sprint
 	_ = http.StatusOK
+}
+
+// TestQuotedDirectRequest: the camello named by a direct request quotes it,
+// and the client's acceptance assigns the job to it at that price.
+func TestQuotedDirectRequest(t *testing.T) {
+	m := newMarket(t, 2)
+	k := m.k
+	direct := k.Post("/api/jobs", m.clientCookie, map[string]any{"title": "Pintar la sala", "serviceId": m.service.Id,
+		"city": "Bogotá", "camelloId": m.cams[0].Id}).Str("job.id")
+	expect(t, k.Post("/api/jobs/"+direct+"/quotes", m.camCookies[1], map[string]any{"amount": 10000}), 403, quotes.MsgCannotQuote)
+	q := m.quote(t, 0, direct, 250000)
+	r := k.Post("/api/quotes/"+q+"/accept", m.clientCookie, nil)
+	expect(t, r, 200, "")
+	if r.Str("job.status") != "ASIGNADO" || r.Str("job.provider.id") != m.cams[0].Id || r.Get("job.price.amount") != 250000.0 {
+		t.Fatalf("accepted direct request: %s", r.Raw)
+	}
+	// A suspended camello's quote cannot be accepted, and nothing changes.
+	job := m.openJob(t, "Bogotá")
+	q1 := m.quote(t, 1, job, 30000)
+	m.cams[1].Set("status", "SUSPENDIDO")
+	if err := k.App.Save(m.cams[1]); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, k.Post("/api/quotes/"+q1+"/accept", m.clientCookie, nil), 409, "El camello no está activo")
+	if st := reload(t, k, "quotes", q1).GetString("status"); st != "PENDIENTE" {
+		t.Fatalf("refused accept left the quote %s", st)
+	}
+	if j := reload(t, k, "jobs", job); j.GetString("status") != "PENDIENTE" || j.GetString("provider") != "" {
+		t.Fatalf("refused accept changed the job")
+	}
+}
+
+// TestCancelledJobClosesQuotes: cancelling a job rejects its live quotes in
+// the same transaction.
+func TestCancelledJobClosesQuotes(t *testing.T) {
+	m := newMarket(t, 2)
+	k := m.k
+	job := m.openJob(t, "Bogotá")
+	q0, q1 := m.quote(t, 0, job, 20000), m.quote(t, 1, job, 30000)
+	expect(t, k.Post("/api/quotes/"+q1+"/withdraw", m.camCookies[1], nil), 200, "")
+	expect(t, k.Post("/api/jobs/"+job+"/cancel", m.clientCookie, nil), 200, "")
+	if st := reload(t, k, "quotes", q0).GetString("status"); st != "RECHAZADA" {
+		t.Errorf("live quote after cancel: %s", st)
+	}
+	if st := reload(t, k, "quotes", q1).GetString("status"); st != "RETIRADA" {
+		t.Errorf("withdrawn quote after cancel: %s", st)
+	}
+	expect(t, k.Post("/api/quotes/"+q0+"/accept", m.clientCookie, nil), 409, quotes.MsgQuoteNotPending)
+	if n := k.Count("notifications", "kind = 'QUOTE_REJECTED' AND user = {:u}", map[string]any{"u": m.cams[0].GetString("user")}); n != 1 {
+		t.Errorf("%d QUOTE_REJECTED to the camello", n)
+	}
 }

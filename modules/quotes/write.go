@@ -145,9 +145,10 @@ func transition(txApp core.App, quoteID, status string, now time.Time) error {
 	return httpapi.Conflict(MsgQuoteNotPending)
 }
 
-// closeLiveQuotes ends the live quotes of a job that just got its provider:
-// expired ones become VENCIDA, the others RECHAZADA (their camellos are told).
-func closeLiveQuotes(txApp core.App, jobID string) error {
+// closeLiveQuotes ends the live quotes of a job that just got its provider
+// or was cancelled: expired ones become VENCIDA, the others RECHAZADA (their
+// camellos are told why).
+func closeLiveQuotes(txApp core.App, jobID, why string) error {
 	now := jobs.Now(txApp)
 	if err := expire(txApp, dbx.HashExp{"job": jobID}, now); err != nil {
 		return err
@@ -165,8 +166,7 @@ func closeLiveQuotes(txApp core.App, jobID string) error {
 		return err
 	}
 	for _, r := range live {
-		if err := tellCamello(txApp, &Quote{r}, notifications.KindQuoteRejected, "Cotización no elegida",
-			"El trabajo se asignó a otro camello: "); err != nil {
+		if err := tellCamello(txApp, &Quote{r}, notifications.KindQuoteRejected, "Cotización no elegida", why); err != nil {
 			return err
 		}
 	}

@@ -8,12 +8,13 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/imagecheck"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
+	"camellos/modules/catalog"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -176,10 +177,10 @@ func (in *camelloInput) validate(app core.App) (*auth.Account, error) {
 	in.Neighborhood = strings.TrimSpace(in.Neighborhood)
 	in.ProfessionalCard = strings.TrimSpace(in.ProfessionalCard)
 	in.Description = strings.TrimSpace(in.Description)
-	httpapi.CheckLength(v, "documentId", in.DocumentID, 0, 32)
-	httpapi.CheckLength(v, "neighborhood", in.Neighborhood, 0, 120)
-	httpapi.CheckLength(v, "professionalCard", in.ProfessionalCard, 0, 120)
-	httpapi.CheckLength(v, "description", in.Description, 0, 5000)
+	httpapi.CheckLength(v, "documentId", in.DocumentID, 0, bounds.DocumentIDMax)
+	httpapi.CheckLength(v, "neighborhood", in.Neighborhood, 0, bounds.NeighborhoodMax)
+	httpapi.CheckLength(v, "professionalCard", in.ProfessionalCard, 0, bounds.ProfessionalCardMax)
+	httpapi.CheckLength(v, "description", in.Description, 0, bounds.CamelloDescriptionMax)
 	in.checkServices(app, v)
 	return acc, v.Err()
 }
@@ -205,18 +206,10 @@ func (in *camelloInput) checkServices(app core.App, v *httpapi.Validation) {
 	if len(ids) == 0 {
 		return
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	var found []string
-	if err := app.DB().Select("id").From("services").Where(dbx.In("id", args...)).Column(&found); err != nil {
+	known, err := catalog.KnownServices(app, ids)
+	if err != nil {
 		v.Add("serviceIds", "No se pudieron comprobar los servicios")
 		return
-	}
-	known := map[string]bool{}
-	for _, id := range found {
-		known[id] = true
 	}
 	for _, id := range ids {
 		if !known[id] {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/auth"
@@ -26,10 +27,10 @@ type profileInput struct {
 	ServiceIDs       *[]string `json:"serviceIds"`
 }
 
-// patchOwnCamello lets a camello edit their own profile (not status,
+// camelloSelfUpdate lets a camello edit their own profile (not status,
 // premium or notes, which are the admins'). JSON, or multipart with a new
 // photo in "file" (trades/serviceIds as JSON strings).
-func patchOwnCamello(e *core.RequestEvent) error {
+func camelloSelfUpdate(e *core.RequestEvent) error {
 	user := session.AuthUser(e)
 	in := &profileInput{}
 	var newPhoto *photo
@@ -70,16 +71,16 @@ func patchOwnCamello(e *core.RequestEvent) error {
 			httpapi.CheckLength(v, field, *p, min, max)
 		}
 	}
-	check("name", in.Name, 2, 120)
+	check("name", in.Name, bounds.NameMin, bounds.NameMax)
 	if in.Phone != nil {
 		*in.Phone = strings.TrimSpace(*in.Phone)
 		auth.CheckPhone(v, "phone", *in.Phone, true)
 	}
-	check("city", in.City, 2, 120)
-	check("neighborhood", in.Neighborhood, 0, 120)
-	check("description", in.Description, 0, 5000)
-	check("professionalCard", in.ProfessionalCard, 0, 120)
-	check("documentId", in.DocumentID, 0, 32)
+	check("city", in.City, bounds.CityMin, bounds.CityMax)
+	check("neighborhood", in.Neighborhood, 0, bounds.NeighborhoodMax)
+	check("description", in.Description, 0, bounds.CamelloDescriptionMax)
+	check("professionalCard", in.ProfessionalCard, 0, bounds.ProfessionalCardMax)
+	check("documentId", in.DocumentID, 0, bounds.DocumentIDMax)
 	if in.Trades != nil {
 		if trades, msg := camellos.NormalizeTrades(*in.Trades); msg != "" {
 			v.Add("trades", msg)

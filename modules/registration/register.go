@@ -12,11 +12,11 @@ import (
 	"github.com/pocketbase/pocketbase/tools/filesystem"
 )
 
-// registerCamello is endpoint 1: it validates everything first, hashes the
+// camelloRegister is endpoint 1: it validates everything first, hashes the
 // password outside the write lock, then creates the CAMELLOS user, the
 // PENDIENTE camello (with its photo) and the legal consent in one
 // transaction; nothing is left behind when any step fails.
-func registerCamello(e *core.RequestEvent) error {
+func camelloRegister(e *core.RequestEvent) error {
 	in, err := readInput(e)
 	if err != nil {
 		return err
@@ -69,14 +69,12 @@ func registerCamello(e *core.RequestEvent) error {
 		if err := tx.Save(camello); err != nil {
 			return err
 		}
-		if auth.ConsentRecorder != nil {
-			return auth.ConsentRecorder(tx, user.Id, e.RealIP(), e.Request.UserAgent())
-		}
-		return nil
+		return auth.SignedUp(tx, user.Id, e)
 	})
 	if err != nil {
 		return err
 	}
+	auth.SendVerification(e.App, user)
 	body, err := camellos.One(e.App, camello, true)
 	if err != nil {
 		return httpapi.Internal(err)

@@ -17,15 +17,15 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		// A provider registers: user (CAMELLOS) + camello (PENDIENTE) in one transaction.
 		g := httpapi.API(se)
-		g.POST("/register/camello", registerCamello).Bind(ratelimit.AuthIPGuard())
+		g.POST("/register/camello", camelloRegister).Bind(ratelimit.AuthIPGuard())
 		// A camello edits their own profile (not status, premium or notes).
-		g.PATCH("/me/camello", patchOwnCamello).
+		g.PATCH("/me/camello", camelloSelfUpdate).
 			Bind(session.RequireRole(httpapi.MsgUnauthenticated, "Solo los camellos tienen perfil de camello", users.RoleCamello))
 
 		uploads := se.Router.Group("/uploads")
 		uploads.Bind(httpapi.Envelope())
 		// Anyone reads an ACTIVO camello's photo; other photos only their owner and admins.
-		uploads.GET("/camellos/{file}", servePhoto)
+		uploads.GET("/camellos/{file}", photoGet)
 		// Any other path or method under /uploads: 404 or 405 in the envelope.
 		httpapi.BindFallback(se.Router, uploads)
 		return se.Next()

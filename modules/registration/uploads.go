@@ -16,11 +16,11 @@ var photoName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,150}\.(jpg|png|webp)$`)
 
 var photoTypes = map[string]string{".jpg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
 
-// servePhoto serves /uploads/camellos/<file>: only a name that a camello's
+// photoGet serves /uploads/camellos/<file>: only a name that a camello's
 // photo field holds (no paths, so no traversal), always as an image with
 // nosniff, so an upload can never be served as HTML. The photo of a camello
 // that is not ACTIVO is served only to its owner and admins (else 404).
-func servePhoto(e *core.RequestEvent) error {
+func photoGet(e *core.RequestEvent) error {
 	name := e.Request.PathValue("file")
 	if !photoName.MatchString(name) {
 		return httpapi.NotFound("Foto no encontrada")

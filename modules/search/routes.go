@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/bounds"
+	"camellos/internal/bus"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 
@@ -31,20 +33,18 @@ func Register(app core.App) {
 	cache := &vocabularyCache{}
 	// The vocabulary is learned from the data: any change of a category,
 	// service or camello forgets it.
-	forget := func(e *core.RecordEvent) error {
+	forget := func(e *bus.Change) error {
 		cache.invalidate()
 		return e.Next()
 	}
-	for _, col := range []string{"categories", "services", "camellos"} {
-		app.OnRecordAfterCreateSuccess(col).BindFunc(forget)
-		app.OnRecordAfterUpdateSuccess(col).BindFunc(forget)
-		app.OnRecordAfterDeleteSuccess(col).BindFunc(forget)
-	}
+	ev := bus.Of(app)
+	ev.CatalogChanged.BindFunc(forget)
+	ev.CamelloChanged.BindFunc(forget)
 	h := &interpreter{cache: cache, now: time.Now, loc: Location(app)}
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
 		// POST /api/search/interpret: what a Spanish free-text search means (public).
-		g.POST("/search/interpret", h.interpret)
+		g.POST("/search/interpret", h.searchInterpret)
 		return se.Next()
 	})
 }
@@ -60,8 +60,8 @@ type interpretInput struct {
 	Query *string `json:"query"`
 }
 
-// interpret answers 200 {interpretation}; query 1–300 characters.
-func (h *interpreter) interpret(e *core.RequestEvent) error {
+// searchInterpret answers 200 {interpretation}; query 1–300 characters.
+func (h *interpreter) searchInterpret(e *core.RequestEvent) error {
 	var in interpretInput
 	if err := httpapi.ReadJSON(e, &in); err != nil {
 		return err
@@ -72,7 +72,7 @@ func (h *interpreter) interpret(e *core.RequestEvent) error {
 		v.Add("query", "Es obligatorio")
 	} else {
 		query = strings.TrimSpace(*in.Query)
-		httpapi.CheckLength(v, "query", query, 1, 300)
+		httpapi.CheckLength(v, "query", query, bounds.SearchQueryMin, bounds.SearchQueryMax)
 	}
 	if err := v.Err(); err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"camellos/modules/appointments"
+	"camellos/modules/camellos"
+	"camellos/modules/jobs"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
 
@@ -200,10 +202,6 @@ func (s *seeder) review(tx core.App, job, camello, client *core.Record, k int) e
 // appointment books a PROGRAMADA appointment inside the camello's weekly
 // availability on one of the next weekdays, on a free hour.
 func (s *seeder) appointment(tx core.App, job, camello, client *core.Record, k int) error {
-	col, err := tx.FindCachedCollectionByNameOrId(appointments.Collection)
-	if err != nil {
-		return err
-	}
 	loc, err := time.LoadLocation(demoTimezone)
 	if err != nil {
 		return err
@@ -221,7 +219,7 @@ func (s *seeder) appointment(tx core.App, job, camello, client *core.Record, k i
 	// 09:00–14:00 fits every demo availability (07–15 and 08–17).
 	for h := 0; h < 5; h++ {
 		start := day.Add(time.Duration(9+(k/5+h)%5) * time.Hour).UTC()
-		taken, err := tx.CountRecords(col, dbx.HashExp{"camello": camello.Id, "start": start.Format("2006-01-02 15:04:05.000Z"), "status": appointments.Scheduled})
+		taken, err := tx.CountRecords(appointments.Collection, dbx.HashExp{"camello": camello.Id, "start": start.Format("2006-01-02 15:04:05.000Z"), "status": appointments.Scheduled})
 		if err != nil {
 			return err
 		}
@@ -238,13 +236,22 @@ func (s *seeder) appointment(tx core.App, job, camello, client *core.Record, k i
 	return nil
 }
 
-// ratings recomputes every camello's ratingAvg and ratingCount from its
-// reviews (idempotent).
+// ratings recomputes the rating of every reviewed camello from its reviews
+// (idempotent), through the owners: jobs reads the reviews, camellos
+// stores the rating.
 func (s *seeder) ratings() error {
-	_, err := s.app.DB().NewQuery(`UPDATE camellos SET
-		ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM reviews WHERE reviews.camello = camellos.id), 0),
-		ratingCount = (SELECT COUNT(*) FROM reviews WHERE reviews.camello = camellos.id)`).Execute()
-	return err
+	all, err := jobs.Ratings(s.app)
+	if err != nil {
+		return err
+	}
+	return s.app.RunInTransaction(func(tx core.App) error {
+		for id, r := range all {
+			if err := camellos.SetRating(tx, id, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // inbox gives the demo client and the demo camello a few notifications to

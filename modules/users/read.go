@@ -1,0 +1,46 @@
+package users
+
+import (
+	"encoding/json"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// EmailOf is the e-mail address of a user, "" when the user is unknown.
+func EmailOf(app core.App, id string) string {
+	var row struct {
+		Email string `db:"email"`
+	}
+	if err := app.DB().Select("email").From(Collection).Where(dbx.HashExp{"id": id}).Limit(1).One(&row); err != nil {
+		return ""
+	}
+	return row.Email
+}
+
+// EnabledIDs returns the ids of the enabled users, ordered by id: those
+// with role when role is not "", else those among ids.
+func EnabledIDs(app core.App, role string, ids []string) ([]string, error) {
+	q := app.DB().Select("id").From(Collection).Where(dbx.HashExp{"disabled": false}).OrderBy("id")
+	if role != "" {
+		q = q.AndWhere(dbx.HashExp{"role": role})
+	} else {
+		args := make([]any, len(ids))
+		for i, id := range ids {
+			args[i] = id
+		}
+		q = q.AndWhere(dbx.In("id", args...))
+	}
+	out := []string{}
+	err := q.Column(&out)
+	return out, err
+}
+
+// CountExisting is how many of ids (distinct) are users, in one query.
+func CountExisting(app core.App, ids []string) (int, error) {
+	raw, _ := json.Marshal(ids)
+	var n int
+	err := app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection +
+		" WHERE id IN (SELECT value FROM json_each({:ids}))").Bind(dbx.Params{"ids": string(raw)}).Row(&n)
+	return n, err
+}
