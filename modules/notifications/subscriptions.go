@@ -9,8 +9,8 @@ import (
 	"net/url"
 	"strings"
 
-	"camellos/internal/config"
 	"camellos/internal/bounds"
+	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
