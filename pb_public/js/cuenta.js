@@ -50,7 +50,7 @@ function profileSection(u) {
     el('p', {}, 'Correo: ', el('strong', {}, u.email), ' ',
       verified === true ? el('span', { class: 'status COMPLETADO', id: 'verified' }, 'Verificado')
         : verified === false ? el('span', { class: 'status PENDIENTE', id: 'verified' }, 'Sin verificar') : null),
-    verified === false ? el('div', {},
+    verified === false ? el('div', { style: 'margin-bottom:1rem' },
       el('p', { class: 'muted' }, 'Te enviamos un enlace al registrarte. Si no lo encuentras, pide otro.'),
       el('button', {
         class: 'btn secondary small', type: 'button', id: 'resend',
