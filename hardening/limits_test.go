@@ -20,7 +20,11 @@ import (
 func TestPasswordRoutesAreLimitedPerIP(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "3")
 	w := hardening.NewWorld(t, func(app *tests.TestApp) {
+		// Saved, not just set: a settings reload must keep it.
 		app.Settings().TrustedProxy.Headers = []string{"X-Real-IP"}
+		if err := app.Save(app.Settings()); err != nil {
+			t.Fatal(err)
+		}
 	})
 	registered := map[string]bool{}
 	for _, rt := range hardening.OwnedRoutes(t) {
