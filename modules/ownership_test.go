@@ -23,7 +23,7 @@ var owners = map[string]string{
 	"services":                 "camellos/modules/catalog",
 	"camellos":                 "camellos/modules/camellos",
 	"jobs":                     "camellos/modules/jobs",
-	"reviews":                  "camellos/modules/jobs",
+	"reviews":                  "camellos/modules/camellos",
 	"appointments":             "camellos/modules/appointments",
 	"availability":             "camellos/modules/agenda",
 	"calendar_feeds":           "camellos/modules/agenda",

@@ -212,7 +212,13 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	}
 	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(anyWrite)
-	ev.ReviewChanged.BindFunc(anyWrite)
+	review := func(e *core.RecordEvent) error {
+		x.cache.Invalidate()
+		return e.Next()
+	}
+	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
+	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
+	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
 }
 
 // filter is the listing's query, folded once.
