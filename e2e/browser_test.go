@@ -16,7 +16,9 @@ import (
 	"camellos/modules/users"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -46,6 +48,11 @@ type browser struct {
 	ctx  context.Context
 	mu   sync.Mutex
 	errs []string
+	// console holds the console errors (network failures included) since
+	// the last consoleMark.
+	console []string
+	// w, h is the current viewport.
+	w, h int64
 }
 
 // newBrowser starts Chromium with a fresh profile, or skips (fails on CI)
@@ -83,6 +90,7 @@ func newBrowser(t *testing.T, k *testkit.Kit) *browser {
 		cancelAlloc()
 	})
 	exceptions := chromedp.Events(ctx, runtime.ExceptionThrown)
+	console := chromedp.Console(ctx)
 	go func() {
 		for ev, err := range exceptions {
 			if err != nil {
@@ -98,8 +106,164 @@ func newBrowser(t *testing.T, k *testkit.Kit) *browser {
 			b.mu.Unlock()
 		}
 	}()
-	b.do(chromedp.EmulateViewport(1280, 900))
+	go func() {
+		for m, err := range console {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
+				b.mu.Lock()
+				b.console = append(b.console, fmt.Sprintf("%s (%s)", m.Text, m.URL))
+				b.mu.Unlock()
+			}
+		}
+	}()
+	// Every document sums its layout shifts (CLS) from the start; the
+	// browser lives in Bogotá, as the demo's people do.
+	b.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := chromedp.Call(ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "America/Bogota"}); err != nil {
+			return err
+		}
+		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: clsObserver})
+		return err
+	}))
+	b.viewport(1366, 900)
 	return b
+}
+
+// clsObserver sums the layout shifts not caused by input, as CLS does
+// (one session window is enough for a page that settles once).
+const clsObserver = `window.__cls = 0; window.__shifts = [];
+try { new PerformanceObserver((l) => { for (const e of l.getEntries()) { if (!e.hadRecentInput) { window.__cls += e.value;
+  window.__shifts.push(e.value.toFixed(3) + ' ' + (e.sources || []).map((s) => s.node ? (s.node.id || s.node.className || s.node.nodeName) : '?').join('+')); } } })
+  .observe({ type: 'layout-shift', buffered: true }); } catch (e) {}`
+
+// viewport sets the window size (phone 390×844, desktop 1366×900).
+func (b *browser) viewport(w, h int64) {
+	b.w, b.h = w, h
+	if w < 500 {
+		b.do(chromedp.EmulateViewport(w, h, chromedp.EmulateMobile, chromedp.EmulateScale(1)))
+	} else {
+		b.do(chromedp.EmulateViewport(w, h))
+	}
+}
+
+// consoleErrors returns the console errors since the last consoleMark and
+// forgets them.
+func (b *browser) consoleErrors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := b.console
+	b.console = nil
+	return out
+}
+
+// expectConsoleErrors forgets the console errors seen so far (a step that
+// asks for a refusal on purpose: the browser logs the 4xx).
+func (b *browser) expectConsoleErrors() { time.Sleep(100 * time.Millisecond); b.consoleErrors() }
+
+// axeSource is axe-core, installed by npm in e2e/lighthouse.
+var (
+	axeOnce   sync.Once
+	axeSource string
+)
+
+func loadAxe() string {
+	axeOnce.Do(func() {
+		raw, err := os.ReadFile(filepath.Join("lighthouse", "node_modules", "axe-core", "axe.min.js"))
+		if err == nil {
+			axeSource = string(raw)
+		}
+	})
+	return axeSource
+}
+
+// axe runs axe-core (WCAG 2.2 A/AA and best practices) on the page as it is
+// and fails on any violation.
+func (b *browser) axe(state string) {
+	b.t.Helper()
+	src := loadAxe()
+	if src == "" {
+		msg := "axe-core missing: run `npm ci` in e2e/lighthouse"
+		if os.Getenv("CI") != "" {
+			b.t.Fatal(msg)
+		}
+		b.t.Log(msg)
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { if (!window.axe) { `+src+` }
+		return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } })
+		.then((r) => JSON.stringify(r.violations.map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' — ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')))); })()`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("axe on %s: %v", state, err)
+	}
+	if res != "[]" {
+		b.t.Errorf("axe violations on %s (%dx%d): %s", state, b.w, b.h, res)
+	}
+}
+
+// check asserts a page state as a person sees it: no JavaScript placeholder
+// shown, no console error, no layout jump (CLS ≤ 0.05), zero axe
+// violations; then saves a screenshot.
+func (b *browser) check(state string) {
+	b.t.Helper()
+	b.noJunk()
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		b.t.Errorf("console errors on %s: %v", state, errs)
+	}
+	if cls := b.float(`window.__cls || 0`); cls > 0.05 {
+		b.t.Errorf("layout shift on %s (%dx%d): CLS %.3f %s", state, b.w, b.h, cls, b.str(`JSON.stringify(window.__shifts)`))
+	}
+	if small := b.str(`JSON.stringify([...document.querySelectorAll('button, .btn, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden]), textarea, summary, .nav a, .tabs a, .site-footer a')]
+		.filter((n) => n.offsetParent !== null && !n.closest('[hidden]')).map((n) => [n, n.getBoundingClientRect()])
+		.filter(([n, r]) => r.width > 0 && (r.height < 43.5 || r.width < 43.5)).slice(0, 5)
+		.map(([n, r]) => (n.id || n.className || n.tagName) + ' ' + Math.round(r.width) + 'x' + Math.round(r.height)))`); small != "[]" {
+		b.t.Errorf("touch targets under 44 px on %s (%dx%d): %s", state, b.w, b.h, small)
+	}
+	b.axe(state)
+	b.shoot(state)
+}
+
+// float evaluates a JavaScript number.
+func (b *browser) float(expr string) float64 {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	f, _ := chromedp.Run(ctx, chromedp.Evaluate[float64](`Number(`+expr+`)`))
+	return f
+}
+
+// near asserts that sel shows text matching re and lies inside the
+// viewport: the answer appears where the person is looking.
+func (b *browser) near(sel, re, what string) {
+	b.t.Helper()
+	b.waitJS(`(() => { const n = document.querySelector('`+sel+`'); if (!n || !new RegExp('`+re+`').test(n.textContent)) return false;
+		const r = n.getBoundingClientRect(); return r.height > 0 && r.bottom > 0 && r.top < innerHeight && getComputedStyle(n).visibility !== 'hidden'; })()`, what+" shown in view")
+}
+
+// click clicks a selector.
+// The element is first scrolled to the middle of the screen, as a person
+// does, so the phone's bottom bar never covers it.
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.do(chromedp.WaitVisible(css(sel)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('`+sel+`').scrollIntoView({block: 'center'})`),
+		chromedp.Click(css(sel)))
+}
+
+// confirm answers the confirmation dialog (yes or no).
+func (b *browser) confirm(yes bool) {
+	b.t.Helper()
+	b.waitJS(`document.querySelector('dialog.confirm[open]')`, "the confirmation dialog")
+	b.axe("dialogo-confirmacion")
+	v := "no"
+	if yes {
+		v = "ok"
+	}
+	b.click(`dialog.confirm[open] button[value=` + v + `]`)
+	b.waitJS(`!document.querySelector('dialog.confirm[open]')`, "the dialog closed")
 }
 
 // jsErrors returns the uncaught JavaScript exceptions seen so far.
@@ -129,6 +293,7 @@ func (b *browser) location() string {
 // visit opens a path of the service and waits until its header is drawn.
 func (b *browser) visit(path string) {
 	b.t.Helper()
+	b.consoleErrors() // what the previous page logged is that page's
 	b.do(chromedp.Navigate(b.k.URL + path))
 	b.waitJS(`document.readyState === 'complete' && document.querySelector('#nav') && document.querySelector('#nav').children.length > 0`, "the header navigation")
 }
@@ -151,14 +316,17 @@ func (b *browser) waitJS(expr, what string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	b.t.Fatalf("waiting for %s: %v\nat %s\nalert: %q\nJS errors: %v", what, err, b.location(), b.str(`(document.querySelector('.alert')||{}).textContent||''`), b.jsErrors())
+	b.t.Fatalf("waiting for %s: %v\nat %s\nalerts: %s\nJS errors: %v", what, err, b.location(),
+		b.str(`JSON.stringify([...document.querySelectorAll('.alert, .field-error')].filter(n => n.textContent).map(n => '#' + n.id + ': ' + n.textContent))`), b.jsErrors())
 }
 
 // noJunk fails when the page shows a JavaScript placeholder as text.
 func (b *browser) noJunk() {
 	b.t.Helper()
-	if junk := b.str(`(document.body.innerText.match(/\b(undefined|null|NaN)\b|\[object Object\]/) || [''])[0]`); junk != "" {
-		b.t.Errorf("%s shows %q", b.location(), junk)
+	if junk := b.str(`(document.body.innerText.match(/.{0,40}(\b(undefined|null|NaN)\b|\[object Object\]).{0,40}/) || [''])[0]`); junk != "" {
+		where := b.str(`(() => { const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); let n;
+			while ((n = w.nextNode())) { if (/\b(undefined|null|NaN)\b|\[object Object\]/.test(n.textContent) && n.parentElement.offsetParent !== null) return n.parentElement.outerHTML.slice(0, 300); } return ''; })()`)
+		b.t.Errorf("%s shows %q in %s", b.location(), junk, where)
 	}
 }
 
@@ -219,31 +387,24 @@ func screenshotDir(t *testing.T) string {
 	return dir
 }
 
-// shoot saves full-page screenshots of the current page at phone (390 px)
-// and desktop (1280 px) widths.
+// shoot saves a full-page screenshot of the current page at the current
+// viewport ("<name>-phone.png" or "<name>-desktop.png").
 func (b *browser) shoot(name string) {
 	b.t.Helper()
 	dir := screenshotDir(b.t)
-	for _, w := range []struct {
-		label  string
-		width  int64
-		height int64
-	}{{"phone", 390, 844}, {"desktop", 1280, 900}} {
-		b.do(chromedp.EmulateViewport(w.width, w.height))
-		ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-		// let layout settle after the resize
-		_, _ = chromedp.Run(ctx, chromedp.Poll[bool](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`))
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		cancel()
-		if err != nil {
-			b.t.Fatalf("screenshot %s: %v", name, err)
-		}
-		file := filepath.Join(dir, fmt.Sprintf("%s-%s.png", name, w.label))
-		if strings.HasSuffix(file, ".png") && len(png) > 0 {
-			if err := os.WriteFile(file, png, 0o644); err != nil {
-				b.t.Fatal(err)
-			}
+	label := "desktop"
+	if b.w < 500 {
+		label = "phone"
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if len(png) > 0 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.png", name, label)), png, 0o644); err != nil {
+			b.t.Fatal(err)
 		}
 	}
-	b.do(chromedp.EmulateViewport(1280, 900))
 }

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
+	"strings"
 	"testing"
 
 	"camellos/internal/testkit"
@@ -42,11 +42,19 @@ func samplePhoto(t *testing.T) string {
 // assigned, the client books a slot, the slot leaves the profile, and both
 // inboxes show the notifications.
 func TestMarketplaceFlow(t *testing.T) {
+	for _, vp := range viewports {
+		t.Run(vp.name, func(t *testing.T) { marketplaceFlow(t, vp.w, vp.h) })
+	}
+}
+
+func marketplaceFlow(t *testing.T, vw, vh int64) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
 	k.CreateRecord("categories", map[string]any{"id": "plomeria", "name": "Plomería", "nameKey": "plomeria", "color": "#1E6091"})
 	svc := k.CreateRecord("services", map[string]any{"name": "Reparación de fugas", "slug": "reparacion-de-fugas", "category": "plomeria"})
 	_, adminCookie := k.UserWithSession(users.RoleAdmin)
 	b := newBrowser(t, k)
+	b.viewport(vw, vh)
 
 	const (
 		camelloName  = "Rosa Elena Quintero"
@@ -79,7 +87,8 @@ func TestMarketplaceFlow(t *testing.T) {
 	)
 	b.waitJS(`document.querySelector('#err-file').textContent.length > 0 && document.querySelector('#file').getAttribute('aria-invalid') === 'true'`, "the server's photo error beside the field")
 	t.Logf("photo error shown: %q", b.str(`document.querySelector('#err-file').textContent`))
-	b.shoot("flujo-registro-error-foto")
+	b.expectConsoleErrors()
+	b.check("flujo-registro-error-foto")
 	if n := k.Count("camellos", ""); n != 0 {
 		t.Fatalf("%d camellos saved after a refused registration", n)
 	}
@@ -97,20 +106,23 @@ func TestMarketplaceFlow(t *testing.T) {
 	}
 	camUser := cam.GetString("user")
 
-	// 2. The camello opens its agenda and offers every day, 00:00–23:00.
+	// 2. The camello opens its agenda: "Lun–Vie 8–17", then every day of
+	// the week, 00:00–23:00; the answer shows beside the button.
 	b.visit("/agenda.html")
-	b.waitJS(`document.querySelector('#add-range')`, "the availability editor")
-	for wd := 0; wd < 7; wd++ {
-		b.do(chromedp.Click(css("#add-range")))
-		row := `#weekly .week-row:nth-of-type(` + strconv.Itoa(wd+1) + `) `
-		b.do(
-			chromedp.SetValue(css(row+`select`), strconv.Itoa(wd)),
-			chromedp.SetValue(css(row+`input[data-k=start]`), "00:00"),
-			chromedp.SetValue(css(row+`input[data-k=end]`), "23:00"),
-		)
+	b.waitJS(`document.querySelector('#weekly .day-row') && !document.querySelector('#avail-rest').hidden`, "the availability editor")
+	b.click(`[data-preset="5"]`)
+	b.waitJS(`document.querySelectorAll('#weekly .day-toggle[aria-pressed=true]').length === 5`, "Monday to Friday marked")
+	b.near("#avail-msg", "lunes a viernes", "the preset's note")
+	b.click(`.day-toggle[data-day="6"]`)
+	b.click(`.day-toggle[data-day="0"]`)
+	b.do(chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('#weekly [data-k=start]').forEach(i => i.value = '00:00');
+		document.querySelectorAll('#weekly [data-k=end]').forEach(i => i.value = '23:00')`))
+	if !landed(t, k, "GET /api/agenda/calendar") {
+		b.expectConsoleErrors()
 	}
-	b.do(chromedp.Click(css(`#avail-form button[type=submit]`)))
-	b.waitJS(`/Disponibilidad guardada/.test(document.querySelector('#alert').textContent)`, "the availability saved")
+	b.check("flujo-agenda-semana")
+	b.click("#save-avail")
+	b.near("#avail-msg", "Disponibilidad guardada", "the availability saved")
 
 	// 3. An admin approves it through the API.
 	res := k.Patch("/api/admin/camellos/"+cam.Id, adminCookie, map[string]any{"status": "ACTIVO"})
@@ -119,11 +131,11 @@ func TestMarketplaceFlow(t *testing.T) {
 	}
 
 	// 4. The camello signs out; the home page lists it.
-	b.do(chromedp.Click(css("#nav button")))
+	b.click("#logout")
 	b.waitJS(`location.pathname === '/' && /Ingresar/.test(document.querySelector('#nav').textContent)`, "signed out")
 	b.waitJS(`[...document.querySelectorAll('#results h3')].some(h => h.textContent.includes('`+camelloName+`'))`, "the camello on the home page")
 	b.waitJS(`[...document.querySelectorAll('#results img')].some(i => i.src.includes('/uploads/camellos/') && i.complete && i.naturalWidth > 0)`, "its photo")
-	b.shoot("flujo-inicio")
+	b.check("flujo-inicio")
 
 	// The search box: what it understood shows as chips that filter the list.
 	b.do(chromedp.SendKeys(css("#q"), "Necesito un plomero en Bogotá"), chromedp.Click(css(`#search-form button[type=submit]`)))
@@ -131,8 +143,7 @@ func TestMarketplaceFlow(t *testing.T) {
 	b.waitJS(`!document.querySelector('#results').hasAttribute('aria-busy') && [...document.querySelectorAll('#results h3')].some(h => h.textContent.includes('`+camelloName+`'))`, "the camello among the search results")
 	chips := b.str(`[...document.querySelectorAll('#chips li')].map(li => li.dataset.filter).join(',')`)
 	t.Logf("search understood: %s (url %s)", chips, b.location())
-	b.noJunk()
-	b.shoot("flujo-busqueda")
+	b.check("flujo-busqueda")
 	b.do(chromedp.Click(css(`#chips li:first-child button`)))
 	b.waitJS(`[...document.querySelectorAll('#chips li')].map(li => li.dataset.filter).join(',') !== '`+chips+`'`, "a chip removed")
 
@@ -151,7 +162,8 @@ func TestMarketplaceFlow(t *testing.T) {
 	b.waitJS(`document.querySelector('#job-form')`, "the job request form")
 	b.typeIn([][2]string{{"#job-title", "Arreglar la fuga del lavamanos"}, {"#job-description", "Gotea desde ayer."}})
 	b.do(chromedp.Click(css(`#job-form button[type=submit]`)))
-	b.waitJS(`/Solicitud enviada/.test(document.querySelector('#profile').textContent)`, "the job requested")
+	b.near("#request .alert.ok", "Solicitud enviada", "the job requested, beside the form")
+	b.check("flujo-solicitud-enviada")
 	job, err := k.App.FindFirstRecordByData("jobs", "title", "Arreglar la fuga del lavamanos")
 	if err != nil {
 		t.Fatalf("job not saved: %v", err)
@@ -176,9 +188,10 @@ func TestMarketplaceFlow(t *testing.T) {
 		b.visit("/trabajos.html")
 		accept := `#job-` + job.Id + ` .actions button:first-child`
 		b.waitJS(`(document.querySelector('`+accept+`')||{}).textContent === 'Aceptar'`, "the accept button")
-		b.shoot("flujo-trabajos-camello")
+		b.check("flujo-trabajos-camello")
 		b.do(chromedp.Click(css(accept)))
 		b.waitJS(`(document.querySelector('#job-`+job.Id+`')||{dataset:{}}).dataset.status === 'ASIGNADO'`, "the job accepted")
+		b.near(`#job-`+job.Id+` .card-msg`, "Trabajo aceptado", "the acceptance in the job's card")
 		b.clearCookies()
 		b.signIn(client.Id)
 		res = k.Post("/api/jobs", k.Session(client), map[string]any{"title": "Revisar el calentador", "serviceId": svc.Id, "city": "Bogotá"})
@@ -203,10 +216,13 @@ func TestMarketplaceFlow(t *testing.T) {
 	b.do(chromedp.Click(css(bookBtn)))
 	b.waitJS(`document.querySelector('#book-`+job.Id+` .slots button')`, "the free slots")
 	start := b.str(`document.querySelector('#book-` + job.Id + ` .slots button').dataset.start`)
-	b.noJunk()
-	b.shoot("flujo-agendar")
+	b.check("flujo-agendar")
 	b.do(chromedp.Click(css(`#book-` + job.Id + ` .slots button`)))
-	b.waitJS(`/Cita reservada/.test(document.querySelector('#alert').textContent)`, "the appointment booked")
+	b.near(`#job-`+job.Id+` .card-msg`, "Cita reservada para el", "the appointment booked, in the job's card")
+	if msg := b.str(`document.querySelector('#job-` + job.Id + ` .card-msg').textContent`); strings.Contains(msg, "..") {
+		t.Errorf("double period: %q", msg)
+	}
+	b.check("flujo-cita-reservada")
 	if n := k.Count("appointments", "job = {:j} AND status = 'PROGRAMADA'", map[string]any{"j": job.Id}); n != 1 {
 		t.Fatalf("%d appointments saved", n)
 	}
@@ -217,14 +233,13 @@ func TestMarketplaceFlow(t *testing.T) {
 	if gone := b.str(`document.querySelector('#slots [data-start="` + start + `"]') === null`); gone != "true" {
 		t.Fatalf("slot %s still offered on the profile", start)
 	}
-	b.shoot("flujo-perfil-cliente")
+	b.check("flujo-perfil-cliente")
 
 	// 10. The inboxes show the notifications.
 	b.visit("/notificaciones.html")
 	b.waitJS(`document.querySelectorAll('#inbox .notif').length > 0`, "the client's notifications")
 	b.waitJS(`/sin leer/.test(document.querySelector('#unread-title').textContent)`, "the unread count")
-	b.noJunk()
-	b.shoot("flujo-notificaciones-cliente")
+	b.check("flujo-notificaciones-cliente")
 	b.clearCookies()
 	b.signIn(camUser)
 	b.visit("/notificaciones.html")

@@ -123,6 +123,15 @@ var Table = map[string]Expectation{
 		return Call{Body: map[string]any{"email": w.Users[Client].Email(), "password": "secreto-123"}}
 	}},
 	"POST /api/auth/logout": {public, func(w *World, r Role) Call { return Call{FreshSession: true} }},
+	"POST /api/auth/password/forgot": {public, func(w *World, r Role) Call {
+		return Call{Body: map[string]any{"email": "olvido" + Unique() + "@example.com"}}
+	}},
+	"POST /api/auth/password/reset": {public, body(map[string]any{"token": "enlace-falso", "password": "nueva-clave-1", "confirmPassword": "nueva-clave-1"})},
+	"POST /api/auth/verify":         {public, body(map[string]any{"token": "enlace-falso"})},
+	"POST /api/auth/verify/resend":  {signedIn, none},
+	"GET /api/me/export":            {signedIn, none},
+	// An empty password: the guards let the caller in, the body is refused (400), nobody is erased.
+	"DELETE /api/me":        {signedIn, body(map[string]any{"password": ""})},
 	"GET /api/me":           {signedIn, none},
 	"PATCH /api/me":         {signedIn, body(map[string]any{"city": "Medellín"})},
 	"PATCH /api/me/camello": {camelloOnly, body(map[string]any{"neighborhood": "Chapinero"})},

@@ -18,6 +18,8 @@ import (
 // migration) adds its line here, next to the package that owns it.
 var owners = map[string]string{
 	"users":                    "camellos/modules/users",
+	"account_tokens":           "camellos/modules/auth",
+	"mail_outbox":              "camellos/modules/mail",
 	"sessions":                 "camellos/internal/session",
 	"categories":               "camellos/modules/catalog",
 	"services":                 "camellos/modules/catalog",

@@ -6,5 +6,5 @@ import "embed"
 // Files holds the static site: the pages, their styles, scripts, images and
 // the service worker. Go sources are excluded from serving.
 //
-//go:embed *.html sw.js css js img
+//go:embed *.html *.webmanifest *.txt sw.js css js img
 var Files embed.FS

@@ -23,8 +23,9 @@ func TestAPIFallbackEnvelope(t *testing.T) {
 		{http.MethodDelete, "/api/nothing/deeper/still", "", 404, httpapi.MsgRouteNotFound, ""},
 		{http.MethodGet, "/api/camellos/abc/unknown", "", 404, httpapi.MsgRouteNotFound, ""},
 		{http.MethodGet, "/api/auth/register", "", 405, httpapi.MsgMethodNotAllowed, "POST"},
-		{http.MethodPut, "/api/me", "", 405, httpapi.MsgMethodNotAllowed, "GET, HEAD, PATCH"},
-		{http.MethodDelete, "/api/me", admin, 405, httpapi.MsgMethodNotAllowed, "GET, HEAD, PATCH"},
+		// DELETE /api/me is the account erasure (issue 13).
+		{http.MethodPut, "/api/me", "", 405, httpapi.MsgMethodNotAllowed, "GET, HEAD, PATCH, DELETE"},
+		{http.MethodDelete, "/api/me/camello", admin, 405, httpapi.MsgMethodNotAllowed, "PATCH"},
 		{http.MethodGet, "/api/admin/legal-documents/terminos", admin, 405, httpapi.MsgMethodNotAllowed, "PUT"},
 		{http.MethodPost, "/api/categories", "", 405, httpapi.MsgMethodNotAllowed, "GET, HEAD"},
 		{http.MethodPut, "/api/health", "", 405, httpapi.MsgMethodNotAllowed, "GET, HEAD"},

@@ -16,6 +16,7 @@ const MsgOnlyCamellos = "Solo los camellos tienen agenda"
 // Register binds the agenda area's record hooks and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)

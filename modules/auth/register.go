@@ -38,6 +38,7 @@ func clientRegister(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
+	SendVerification(e.App, user)
 	return e.JSON(http.StatusCreated, map[string]any{"user": UserJSON(user)})
 }
 

@@ -19,6 +19,11 @@ func Register(app core.App) {
 	// UserChanged after every committed write of a user.
 	bus.EmitChanges(app, users.Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.UserChanged })
 	limiter := newLoginLimiter()
+	links := newLimiters()
+	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
+		backgroundOf(e.App).stop()
+		return e.Next()
+	})
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
 		// A client signs up (role CLIENTE); no session is opened.
@@ -31,6 +36,18 @@ func Register(app core.App) {
 		g.GET("/me", meGet).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// The signed-in user updates name, phone, city or password.
 		g.PATCH("/me", meUpdate).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
+		// Anyone asks for a password-reset link (202 for every well-formed address).
+		g.POST("/auth/password/forgot", passwordForgot(links))
+		// Anyone with a reset link sets a new password; every session is revoked.
+		g.POST("/auth/password/reset", passwordReset(links))
+		// Anyone with a verification link confirms the address.
+		g.POST("/auth/verify", emailVerify(links))
+		// The signed-in user asks for a new verification link.
+		g.POST("/auth/verify/resend", verificationResend(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
+		// The signed-in user downloads everything stored about them.
+		g.GET("/me/export", meExport).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
+		// The signed-in user erases their account (password required).
+		g.DELETE("/me", meDelete(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		return se.Next()
 	})
 }

@@ -31,6 +31,7 @@ func UserJSON(u *core.Record) map[string]any {
 		"name":      u.GetString("name"),
 		"phone":     u.GetString("phone"),
 		"city":      u.GetString("city"),
+		"verified":  u.Verified(),
 		"createdAt": timefmt.ISO(u.GetDateTime("created").Time()),
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"camellos/internal/bus"
+	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
 	"camellos/internal/timefmt"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/list"
@@ -81,6 +83,7 @@ type camelloRow struct {
 	RatingCount  float64 `db:"ratingCount"`
 	CityKey      string  `db:"cityKey"`
 	SearchText   string  `db:"searchText"`
+	Verified     bool    `db:"verified"`
 }
 
 // buildListing reads every ACTIVO camello and every service in two queries
@@ -101,7 +104,8 @@ func buildListing(app core.App) (*listing, error) {
 	}
 	var rows []camelloRow
 	err := app.DB().Select("id", "name", "trades", "status", "premium", "services", "created", "updated",
-		"city", "neighborhood", "photo", "description", "ratingAvg", "ratingCount", "cityKey", "searchText").
+		"city", "neighborhood", "photo", "description", "ratingAvg", "ratingCount", "cityKey", "searchText",
+		"(SELECT u.verified FROM users u WHERE u.id = camellos.user) AS verified").
 		From(Collection).AndWhere(statusActive()).
 		OrderBy("premium DESC", "ratingAvg DESC", "created DESC").All(&rows)
 	if err != nil {
@@ -131,7 +135,7 @@ func buildListing(app core.App) (*listing, error) {
 			City: r.City, CreatedAt: isoOf(r.Created), Description: r.Description, ID: r.ID,
 			Name: r.Name, Neighborhood: r.Neighborhood, Photo: photo, Premium: r.Premium,
 			Rating: ratingJSON{Average: r.RatingAvg, Count: int(r.RatingCount)}, Services: svc,
-			Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: isoOf(r.Updated),
+			Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: isoOf(r.Updated), Verified: r.Verified,
 		})
 		if err != nil {
 			return nil, err
@@ -168,6 +172,7 @@ type publicJSON struct {
 	Status       string           `json:"status"`
 	Trades       []string         `json:"trades"`
 	UpdatedAt    string           `json:"updatedAt"`
+	Verified     bool             `json:"verified"`
 }
 
 type ratingJSON struct {
@@ -196,6 +201,8 @@ func isoOf(s string) string {
 // or category (names, slugs, categories of the services shown and
 // filtered), any review (the rating is updated with it).
 func bindIndexHooks(app core.App, x *publicIndex) {
+	// A commit by another process (CLI, raw SQL) can change any answer.
+	dbwatch.OnExternalCommit(app, x.cache.Invalidate)
 	camello := func(e *core.RecordEvent) error {
 		l, built := x.cache.Peek()
 		if !built || e.Record.GetString("status") == StatusActive || l.byID[e.Record.Id] != nil {
@@ -219,6 +226,13 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
 	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
 	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
+	// The public verified badge follows the user's flag.
+	ev.UserChanged.BindFunc(func(e *bus.Change) error {
+		if e.Record.GetString("role") == users.RoleCamello {
+			x.cache.Invalidate()
+		}
+		return e.Next()
+	})
 }
 
 // filter is the listing's query, folded once.

@@ -96,6 +96,10 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 	if err != nil {
 		return nil, err
 	}
+	verified, err := verifiedOf(app, recs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]map[string]any, 0, len(recs))
 	for _, r := range recs {
 		svc := []ServiceSummary{}
@@ -117,6 +121,7 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 			"neighborhood": r.GetString("neighborhood"),
 			"photo":        PhotoPath(r),
 			"description":  r.GetString("description"),
+			"verified":     verified[r.GetString("user")],
 			"rating": map[string]any{
 				"average": r.GetFloat("ratingAvg"),
 				"count":   r.GetInt("ratingCount"),

@@ -15,6 +15,7 @@ import (
 // Register binds the jobs area's record hooks, the reminder schedule and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	bindMarketplaceHooks(app)
 	// A service used by a job is not deleted.
 	bus.Of(app).ServiceDeleting.BindFunc(func(e *bus.Saving) error {

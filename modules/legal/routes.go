@@ -13,6 +13,7 @@ import (
 func Register(app core.App) {
 	bindHooks(app)
 	ev := bus.Of(app)
+	bindDataRights(app)
 	// Sign-ups (client and camello) accept the current texts in their transaction.
 	ev.UserSignedUp.BindFunc(func(e *bus.SignUp) error {
 		if err := AcceptCurrent(e.App, e.UserID, e.IP, e.UserAgent); err != nil {

@@ -10,6 +10,7 @@ import (
 // Register binds the conversation's record hooks and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)

@@ -4,23 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"html"
 	"io"
 	"net/http"
-	"net/mail"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"camellos/internal/config"
-	"camellos/modules/users"
-
 	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/mailer"
 )
 
 // Push lifetimes: how long a push service keeps an undelivered message.
@@ -139,6 +133,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 			return // shutting down
 		}
 		log.Warn("push: request failed", "error", err.Error())
+		d.count(PushRetried)
 		d.retry(j, s, attempt, 0)
 		return
 	}
@@ -148,7 +143,9 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	switch {
 	case status >= 200 && status < 300:
 		log.Info("push: delivered", "status", status)
+		d.count(PushDelivered)
 	case status == http.StatusNotFound || status == http.StatusGone:
+		d.count(PushGone)
 		_, derr := d.app.DB().Delete(colSubscriptions, dbx.HashExp{"id": s.ID, "endpoint": s.Endpoint}).Execute()
 		if derr != nil {
 			log.Error("push: subscription gone, delete failed", "status", status, "error", derr.Error())
@@ -157,9 +154,11 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		log.Info("push: subscription gone, deleted", "status", status)
 	case status == http.StatusTooManyRequests || status >= 500:
 		log.Warn("push: push service busy", "status", status, "retryAfter", res.Header.Get("Retry-After"))
+		d.count(PushRetried)
 		d.retry(j, s, attempt, retryAfter(res.Header.Get("Retry-After")))
 	default:
 		log.Warn("push: rejected, not retried", "status", status)
+		d.count(PushRejected)
 	}
 }
 
@@ -168,6 +167,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 func (d *dispatcher) retry(j job, s subscription, attempt int, after time.Duration) {
 	if attempt > len(d.opts.RetryDelays) {
 		d.app.Logger().Error("push: giving up", "notification", j.ID, "subscription", s.ID, "attempts", attempt)
+		d.count(PushGaveUp)
 		return
 	}
 	wait := d.opts.RetryDelays[attempt-1]
@@ -177,6 +177,7 @@ func (d *dispatcher) retry(j job, s subscription, attempt int, after time.Durati
 	if wait > d.opts.MaxRetryAfter {
 		d.app.Logger().Error("push: Retry-After too far, giving up", "notification", j.ID,
 			"subscription", s.ID, "retryAfter", after.String())
+		d.count(PushGaveUp)
 		return
 	}
 	sub := s
@@ -201,38 +202,4 @@ func retryAfter(v string) time.Duration {
 		}
 	}
 	return 0
-}
-
-// sendEmail mails the notification when SMTP is configured in the
-// settings; one attempt, logged.
-func (d *dispatcher) sendEmail(j job) {
-	settings := d.app.Settings()
-	if !settings.SMTP.Enabled {
-		return
-	}
-	email := users.EmailOf(d.app, j.UserID)
-	if email == "" {
-		return
-	}
-	text := j.Body
-	link := j.URL
-	if strings.HasPrefix(link, "/") && !strings.HasPrefix(link, "//") {
-		link = config.Of(d.app).AppURL + link
-	}
-	if link != "" {
-		text += "\n\n" + link
-	}
-	msg := &mailer.Message{
-		From:    mail.Address{Name: settings.Meta.SenderName, Address: settings.Meta.SenderAddress},
-		To:      []mail.Address{{Address: email}},
-		Subject: j.Title,
-		Text:    text,
-		HTML:    "<p>" + strings.ReplaceAll(html.EscapeString(text), "\n", "<br>") + "</p>",
-	}
-	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind)
-	if err := d.app.NewMailClient().Send(msg); err != nil {
-		log.Error("email: send failed", "error", err.Error())
-		return
-	}
-	log.Info("email: sent")
 }

@@ -17,6 +17,7 @@ func Register(app core.App) {
 		return e.Next()
 	})
 	bindRecordHooks(app)
+	bindDataRights(app)
 
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)

@@ -16,6 +16,7 @@ const ExpirySchedule = "*/30 * * * *"
 // Register binds the quotes area's record hooks, its expiry sweep and routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	app.Cron().MustAdd("quotesExpiry", ExpirySchedule, func() {
 		if _, err := ExpireDue(app, jobs.Now(app)); err != nil {
 			app.Logger().Error("quotes expiry sweep failed", "error", err.Error())

@@ -69,6 +69,7 @@ func camelloRegister(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
+	auth.SendVerification(e.App, user)
 	body, err := camellos.One(e.App, camello, true)
 	if err != nil {
 		return httpapi.Internal(err)

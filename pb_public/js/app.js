@@ -1,5 +1,6 @@
 // Camellos web front: shared module. Fetch wrapper for our /api (cookie
-// session), session state, header navigation and small DOM helpers.
+// session), session state, header navigation, feedback (inline messages,
+// toast, confirmation dialog) and small DOM helpers.
 
 // defaultMessage is used when an answer carries no envelope.
 function defaultMessage(status) {
@@ -18,7 +19,8 @@ export class ApiError extends Error {
     super((body && body.error) || defaultMessage(status));
     this.status = status;
     this.body = body || {};
-    this.fieldErrors = (body && body.issues && body.issues.fieldErrors) || {};
+    this.issues = (body && body.issues) || {};
+    this.fieldErrors = this.issues.fieldErrors || {};
   }
 }
 
@@ -45,31 +47,37 @@ export async function api(method, path, body) {
   if (text) {
     try { data = JSON.parse(text); } catch (e) { data = null; }
   }
-  if (!res.ok) {
-    if (res.status === 413) throw new ApiError(413, data || { error: 'El archivo o el formulario es demasiado grande' });
-    throw new ApiError(res.status, data);
-  }
+  if (!res.ok) throw new ApiError(res.status, data);
   return data || {};
 }
 
 let mePromise = null;
 
-/** me returns {user, camello} of the signed-in user, or null. Cached per page. */
+/**
+ * me returns {user, camello} of the signed-in user, or null. Cached per
+ * page. The server marks pages sent to a browser holding a session cookie
+ * (data-session): a guest's page never asks, so it logs no 401.
+ */
 export function me() {
   if (!mePromise) {
-    mePromise = api('GET', '/api/me').catch((e) => {
-      if (e.status === 401 || e.status === 403 || e.status === 404) return null;
-      throw e;
-    });
+    mePromise = document.documentElement.dataset.session !== '1'
+      ? Promise.resolve(null)
+      : api('GET', '/api/me').catch((e) => {
+        if (e.status === 401 || e.status === 403 || e.status === 404) return null;
+        throw e;
+      });
   }
   return mePromise;
 }
+
+/** signInURL is the sign-in page that comes back here. */
+export const signInURL = () => '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search);
 
 /** requireSession sends a guest to the sign-in page and returns the session. */
 export async function requireSession() {
   const s = await me().catch(() => null);
   if (!s || !s.user) {
-    location.href = '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search);
+    location.replace(signInURL());
     return new Promise(() => {});
   }
   return s;
@@ -99,25 +107,42 @@ export const $ = (sel, root = document) => root.querySelector(sel);
 /** param reads a query-string parameter. */
 export const param = (name) => new URLSearchParams(location.search).get(name);
 
-const dateFmt = new Intl.DateTimeFormat('es-CO', { dateStyle: 'medium', timeStyle: 'short' });
-const dayFmt = new Intl.DateTimeFormat('es-CO', { weekday: 'long', day: 'numeric', month: 'long' });
-const shortFmt = new Intl.DateTimeFormat('es-CO', { dateStyle: 'medium' });
-const timeFmt = new Intl.DateTimeFormat('es-CO', { hour: '2-digit', minute: '2-digit' });
+/** asset is the versioned URL of a file of the site (img/avatar.svg). */
+export const asset = (p) => new URL('../' + p, import.meta.url).pathname;
 
+// Formatters are made on first use (each costs the main thread).
+const fmts = {};
+const fmt = (k, o) => fmts[k] || (fmts[k] = new Intl.DateTimeFormat('es-CO', o));
+const dateFmt = { format: (d) => fmt('date', { dateStyle: 'medium', timeStyle: 'short' }).format(d) };
+const dayFmt = { format: (d) => fmt('day', { weekday: 'long', day: 'numeric', month: 'long' }).format(d) };
+const shortFmt = { format: (d) => fmt('short', { dateStyle: 'medium' }).format(d) };
+const timeFmt = { format: (d) => fmt('time', { hour: 'numeric', minute: '2-digit' }).format(d) };
+const zones = {};
+const zoneName = (style) => zones[style] ?? (zones[style] = (new Intl.DateTimeFormat('es-CO', { timeZoneName: style }).formatToParts(new Date())
+  .find((p) => p.type === 'timeZoneName') || {}).value || '');
+
+/** tzLong is the browser's time zone in words ("hora estándar de Colombia"). */
+export const tzLong = () => zoneName('long');
+/** tzShort is the browser's time zone abbreviated ("GMT-5"). */
+export const tzShort = () => zoneName('short');
 /** fmtDate formats an ISO timestamp for people, in the browser's zone. */
 export const fmtDate = (iso) => (iso ? dateFmt.format(new Date(iso)) : '');
+/** fmtDateTz is fmtDate with the zone ("24 nov 2026, 9:00 a. m. GMT-5"). */
+export const fmtDateTz = (iso) => (iso ? `${fmtDate(iso)} ${tzShort()}` : '');
 /** fmtShortDate formats the date only ("22 nov 2026"). */
 export const fmtShortDate = (iso) => (iso ? shortFmt.format(new Date(iso)) : '');
 /** fmtDay formats the day of an ISO timestamp ("lunes, 24 de noviembre"). */
 export const fmtDay = (iso) => dayFmt.format(new Date(iso));
 /** fmtTime formats the time of an ISO timestamp. */
 export const fmtTime = (iso) => timeFmt.format(new Date(iso));
+/** money formats an amount in pesos. */
+export const money = (n) => new Intl.NumberFormat('es-CO', { style: 'currency', currency: 'COP', maximumFractionDigits: 0 }).format(n || 0);
 
 /** stars renders a rating as text with an accessible label. */
 export function stars(avg, count) {
   const a = Number(avg) || 0;
   if (!count) return el('span', { class: 'muted' }, 'Sin reseñas');
-  return el('span', { class: 'stars', 'aria-label': `Calificación ${a.toFixed(1)} de 5, ${count} reseñas` },
+  return el('span', { class: 'stars', role: 'img', 'aria-label': `Calificación ${a.toFixed(1)} de 5, ${count} reseñas` },
     '★ ' + a.toFixed(1), el('span', { class: 'muted' }, ` (${count})`));
 }
 
@@ -128,29 +153,84 @@ export function ratingOf(c) {
 }
 
 /** avatar renders a camello's photo or the default drawing. */
-export function avatar(photo, name, big) {
+export function avatar(photo, name, big, eager) {
   return el('img', {
-    class: big ? 'avatar big' : 'avatar', src: photo || '/img/avatar.svg',
-    alt: photo ? `Foto de ${name}` : '', width: big ? 120 : 72, height: big ? 120 : 72, loading: 'lazy',
+    class: big ? 'avatar big' : 'avatar', src: photo || asset('img/avatar.svg'),
+    alt: photo ? `Foto de ${name}` : '', width: big ? 120 : 72, height: big ? 120 : 72, loading: eager ? null : 'lazy',
+    decoding: 'async',
   });
 }
 
-/** statusLabel is the Spanish label of a job or appointment status. */
+/** statusLabel is the Spanish label of a job, appointment or quote status. */
 export const statusLabel = (s) => ({
   PENDIENTE: 'Pendiente', ASIGNADO: 'Asignado', EN_PROGRESO: 'En progreso', COMPLETADO: 'Completado',
   CANCELADO: 'Cancelado', PROGRAMADA: 'Programada', CANCELADA: 'Cancelada', COMPLETADA: 'Completada',
-  ACTIVO: 'Activo', RECHAZADO: 'Rechazado', SUSPENDIDO: 'Suspendido',
+  ACTIVO: 'Activo', RECHAZADO: 'Rechazado', SUSPENDIDO: 'Suspendido', ACEPTADA: 'Aceptada',
+  RECHAZADA: 'Rechazada', RETIRADA: 'Retirada', VENCIDA: 'Vencida',
 }[s] || s);
 
 /**
- * showAlert puts a message in a live region (kind 'error' or 'ok'); an
- * error takes the focus unless focus is false (a field has it).
+ * showAlert puts a message in a live region (kind 'error' or 'ok') and
+ * brings it into view; an error takes the focus unless focus is false.
  */
 export function showAlert(box, message, kind = 'error', focus = true) {
   if (!box) return;
-  box.className = 'alert ' + kind;
+  const base = box.dataset.base ?? (box.dataset.base = [...box.classList].filter((c) => !['alert', 'error', 'ok'].includes(c)).join(' '));
+  box.className = `${base} alert ${kind}`.trim();
   box.textContent = message || '';
-  if (message && kind === 'error' && focus) box.focus?.();
+  if (!message) return;
+  if (kind === 'error' && focus && box.hasAttribute('tabindex')) box.focus({ preventScroll: true });
+  box.scrollIntoView?.({ block: 'nearest' });
+}
+
+/** msgBox is an inline message region to put next to an action. */
+export const msgBox = (id) => el('p', { class: 'alert', id, role: 'status', 'aria-live': 'polite', tabindex: '-1' });
+
+let toastTimer = 0;
+/** toast shows a short message at the bottom of the screen, announced to screen readers. */
+export function toast(message, kind = 'ok') {
+  let t = $('#toast');
+  if (!t) {
+    t = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
+    ($('main') || document.body).append(t);
+  }
+  t.textContent = message;
+  t.className = 'toast show ' + kind;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.className = 'toast'; t.textContent = ''; }, 6000);
+}
+
+/**
+ * confirmDialog asks before a destructive action: a modal dialog with the
+ * question and two buttons. Resolves true when confirmed.
+ */
+export function confirmDialog(question, okLabel = 'Sí, continuar', cancelLabel = 'No, volver') {
+  return new Promise((resolve) => {
+    const ok = el('button', { class: 'btn danger', type: 'button', value: 'ok' }, okLabel);
+    const no = el('button', { class: 'btn secondary', type: 'button', value: 'no' }, cancelLabel);
+    const d = el('dialog', { class: 'confirm', 'aria-labelledby': 'confirm-q' },
+      el('p', { id: 'confirm-q' }, question), el('div', { class: 'actions' }, no, ok));
+    const done = (v) => { d.close(); d.remove(); resolve(v); };
+    ok.addEventListener('click', () => done(true));
+    no.addEventListener('click', () => done(false));
+    d.addEventListener('cancel', (ev) => { ev.preventDefault(); done(false); });
+    ($('main') || document.body).append(d);
+    d.showModal();
+    no.focus();
+  });
+}
+
+/** busy disables a button while fn runs, with a working label. */
+export async function busy(btn, fn, label = 'Enviando…') {
+  const text = btn.textContent;
+  btn.disabled = true;
+  btn.setAttribute('aria-busy', 'true');
+  btn.textContent = label;
+  try { return await fn(); } finally {
+    btn.disabled = false;
+    btn.removeAttribute('aria-busy');
+    btn.textContent = text;
+  }
 }
 
 /**
@@ -161,17 +241,18 @@ export function showAlert(box, message, kind = 'error', focus = true) {
 export function showFieldErrors(form, fieldErrors) {
   clearFieldErrors(form);
   let first = null;
+  let shown = false;
   for (const [field, msgs] of Object.entries(fieldErrors || {})) {
-    const box = form.querySelector(`#err-${CSS.escape(field)}`);
+    const box = form.querySelector(`#err-${CSS.escape(field)}`) || form.querySelector(`[data-err="${CSS.escape(field)}"]`);
     const input = form.querySelector(`[name="${CSS.escape(field)}"]`);
-    if (box) box.textContent = [].concat(msgs).join(' ');
+    if (box) { box.textContent = [].concat(msgs).join(' '); shown = true; }
     if (input) {
       input.setAttribute('aria-invalid', 'true');
       if (!first) first = input;
     }
   }
   if (first) first.focus();
-  return Object.keys(fieldErrors || {}).length > 0;
+  return shown;
 }
 
 /** clearFieldErrors removes the field messages of a form. */
@@ -180,10 +261,28 @@ export function clearFieldErrors(form) {
   form.querySelectorAll('[aria-invalid]').forEach((n) => n.removeAttribute('aria-invalid'));
 }
 
-/** formError shows an API error on a form: field errors beside fields, the message on top. */
+/** formError shows an API error on a form: field errors beside fields, else the message. */
 export function formError(form, alertBox, err) {
   const shown = showFieldErrors(form, err.fieldErrors);
-  showAlert(alertBox, shown ? 'Revisa los campos marcados.' : err.message, 'error', !shown);
+  let text = shown ? 'Revisa los campos marcados.' : err.message;
+  if (!shown && err.issues) {
+    const general = err.issues.formErrors || [];
+    if (general.length) text = general.join(' ');
+    else if (err.body && err.body.detail) text = `${err.message}: ${err.body.detail}`;
+  }
+  showAlert(alertBox, text, 'error', !shown);
+}
+
+/** field builds a labelled form field with its error line (id prefix p). */
+export function field(p, name, label, input, hint) {
+  const id = `${p}-${name}`;
+  input.id = id;
+  if (!input.name) input.name = name;
+  const described = [hint ? `hint-${id}` : '', `err-${id}`].filter(Boolean).join(' ');
+  input.setAttribute('aria-describedby', described);
+  return el('div', { class: 'field' }, el('label', { for: id }, label), input,
+    hint ? el('p', { class: 'hint', id: `hint-${id}` }, hint) : null,
+    el('p', { class: 'field-error', id: `err-${id}`, 'data-err': name }));
 }
 
 /** logout ends the session and returns to the home page. */
@@ -198,54 +297,40 @@ function navLink(href, text, extra) {
   return el('li', {}, el('a', { href, 'aria-current': here ? 'page' : null }, text, extra || null));
 }
 
-/** renderChrome fills the header navigation and footer of every page. */
+/** renderChrome fills the header navigation (a bottom bar on phones). */
 export async function renderChrome() {
   const nav = $('#nav');
-  const footer = $('#site-footer');
-  if (footer && !footer.firstChild) {
-    footer.append(el('div', { class: 'bar' },
-      el('span', {}, '© Camellos'),
-      el('a', { href: '/legal.html?slug=terminos' }, 'Términos y condiciones'),
-      el('a', { href: '/legal.html?slug=privacidad' }, 'Política de privacidad'),
-      el('a', { href: '/registro-camello.html' }, 'Trabaja con nosotros')));
-  }
   if (!nav) return null;
   const session = await me().catch(() => null);
-  nav.replaceChildren();
-  nav.append(navLink('/', 'Inicio'));
+  const links = [navLink('/', 'Inicio')];
+  const acts = $('#session-actions');
   if (session && session.user) {
-    nav.append(navLink('/trabajos.html', 'Mis trabajos'));
-    if (session.user.role === 'CAMELLOS') {
-      nav.append(navLink('/agenda.html', 'Agenda'));
-      if (session.camello && session.camello.status === 'ACTIVO') {
-        nav.append(navLink('/camello.html?id=' + encodeURIComponent(session.camello.id), 'Mi perfil'));
-      }
+    const role = session.user.role;
+    if (role === 'ADMIN') {
+      links.push(navLink('/admin.html', 'Administrar'));
+    } else {
+      links.push(navLink('/trabajos.html', role === 'CAMELLOS' ? 'Trabajos' : 'Mis trabajos'));
+    }
+    if (role === 'CLIENTE') links.push(navLink('/publicar.html', 'Publicar'));
+    if (role === 'CAMELLOS') {
+      if (session.camello && session.camello.status === 'ACTIVO') links.push(navLink('/tablero.html', 'Tablero'));
+      links.push(navLink('/agenda.html', 'Agenda'));
     }
     const count = el('span', { class: 'badge-count', id: 'unread-count', hidden: true });
-    nav.append(navLink('/notificaciones.html', 'Notificaciones', count));
-    nav.append(el('li', {}, el('button', { type: 'button', onclick: logout }, 'Salir')));
+    links.push(navLink('/notificaciones.html', 'Avisos', count));
+    links.push(navLink('/cuenta.html', 'Cuenta'));
+    acts?.replaceChildren(el('button', { type: 'button', id: 'logout', class: 'link-btn', onclick: logout }, 'Salir'));
     api('GET', '/api/notifications?perPage=1').then((r) => setUnread(r.unread)).catch(() => {});
   } else {
-    nav.append(navLink('/ingresar.html', 'Ingresar'));
-    nav.append(navLink('/registro.html', 'Crear cuenta'));
-    nav.append(navLink('/registro-camello.html', 'Soy camello'));
+    links.push(navLink('/ingresar.html', 'Ingresar'), navLink('/registro.html', 'Crear cuenta'), navLink('/registro-camello.html', 'Soy camello'));
+    acts?.replaceChildren();
   }
+  nav.replaceChildren(...links);
+  document.body.classList.add('has-bar');
   return session;
 }
 
 /** setUnread updates the unread badge of the header. */
-// renderPager fills nav with "‹ Anterior · Página p de n · Siguiente ›" (or
-// empties it when everything fits one page); go(p) loads page p.
-export function renderPager(nav, page, total, perPage, go) {
-  const pages = Math.max(1, Math.ceil((total || 0) / perPage));
-  nav.replaceChildren();
-  if (pages <= 1) return;
-  nav.append(
-    el('button', { class: 'btn secondary small', type: 'button', disabled: page <= 1, onclick: () => go(page - 1) }, '‹ Anterior'),
-    el('span', { 'aria-current': 'page' }, `Página ${page} de ${pages}`),
-    el('button', { class: 'btn secondary small', type: 'button', disabled: page >= pages, onclick: () => go(page + 1) }, 'Siguiente ›'));
-}
-
 export function setUnread(n) {
   const b = $('#unread-count');
   if (!b) return;
@@ -254,8 +339,39 @@ export function setUnread(n) {
   b.setAttribute('aria-label', `${n} sin leer`);
 }
 
+/**
+ * renderMore fills nav with a "Ver más" button while fewer than total items
+ * are shown; onMore loads the next page and appends it.
+ */
+export function renderMore(nav, shown, total, onMore) {
+  nav.replaceChildren();
+  if (shown >= (total || 0)) return;
+  const btn = el('button', { class: 'btn secondary', type: 'button' }, `Ver más (${total - shown} más)`);
+  btn.addEventListener('click', () => busy(btn, onMore, 'Cargando…'));
+  nav.append(btn);
+}
+
 /** safeNext returns a same-site path from ?next=, or fallback. */
 export function safeNext(fallback = '/') {
   const n = param('next');
-  return n && n.startsWith('/') && !n.startsWith('//') ? n : fallback;
+  return n && /^\/(?![\\/])/.test(n) && !/[\u0000-\u001f]/.test(n) ? n : fallback;
+}
+
+/**
+ * events opens the live stream of the caller's events (/api/events) and
+ * calls on(type, data) for each; it reconnects by itself. Returns close().
+ */
+export function events(on) {
+  if (!('EventSource' in window)) return () => {};
+  const es = new EventSource('/api/events', { withCredentials: true });
+  for (const type of ['notification', 'message', 'job']) {
+    es.addEventListener(type, (ev) => {
+      let data = null;
+      try { data = JSON.parse(ev.data); } catch (e) { return; }
+      on(type, data);
+    });
+  }
+  // The service ends the stream when the session ends: no reconnecting then.
+  es.addEventListener('end', () => es.close());
+  return () => es.close();
 }

@@ -1,7 +1,9 @@
 // Camello profile: description, services, reviews with the average, free
-// slots (signed in) and the "Solicitar trabajo" form for clients.
+// slots (signed in; a client with an assigned job books here), the
+// "Solicitar trabajo" form for clients and a sticky primary action on phones.
 import {
-  api, el, $, param, renderChrome, showAlert, stars, ratingOf, avatar, fmtDate, fmtShortDate, formError, clearFieldErrors,
+  api, el, $, param, renderChrome, showAlert, stars, ratingOf, avatar, fmtDate, fmtShortDate, formError,
+  clearFieldErrors, signInURL, toast, msgBox, busy, tzShort,
 } from './app.js';
 import { loadSlots, renderSlots, book } from './slots.js';
 
@@ -12,9 +14,10 @@ let session = null;
 function header(c) {
   const r = ratingOf(c);
   return el('div', { class: 'card profile-head' },
-    avatar(c.photo, c.name, true),
+    avatar(c.photo, c.name, true, true),
     el('div', {},
-      el('h1', { style: 'margin:0' }, c.name, ' ', c.premium ? el('span', { class: 'premium' }, 'Premium') : null),
+      el('h1', { style: 'margin:0' }, c.name, ' ', c.premium ? el('span', { class: 'premium' }, 'Premium') : null,
+        c.verified === true ? el('span', { class: 'verified' }, 'Correo verificado') : null),
       el('ul', { class: 'tags', 'aria-label': 'Oficios' }, (c.trades || []).map((t) => el('li', {}, t))),
       el('div', { class: 'meta' },
         el('span', {}, [c.city, c.neighborhood].filter(Boolean).join(', ')),
@@ -23,7 +26,7 @@ function header(c) {
 
 function about(c) {
   return el('section', { class: 'card o-about', 'aria-labelledby': 'about-title' },
-    el('h2', { id: 'about-title', style: 'margin-top:0' }, 'Sobre mí'),
+    el('h2', { id: 'about-title' }, 'Sobre mí'),
     el('p', { style: 'white-space:pre-line' }, c.description || 'Este camello aún no ha escrito una descripción.'),
     el('h3', {}, 'Servicios'),
     (c.services || []).length
@@ -33,7 +36,7 @@ function about(c) {
 
 async function reviews() {
   const box = el('section', { class: 'card o-reviews', 'aria-labelledby': 'reviews-title' },
-    el('h2', { id: 'reviews-title', style: 'margin-top:0' }, 'Reseñas'));
+    el('h2', { id: 'reviews-title' }, 'Reseñas'));
   try {
     const r = await api('GET', `/api/camellos/${encodeURIComponent(id)}/reviews`);
     const list = r.reviews || [];
@@ -41,7 +44,7 @@ async function reviews() {
     for (const rv of list) {
       const who = (rv.author && rv.author.name) || (rv.client && rv.client.name) || 'Cliente';
       box.append(el('div', { class: 'review' },
-        el('p', { style: 'margin:0' }, el('span', { class: 'stars', 'aria-label': `${rv.rating} de 5` }, '★'.repeat(rv.rating) + '☆'.repeat(5 - rv.rating)),
+        el('p', { style: 'margin:0' }, el('span', { class: 'stars', role: 'img', 'aria-label': `${rv.rating} de 5` }, '★'.repeat(rv.rating) + '☆'.repeat(5 - rv.rating)),
           ' ', el('strong', {}, who), ' ', el('span', { class: 'muted' }, fmtShortDate(rv.createdAt))),
         rv.comment ? el('p', { style: 'margin:.25rem 0 0' }, rv.comment) : null));
     }
@@ -53,14 +56,11 @@ async function reviews() {
 
 async function slotsSection() {
   const box = el('section', { class: 'card o-slots', 'aria-labelledby': 'slots-title', id: 'slots' },
-    el('h2', { id: 'slots-title', style: 'margin-top:0' }, 'Horarios libres'));
+    el('h2', { id: 'slots-title' }, 'Horarios libres'));
   if (!session) {
-    box.append(el('p', {}, el('a', { href: '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search) }, 'Ingresa'), ' para ver los horarios libres de los próximos días.'));
+    box.append(el('p', {}, el('a', { href: signInURL() }, 'Ingresa'), ' para ver los horarios libres de los próximos días.'));
     return box;
   }
-  const status = el('p', { class: 'muted', 'aria-live': 'polite' });
-  const body = el('div', {}, el('p', { class: 'muted' }, 'Cargando horarios…'));
-  box.append(status, body);
   // A client with an assigned job with this camello can book right here.
   let job = null;
   if (session.user.role === 'CLIENTE') {
@@ -69,11 +69,14 @@ async function slotsSection() {
       job = (r.jobs || []).find((j) => j.provider && j.provider.id === id && ['ASIGNADO', 'EN_PROGRESO'].includes(j.status));
     } catch (e) { job = null; }
   }
+  const hint = el('p', { class: 'muted' }, job ? `Elige un horario para «${job.title}».` : '');
+  const msg = msgBox('slot-msg');
+  const body = el('div', {}, el('p', { class: 'muted' }, 'Cargando horarios…'));
+  box.append(hint, msg, body);
   const draw = async () => {
     try {
       const slots = await loadSlots(id);
       body.replaceChildren(renderSlots(slots, job ? pick : null));
-      if (job) status.textContent = `Elige un horario para «${job.title}».`;
     } catch (e) {
       body.replaceChildren(el('p', { class: 'muted' }, e.message));
     }
@@ -82,11 +85,13 @@ async function slotsSection() {
     btn.disabled = true;
     try {
       await book(job.id, slot.start);
-      status.textContent = `Cita reservada: ${fmtDate(slot.start)}.`;
+      const text = `Cita reservada para el ${fmtDate(slot.start)} (${tzShort()})`;
       await draw();
+      showAlert(msg, text, 'ok');
+      toast(text);
     } catch (e) {
       btn.disabled = false;
-      status.textContent = e.message;
+      showAlert(msg, e.message, 'error');
       if (e.status === 409) await draw();
     }
   };
@@ -95,10 +100,10 @@ async function slotsSection() {
 }
 
 async function requestSection(c) {
-  const box = el('section', { class: 'card o-request', 'aria-labelledby': 'req-title' },
-    el('h2', { id: 'req-title', style: 'margin-top:0' }, 'Solicitar trabajo'));
+  const box = el('section', { class: 'card o-request', 'aria-labelledby': 'req-title', id: 'request' },
+    el('h2', { id: 'req-title' }, 'Solicitar trabajo'));
   if (!session) {
-    box.append(el('p', {}, el('a', { href: '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search) }, 'Ingresa'),
+    box.append(el('p', {}, el('a', { href: signInURL() }, 'Ingresa'),
       ' o ', el('a', { href: '/registro.html' }, 'crea una cuenta'), ' para solicitar un trabajo a ', c.name, '.'));
     return box;
   }
@@ -111,21 +116,23 @@ async function requestSection(c) {
     try { services = (await api('GET', '/api/services')).services || []; } catch (e) { services = []; }
   }
   const alert = el('div', { class: 'alert', role: 'alert', tabindex: '-1' });
-  const field = (name, label, input) => el('div', { class: 'field' },
+  const fieldOf = (name, label, input) => el('div', { class: 'field' },
     el('label', { for: 'job-' + name }, label), input,
     el('p', { class: 'field-error', id: 'err-' + name }));
-  const form = el('form', { novalidate: true, id: 'job-form' },
-    field('title', 'Qué necesitas', el('input', { id: 'job-title', name: 'title', type: 'text', required: true, minlength: 3, maxlength: 120, placeholder: 'Ej.: Arreglar fuga del lavamanos' })),
-    field('serviceId', 'Servicio', el('select', { id: 'job-serviceId', name: 'serviceId', required: true },
+  const submit = el('button', { class: 'btn', type: 'submit' }, 'Solicitar trabajo');
+  const form = el('form', { novalidate: true, id: 'job-form', method: 'post', action: location.pathname + location.search },
+    fieldOf('title', 'Qué necesitas', el('input', { id: 'job-title', name: 'title', type: 'text', required: true, minlength: 3, maxlength: 120, placeholder: 'Ej.: Arreglar fuga del lavamanos', 'aria-describedby': 'err-title' })),
+    fieldOf('serviceId', 'Servicio', el('select', { id: 'job-serviceId', name: 'serviceId', required: true, 'aria-describedby': 'err-serviceId' },
       services.map((s) => el('option', { value: s.id }, s.name)))),
-    field('description', 'Detalles (opcional)', el('textarea', { id: 'job-description', name: 'description', maxlength: 5000 })),
+    fieldOf('description', 'Detalles (opcional)', el('textarea', { id: 'job-description', name: 'description', maxlength: 5000, 'aria-describedby': 'err-description' })),
     el('div', { class: 'grid-2' },
-      field('city', 'Ciudad', el('input', { id: 'job-city', name: 'city', type: 'text', required: true, maxlength: 120, value: session.user.city || c.city || '' })),
-      field('neighborhood', 'Barrio (opcional)', el('input', { id: 'job-neighborhood', name: 'neighborhood', type: 'text', maxlength: 120 }))),
-    el('button', { class: 'btn', type: 'submit' }, 'Solicitar trabajo'));
+      fieldOf('city', 'Ciudad', el('input', { id: 'job-city', name: 'city', type: 'text', required: true, maxlength: 120, value: session.user.city || c.city || '', 'aria-describedby': 'err-city' })),
+      fieldOf('neighborhood', 'Barrio (opcional)', el('input', { id: 'job-neighborhood', name: 'neighborhood', type: 'text', maxlength: 120, 'aria-describedby': 'err-neighborhood' }))),
+    alert, submit);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clearFieldErrors(form);
+    showAlert(alert, '');
     const data = Object.fromEntries(new FormData(form));
     const title = data.title.trim();
     if (title.length < 3) {
@@ -133,25 +140,42 @@ async function requestSection(c) {
       return;
     }
     try {
-      const r = await api('POST', '/api/jobs', {
+      const r = await busy(submit, () => api('POST', '/api/jobs', {
         title, description: data.description, serviceId: data.serviceId,
         city: data.city.trim(), neighborhood: data.neighborhood.trim(), camelloId: id,
-      });
-      form.replaceWith(el('div', { class: 'alert ok', role: 'status' },
-        'Solicitud enviada. ', el('a', { href: '/trabajos.html#job-' + (r.job && r.job.id) }, 'Ver mis trabajos'), '.'));
+      }));
+      const done = el('div', { class: 'alert ok', role: 'status', tabindex: '-1' },
+        `Solicitud enviada a ${c.name}. `, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(r.job && r.job.id) }, 'Ver el trabajo'));
+      form.replaceWith(done);
+      done.focus({ preventScroll: true });
+      done.scrollIntoView({ block: 'nearest' });
+      toast('Solicitud enviada.');
     } catch (e) {
       formError(form, alert, e);
     }
   });
-  box.append(alert, form);
+  box.append(form);
   return box;
+}
+
+// stickyAction is the primary action kept at hand on phones.
+function stickyAction() {
+  const go = (sel) => () => { const t = $(sel); t?.scrollIntoView({ behavior: 'smooth', block: 'start' }); t?.querySelector('input,select,button')?.focus({ preventScroll: true }); };
+  let main;
+  if (!session) main = el('a', { class: 'btn', href: signInURL() }, 'Ingresa para solicitar');
+  else if (session.user.role === 'CLIENTE') main = el('button', { class: 'btn', type: 'button', onclick: go('#request') }, 'Solicitar trabajo');
+  else if (session.camello && session.camello.id === id) main = el('a', { class: 'btn', href: '/cuenta.html#perfil' }, 'Editar mi perfil');
+  else return null;
+  document.body.classList.add('has-cta');
+  return el('div', { class: 'sticky-cta' }, main,
+    session ? el('button', { class: 'btn secondary', type: 'button', onclick: go('#slots') }, 'Ver horarios') : null);
 }
 
 async function main() {
   session = await renderChrome();
   const root = $('#profile');
   if (!id) {
-    root.replaceChildren(el('p', {}, 'Falta el camello. ', el('a', { href: '/' }, 'Volver al inicio')));
+    root.replaceChildren(el('h1', {}, 'Falta el camello'), el('p', {}, el('a', { href: '/' }, 'Volver al inicio')));
     return;
   }
   try {
@@ -160,6 +184,7 @@ async function main() {
   } catch (e) {
     root.replaceChildren(el('h1', {}, e.status === 404 ? 'Camello no encontrado' : 'No se pudo cargar el perfil'),
       el('p', {}, el('a', { href: '/' }, 'Volver al inicio')));
+    root.removeAttribute('aria-busy');
     return;
   }
   document.title = `${camello.name} · Camellos`;
@@ -167,7 +192,9 @@ async function main() {
   root.replaceChildren(header(camello),
     // In reading order (phones); wide screens place them in two columns.
     el('div', { class: 'profile-grid' }, about(camello), req, slots, rev));
-  showAlert($('#alert'), '');
+  root.removeAttribute('aria-busy');
+  const cta = stickyAction();
+  if (cta) $('main').append(cta);
 }
 
 main();

@@ -1,33 +1,44 @@
-// Home: natural-language search turned into removable filter chips, the
-// categories, and the paginated list of active camellos.
-import { api, el, $, renderChrome, showAlert, stars, ratingOf, avatar, fmtDay, renderPager } from './app.js';
+// Home: natural-language search turned into removable filter chips (the
+// same thing said twice is one chip), the categories, and the list of
+// active camellos with "Ver más". An understood date becomes a chip too:
+// signed in, each camello says whether it has free slots that day.
+import {
+  api, el, $, me, renderChrome, showAlert, stars, ratingOf, avatar, fmtDay, renderMore, signInURL,
+} from './app.js';
 
 const PER_PAGE = 12;
 // filters: {q, category, service, city, trade}; labels: what each chip shows.
 let filters = {};
 let labels = {};
 let page = 1;
+let shown = 0;
 let categories = [];
-// notes: what the search understood that is not a filter (when, urgency).
+// when: {from, to} understood from the search; notes: barrio, urgency.
+let when = null;
 let notes = [];
+let session = null;
 
 function readURL() {
   const p = new URLSearchParams(location.search);
   filters = {};
   for (const k of ['q', 'category', 'service', 'city', 'trade']) if (p.get(k)) filters[k] = p.get(k);
-  page = Math.max(1, parseInt(p.get('page') || '1', 10) || 1);
+  const f = p.get('from');
+  const t = p.get('to');
+  when = f && t && !Number.isNaN(Date.parse(f)) && !Number.isNaN(Date.parse(t)) ? { from: f, to: t } : null;
 }
 
 function writeURL() {
   const p = new URLSearchParams(filters);
-  if (page > 1) p.set('page', page);
+  if (when) { p.set('from', when.from); p.set('to', when.to); }
   const qs = p.toString();
   history.replaceState(null, '', qs ? '?' + qs : location.pathname);
 }
 
-const chipNames = { q: 'Palabras', category: 'Categoría', service: 'Servicio', city: 'Ciudad', trade: 'Oficio' };
+const chipNames = { q: 'Palabras', category: 'Categoría', service: 'Servicio', city: 'Ciudad', trade: 'Oficio', when: 'Fecha' };
+const norm = (s) => String(s || '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim();
 
 function chipLabel(k) {
+  if (k === 'when') return fmtDay(when.from);
   if (labels[k]) return labels[k];
   if (k === 'category') {
     const c = categories.find((x) => x.id === filters.category);
@@ -36,18 +47,41 @@ function chipLabel(k) {
   return filters[k];
 }
 
+// chips groups the filters whose labels say the same thing ("Plomería" as
+// category and as trade): one chip removes them all.
+function chips() {
+  const groups = [];
+  for (const k of [...Object.keys(filters), ...(when ? ['when'] : [])]) {
+    const label = chipLabel(k);
+    const stem = norm(label).replace(/(ero|era|eria|ia|es|s)$/, '');
+    const g = groups.find((x) => x.stem === stem && stem.length > 2);
+    if (g) g.keys.push(k); else groups.push({ stem, label, keys: [k] });
+  }
+  return groups;
+}
+
+function removeChip(keys) {
+  for (const k of keys) {
+    if (k === 'when') when = null;
+    delete filters[k];
+    delete labels[k];
+  }
+  refresh();
+  $('#q').focus();
+}
+
 function renderChips() {
   const box = $('#understood');
-  const keys = Object.keys(filters);
-  if (!keys.length) { box.replaceChildren(); notes = []; return; }
+  const groups = chips();
+  if (!groups.length) { box.replaceChildren(); return; }
   box.replaceChildren(
-    el('p', { class: 'hint', style: 'margin-top:.75rem' }, 'Entendimos:'),
-    el('ul', { class: 'chips', id: 'chips' }, keys.map((k) => el('li', { class: 'chip', 'data-filter': k },
-      el('span', {}, `${chipNames[k]}: ${chipLabel(k)}`),
-      el('button', {
-        type: 'button', 'aria-label': `Quitar filtro ${chipNames[k]}: ${chipLabel(k)}`,
-        onclick: () => { delete filters[k]; delete labels[k]; page = 1; refresh(); $('#q').focus(); },
-      }, '×')))),
+    el('p', { class: 'hint', id: 'chips-title' }, 'Entendimos:'),
+    el('ul', { class: 'chips', id: 'chips', 'aria-labelledby': 'chips-title' }, groups.map((g) => {
+      const name = g.keys.length > 1 ? g.label : `${chipNames[g.keys[0]]}: ${g.label}`;
+      return el('li', { class: 'chip', 'data-filter': g.keys.join(' ') },
+        el('span', {}, name),
+        el('button', { type: 'button', 'aria-label': `Quitar filtro ${name}`, onclick: () => removeChip(g.keys) }, '×'));
+    })),
     ...(notes.length ? [el('p', { class: 'hint' }, 'También entendimos: ' + notes.join(', ') + '.')] : []));
 }
 
@@ -59,7 +93,6 @@ function renderCategories() {
       onclick: () => {
         if (c.id) filters.category = c.id; else delete filters.category;
         delete labels.category;
-        page = 1;
         refresh();
       },
     }, c.name))));
@@ -68,24 +101,37 @@ function renderCategories() {
 function card(c) {
   const r = ratingOf(c);
   const href = '/camello.html?id=' + encodeURIComponent(c.id);
-  return el('li', { class: 'card camello-card' },
-    avatar(c.photo, c.name),
+  return el('li', { class: 'card camello-card', 'data-id': c.id },
+    avatar(c.photo, c.name, false, shown < 3),
     el('div', {},
       el('h3', {}, el('a', { href, class: 'stretch' }, c.name), ' ', c.premium ? el('span', { class: 'premium' }, 'Premium') : null),
       el('p', { class: 'trades' }, (c.trades || []).join(' · ')),
       el('div', { class: 'meta' },
         el('span', {}, [c.city, c.neighborhood].filter(Boolean).join(', ')),
-        stars(r.average, r.count))));
+        stars(r.average, r.count)),
+      when ? el('p', { class: 'when-note', 'data-when': c.id }, session ? el('span', { class: 'muted' }, 'Consultando horarios…') : null) : null));
 }
 
-function showPager(total) {
-  renderPager($('#pager'), page, total, PER_PAGE, (p) => { page = p; refresh(); $('#results-title').scrollIntoView(); });
+// markFree says on each card whether the camello has free slots in the
+// understood time (signed in: the slots need a session).
+async function markFree(items) {
+  if (!when || !session) return;
+  const q = new URLSearchParams({ from: new Date(Math.max(Date.parse(when.from), Date.now())).toISOString(), to: when.to });
+  await Promise.all(items.map(async (c) => {
+    const box = document.querySelector(`[data-when="${CSS.escape(c.id)}"]`);
+    if (!box) return;
+    try {
+      const r = await api('GET', `/api/camellos/${encodeURIComponent(c.id)}/slots?${q}`);
+      const n = (r.slots || []).length;
+      box.replaceChildren(el('span', { class: n ? 'free-badge' : 'free-badge none' },
+        n ? `${n} ${n === 1 ? 'horario libre' : 'horarios libres'} ese día` : 'Sin horarios libres ese día'));
+    } catch (e) {
+      box.replaceChildren();
+    }
+  }));
 }
 
-async function refresh() {
-  writeURL();
-  renderChips();
-  renderCategories();
+async function load(append) {
   const p = new URLSearchParams(filters);
   p.set('page', page);
   p.set('perPage', PER_PAGE);
@@ -96,10 +142,15 @@ async function refresh() {
     const items = r.camellos || [];
     const total = r.total ?? items.length;
     $('#results-count').textContent = total === 1 ? '1 camello encontrado' : `${total} camellos encontrados`;
-    list.replaceChildren(...items.map(card));
-    if (!items.length) list.append(el('li', { class: 'empty card' }, 'No encontramos camellos con esos filtros. Quita alguno para ver más.'));
-    showPager(total);
+    if (!append) { list.replaceChildren(); shown = 0; }
+    for (const c of items) { list.append(card(c)); shown++; }
+    if (!shown) list.append(el('li', { class: 'empty card' }, 'No encontramos camellos con esos filtros. Quita alguno para ver más.'));
+    if (when && !session && !append) {
+      list.before(el('p', { class: 'hint when-hint' }, el('a', { href: signInURL() }, 'Ingresa'), ` para ver quién tiene horarios libres el ${fmtDay(when.from)}.`));
+    }
+    renderMore($('#more'), shown, total, async () => { page++; await load(true); });
     showAlert($('#alert'), '');
+    markFree(items);
   } catch (e) {
     showAlert($('#alert'), e.message);
   } finally {
@@ -107,10 +158,20 @@ async function refresh() {
   }
 }
 
+function refresh() {
+  page = 1;
+  document.querySelector('.when-hint')?.remove();
+  writeURL();
+  renderChips();
+  renderCategories();
+  return load(false);
+}
+
 async function search(ev) {
   ev.preventDefault();
   const query = $('#q').value.trim();
-  if (!query) { filters = {}; labels = {}; page = 1; refresh(); return; }
+  notes = [];
+  if (!query) { filters = {}; labels = {}; when = null; refresh(); return; }
   try {
     const { interpretation: it } = await api('POST', '/api/search/interpret', { query });
     filters = {}; labels = {};
@@ -121,7 +182,8 @@ async function search(ev) {
     if (it.city) filters.city = it.city;
     if (it.trades && it.trades.length) filters.trade = it.trades[0];
     if (it.keywords && it.keywords.length) filters.q = it.keywords.join(' ');
-    if (!Object.keys(filters).length) filters.q = query;
+    if (!Object.keys(filters).length && !(it.when && it.when.from)) filters.q = query;
+    when = it.when && it.when.from && it.when.to ? { from: it.when.from, to: it.when.to } : null;
     if (filters.service) {
       api('GET', '/api/services?category=' + encodeURIComponent(filters.category || ''))
         .then((s) => {
@@ -129,26 +191,25 @@ async function search(ev) {
           if (found) { labels.service = found.name; renderChips(); }
         }).catch(() => {});
     }
-    notes = [];
     if (it.neighborhood) notes.push(`barrio ${it.neighborhood}`);
-    if (it.when && it.when.from) notes.push(`para el ${fmtDay(it.when.from)}`);
     if (it.urgent) notes.push('urgente');
   } catch (e) {
-    filters = { q: query }; labels = {}; notes = [];
+    filters = { q: query }; labels = {}; when = null;
   }
-  page = 1;
   refresh();
 }
 
 async function main() {
-  renderChrome();
   readURL();
   if (filters.q) $('#q').value = filters.q;
   $('#search-form').addEventListener('submit', search);
-  try {
-    const r = await api('GET', '/api/categories');
+  renderChrome();
+  api('GET', '/api/categories').then((r) => {
     categories = r.categories || [];
-  } catch (e) { categories = []; }
+    renderCategories();
+    renderChips();
+  }).catch(() => {});
+  session = await me().catch(() => null);
   refresh();
 }
 

@@ -1,11 +1,12 @@
 // Sign-in (POST /api/auth/login sets the session cookie).
-import { api, $, renderChrome, showAlert, formError, clearFieldErrors, safeNext } from './app.js';
+import { api, $, renderChrome, showAlert, formError, clearFieldErrors, safeNext, busy } from './app.js';
 
 const form = $('#form');
 
 form.addEventListener('submit', async (ev) => {
   ev.preventDefault();
   clearFieldErrors(form);
+  showAlert($('#alert'), '');
   const email = $('#email').value.trim();
   const password = $('#password').value;
   const errs = {};
@@ -13,7 +14,7 @@ form.addEventListener('submit', async (ev) => {
   if (!password) errs.password = ['Escribe tu contraseña'];
   if (Object.keys(errs).length) { formError(form, $('#alert'), { fieldErrors: errs }); return; }
   try {
-    await api('POST', '/api/auth/login', { email, password });
+    await busy(form.querySelector('button[type=submit]'), () => api('POST', '/api/auth/login', { email, password }), 'Ingresando…');
     location.href = safeNext('/');
   } catch (e) {
     formError(form, $('#alert'), e);

@@ -1,14 +1,17 @@
 // Notifications: inbox with unread count, mark read, preferences, and Web
 // Push activation (service worker + VAPID subscription).
-import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread, renderPager } from './app.js';
+import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread, renderMore, toast } from './app.js';
 
 const PER_PAGE = 20;
 let page = 1;
+let shown = 0;
 
 const KINDS = {
   JOB_ASSIGNED: 'Trabajo asignado', JOB_CANCELLED: 'Trabajo cancelado', JOB_STATUS: 'Cambios de estado de trabajos',
   APPOINTMENT_BOOKED: 'Citas reservadas', APPOINTMENT_REMINDER: 'Recordatorios de citas',
   CAMELLO_STATUS: 'Estado de mi perfil', ADMIN_MESSAGE: 'Mensajes de Camellos',
+  APPOINTMENT_RESCHEDULED: 'Citas reprogramadas', QUOTE_RECEIVED: 'Cotizaciones recibidas',
+  QUOTE_ACCEPTED: 'Cotizaciones aceptadas', QUOTE_REJECTED: 'Cotizaciones no elegidas', MESSAGE: 'Mensajes de trabajos',
 };
 
 function setCount(n) {
@@ -23,32 +26,40 @@ async function markRead(n) {
   } catch (e) { /* opening the link still works */ }
 }
 
-async function refresh() {
+function item(n) {
+  const unread = !n.readAt;
+  const li = el('li', { class: 'card notif' + (unread ? ' unread' : ''), 'data-kind': n.kind, 'data-id': n.id },
+    el('div', { class: 'row' },
+      el('h2', { style: 'margin:0;font-size:1.05rem' }, unread ? el('span', { class: 'visually-hidden' }, 'No leída: ') : null, n.title),
+      el('span', { class: 'muted' }, fmtDate(n.createdAt))),
+    n.body ? el('p', { style: 'margin:.3rem 0' }, n.body) : null,
+    el('div', { class: 'actions' },
+      n.url ? el('a', { class: 'btn small secondary', href: n.url, onclick: () => { if (unread) markRead(n); } }, 'Ver') : null,
+      unread ? el('button', {
+        class: 'btn small', type: 'button',
+        onclick: async () => { await markRead(n); li.replaceWith(item({ ...n, readAt: new Date().toISOString() })); },
+      }, 'Marcar como leída') : null));
+  return li;
+}
+
+async function load(append) {
   const ul = $('#inbox');
   try {
     const r = await api('GET', `/api/notifications?page=${page}&perPage=${PER_PAGE}`);
     setCount(r.unread || 0);
     const items = r.notifications || [];
-    ul.replaceChildren(...items.map((n) => {
-      const unread = !n.readAt;
-      return el('li', { class: 'card notif' + (unread ? ' unread' : ''), 'data-kind': n.kind },
-        el('div', { class: 'row' },
-          el('h2', { style: 'margin:0;font-size:1.05rem' }, unread ? el('span', { class: 'visually-hidden' }, 'No leída: ') : null, n.title),
-          el('span', { class: 'muted' }, fmtDate(n.createdAt))),
-        n.body ? el('p', { style: 'margin:.3rem 0' }, n.body) : null,
-        el('div', { class: 'actions' },
-          n.url ? el('a', { class: 'btn small secondary', href: n.url, onclick: () => { if (unread) markRead(n); } }, 'Ver') : null,
-          unread ? el('button', {
-            class: 'btn small', type: 'button',
-            onclick: async () => { await markRead(n); refresh(); },
-          }, 'Marcar como leída') : null));
-    }));
-    if (!items.length) ul.append(el('li', { class: 'card empty' }, 'No tienes notificaciones.'));
-    renderPager($('#pager'), page, r.total, PER_PAGE, (p) => { page = p; refresh(); });
+    if (!append) { ul.replaceChildren(); shown = 0; }
+    for (const n of items) { ul.append(item(n)); shown++; }
+    if (!shown) ul.append(el('li', { class: 'card empty' }, 'No tienes notificaciones.'));
+    renderMore($('#more'), shown, r.total, async () => { page++; await load(true); });
   } catch (e) {
     showAlert($('#alert'), e.message);
+  } finally {
+    ul.removeAttribute('aria-busy');
   }
 }
+
+function refresh() { page = 1; return load(false); }
 
 async function loadPrefs() {
   const box = $('#prefs');
@@ -60,14 +71,16 @@ async function loadPrefs() {
     box.replaceChildren(el('p', { class: 'muted' }, e.message));
     return;
   }
-  const kinds = [...new Set([...Object.keys(KINDS), ...Object.keys(prefs)])];
+  // The service says which kinds it knows; the labels only name them.
+  const known = Object.keys(prefs);
+  const kinds = known.length ? [...Object.keys(KINDS).filter((k) => known.includes(k)), ...known.filter((k) => !KINDS[k])] : Object.keys(KINDS);
   // Reminders always reach the inbox: that box cannot be switched off.
   const locked = (k, ch) => k === 'APPOINTMENT_REMINDER' && ch === 'inApp';
-  const cell = (k, ch) => el('td', {}, el('input', {
+  const cell = (k, ch) => el('td', {}, el('label', {}, el('input', {
     type: 'checkbox', name: `${k}.${ch}`, id: `p-${k}-${ch}`, checked: (prefs[k] || {})[ch] !== false,
     disabled: locked(k, ch), title: locked(k, ch) ? 'Este aviso no se puede desactivar' : null,
     'aria-label': `${KINDS[k] || k}: ${{ inApp: 'en la aplicación', push: 'push', email: 'correo' }[ch]}`,
-  }));
+  })));
   box.replaceChildren(el('table', { class: 'prefs' },
     el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Tipo'), el('th', { scope: 'col' }, 'En la app'), el('th', { scope: 'col' }, 'Push'), el('th', { scope: 'col' }, 'Correo'))),
     el('tbody', {}, kinds.map((k) => el('tr', {}, el('th', { scope: 'row' }, KINDS[k] || k), cell(k, 'inApp'), cell(k, 'push'), cell(k, 'email'))))));
@@ -83,9 +96,10 @@ async function savePrefs(ev) {
   }
   try {
     await api('PUT', '/api/notifications/preferences', { preferences: prefs });
-    showAlert($('#alert'), 'Preferencias guardadas.', 'ok');
+    showAlert($('#prefs-msg'), 'Preferencias guardadas.', 'ok');
+    toast('Preferencias guardadas.');
   } catch (e) {
-    showAlert($('#alert'), e.message);
+    showAlert($('#prefs-msg'), e.message, 'error');
   }
 }
 
@@ -97,27 +111,60 @@ function urlB64ToBytes(s) {
 
 const b64url = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
+// withTimeout rejects with a Spanish message when a browser step hangs.
+function withTimeout(p, ms, what) {
+  let t;
+  return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(Object.assign(new Error(what), { spanish: true })), ms); })]).finally(() => clearTimeout(t));
+}
+
+// pushError turns a browser's (English) error into Spanish.
+function pushError(e) {
+  if (e instanceof Error && e.status !== undefined) return e.message; // our API, already in Spanish
+  switch (e && e.name) {
+    case 'NotAllowedError': return 'El navegador no permite notificaciones para este sitio. Actívalas en la configuración del sitio y vuelve a intentarlo.';
+    case 'AbortError': return 'El servicio de notificaciones del navegador no respondió. Inténtalo de nuevo en un momento.';
+    case 'InvalidStateError': return 'El navegador no pudo preparar las notificaciones. Recarga la página y vuelve a intentarlo.';
+    case 'NotSupportedError': return 'Este navegador no permite notificaciones push.';
+    case 'InvalidAccessError': return 'La clave del servicio no es válida. Avísanos para revisarlo.';
+    default: return e && e.spanish ? e.message : 'No se pudieron activar las notificaciones. Inténtalo de nuevo más tarde.';
+  }
+}
+
 async function enablePush() {
   const out = $('#push-status');
-  if (!('serviceWorker' in navigator) || !('PushManager' in window)) {
-    out.textContent = 'Tu navegador no permite notificaciones push.';
+  const btn = $('#push-btn');
+  if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) {
+    showAlert(out, 'Tu navegador no permite notificaciones push.', 'error', false);
     return;
   }
+  btn.disabled = true;
+  showAlert(out, 'Activando notificaciones…', 'ok');
   try {
-    const perm = await Notification.requestPermission();
-    if (perm !== 'granted') { out.textContent = 'No diste permiso para mostrar notificaciones.'; return; }
-    const reg = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
-    await navigator.serviceWorker.ready;
+    const perm = await withTimeout(Notification.requestPermission(), 60000, 'No respondiste a la pregunta del navegador. Vuelve a intentarlo.');
+    if (perm !== 'granted') {
+      showAlert(out, perm === 'denied'
+        ? 'Bloqueaste las notificaciones para este sitio. Permítelas en la configuración del navegador (candado junto a la dirección) y vuelve a intentarlo.'
+        : 'No diste permiso para mostrar notificaciones.', 'error', false);
+      return;
+    }
+    const reg = await withTimeout(navigator.serviceWorker.register('/sw.js', { scope: '/' }).then(() => navigator.serviceWorker.ready), 15000,
+      'El navegador tardó demasiado en preparar las notificaciones. Recarga la página y vuelve a intentarlo.');
     const { publicKey } = await api('GET', '/api/notifications/push/public-key');
     let sub = await reg.pushManager.getSubscription();
-    if (!sub) sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: urlB64ToBytes(publicKey) });
+    if (!sub) {
+      sub = await withTimeout(reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: urlB64ToBytes(publicKey) }), 20000,
+        'El servicio de notificaciones del navegador no respondió. Revisa tu conexión y vuelve a intentarlo.');
+    }
     await api('POST', '/api/notifications/push/subscribe', {
       endpoint: sub.endpoint,
       keys: { p256dh: b64url(sub.getKey('p256dh')), auth: b64url(sub.getKey('auth')) },
     });
-    out.textContent = 'Notificaciones activadas en este dispositivo.';
+    showAlert(out, 'Notificaciones activadas en este dispositivo.', 'ok');
+    toast('Notificaciones activadas.');
   } catch (e) {
-    out.textContent = 'No se pudieron activar las notificaciones: ' + e.message;
+    showAlert(out, pushError(e), 'error', false);
+  } finally {
+    btn.disabled = false;
   }
 }
 
@@ -125,12 +172,13 @@ async function main() {
   renderChrome();
   await requireSession();
   $('#read-all').addEventListener('click', async () => {
-    try { await api('POST', '/api/notifications/read-all'); refresh(); } catch (e) { showAlert($('#alert'), e.message); }
+    try { await api('POST', '/api/notifications/read-all'); await refresh(); toast('Todas las notificaciones quedaron leídas.'); } catch (e) { showAlert($('#push-status'), e.message, 'error'); }
   });
   $('#push-btn').addEventListener('click', enablePush);
   $('#prefs-form').addEventListener('submit', savePrefs);
-  refresh();
-  loadPrefs();
+  // The preferences appear once the inbox above them is drawn: nothing jumps.
+  await Promise.all([refresh(), loadPrefs()]);
+  $('#prefs-box').hidden = false;
 }
 
 main();

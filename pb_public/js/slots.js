@@ -1,5 +1,6 @@
-// Free slots grouped by day; shared by the profile and "Mis trabajos".
-import { api, el, fmtDay, fmtTime } from './app.js';
+// Free slots grouped by day; shared by the profile, "Mis trabajos" and the
+// agenda (rescheduling).
+import { api, el, fmtDay, fmtTime, tzLong } from './app.js';
 
 /** loadSlots returns the free slots of a camello for the next days. */
 export async function loadSlots(camelloId, days = 7) {
@@ -11,10 +12,10 @@ export async function loadSlots(camelloId, days = 7) {
 }
 
 /**
- * renderSlots draws slots grouped by day. With onPick each slot is a button
- * that books it; without, a plain list.
+ * renderSlots draws slots grouped by day, with the time zone they are
+ * shown in. With onPick each slot is a button; without, a plain list.
  */
-export function renderSlots(slots, onPick) {
+export function renderSlots(slots, onPick, verb = 'Reservar') {
   if (!slots.length) return el('p', { class: 'muted' }, 'No hay horarios libres en los próximos días.');
   const byDay = new Map();
   for (const s of slots) {
@@ -22,7 +23,7 @@ export function renderSlots(slots, onPick) {
     if (!byDay.has(d)) byDay.set(d, []);
     byDay.get(d).push(s);
   }
-  const box = el('div', { class: 'slot-list' });
+  const box = el('div', { class: 'slot-list' }, el('p', { class: 'hint tz-label' }, `Horas en ${tzLong()}.`));
   let first = true;
   for (const [day, list] of byDay) {
     // One folding section per day, the first one open.
@@ -30,18 +31,24 @@ export function renderSlots(slots, onPick) {
     first = false;
     details.append(el('summary', {}, `${day} `, el('span', { class: 'muted' }, `(${list.length} ${list.length === 1 ? 'horario' : 'horarios'})`)));
     box.append(details);
-    details.append(el('ul', { class: 'slots' }, list.map((s) => onPick
+    details.append(el('ul', { class: 'slots' }, list.map((s) => (onPick
       ? el('li', {}, el('button', {
         type: 'button', 'data-start': s.start,
-        'aria-label': `Reservar ${day} a las ${fmtTime(s.start)}`,
+        'aria-label': `${verb} ${day} a las ${fmtTime(s.start)}`,
         onclick: (ev) => onPick(s, ev.currentTarget),
       }, fmtTime(s.start)))
-      : el('li', { class: 'static', 'data-start': s.start }, `${fmtTime(s.start)}–${fmtTime(s.end)}`))));
+      : el('li', { class: 'static', 'data-start': s.start }, `${fmtTime(s.start)}–${fmtTime(s.end)}`)))));
   }
   return box;
 }
 
-/** book creates an appointment for a job at a slot's start. */
-export function book(jobId, start) {
-  return api('POST', `/api/jobs/${encodeURIComponent(jobId)}/appointments`, { start });
+/** book creates an appointment (or a weekly series) for a job at a slot's start. */
+export function book(jobId, start, repeat) {
+  return api('POST', `/api/jobs/${encodeURIComponent(jobId)}/appointments`, repeat ? { start, repeat } : { start });
+}
+
+/** conflictsText lists the starts a series could not take (409 issues.conflicts). */
+export function conflictsText(err) {
+  const c = (err.issues && err.issues.conflicts) || [];
+  return c.length ? ' Ocupados: ' + c.map((x) => `${fmtDay(x.start || x)} ${fmtTime(x.start || x)}`).join('; ') + '.' : '';
 }

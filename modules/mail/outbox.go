@@ -1,0 +1,349 @@
+package mail
+
+import (
+	"context"
+	"crypto/x509"
+	"database/sql"
+	"errors"
+	"net/mail"
+	"sync"
+	"time"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
+
+// Collection is the outbox this package owns: every mail is written here
+// before it is sent, so neither an SMTP failure nor a restart loses it.
+const Collection = "mail_outbox"
+
+// Outbox states.
+const (
+	StatusPending = "PENDIENTE"
+	StatusSent    = "ENVIADO"
+	StatusFailed  = "FALLIDO"
+)
+
+// Options tune the delivery of one app; set them with SetOptions before
+// Register (tests do it through a testkit option). Zero fields take the
+// defaults.
+type Options struct {
+	// Backoff are the waits before each retry of a failed mail (default
+	// 10 s, 30 s, 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 4 h); after the
+	// last one the mail is marked FALLIDO.
+	Backoff []time.Duration
+	// Poll is how often the outbox is read for due mails besides the wake-ups
+	// of new mails (default 30 s): retries, and mails queued by another
+	// process (the CLI) or before a restart.
+	Poll time.Duration
+	// RootCAs verify the SMTP server's certificate (default: the system
+	// trust store). Tests inject their own certificate authority.
+	RootCAs *x509.CertPool
+}
+
+const (
+	optionsKey = "mail.options"
+	workerKey  = "mail.worker"
+	// lease is how long a claimed mail is left alone by other senders.
+	lease = 2 * time.Minute
+	// keepSent is how long sent mails stay in the outbox (bodies emptied).
+	keepSent = 7 * 24 * time.Hour
+)
+
+// SetOptions stores delivery options for app; call it before Register.
+func SetOptions(app core.App, o Options) { app.Store().Set(optionsKey, o) }
+
+func optionsOf(app core.App) Options {
+	o, _ := app.Store().Get(optionsKey).(Options)
+	if o.Backoff == nil {
+		o.Backoff = []time.Duration{10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute,
+			15 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 4 * time.Hour}
+	}
+	if o.Poll <= 0 {
+		o.Poll = 30 * time.Second
+	}
+	return o
+}
+
+// Message is one mail to one person.
+type Message struct {
+	UserID  string // the addressee's user id ("" for none); erasure drops their mails
+	Kind    string // template kind, for the logs
+	To      mail.Address
+	Subject string
+	HTML    string
+	Text    string
+	Headers map[string]string
+}
+
+// Enabled reports whether mail goes out at all: SMTP_HOST is set (applied
+// to PocketBase's settings at start) or SMTP was switched on by hand in the
+// dashboard.
+func Enabled(app core.App) bool { return app.Settings().SMTP.Enabled }
+
+// Queue writes m to the outbox with app (which may be a transaction: the
+// mail then exists only if the caller's write commits) and wakes the
+// sender once it is committed. Nothing is written when mail is disabled.
+func Queue(app core.App, m Message) error {
+	if !Enabled(app) {
+		return nil
+	}
+	if _, err := insert(app, m, time.Now()); err != nil {
+		return err
+	}
+	if tx := app.TxInfo(); tx != nil {
+		tx.OnComplete(func(txErr error) error {
+			if txErr == nil {
+				workerOf(app).wake()
+			}
+			return nil
+		})
+		return nil
+	}
+	workerOf(app).wake()
+	return nil
+}
+
+// EraseUser deletes every mail of a user still in the outbox (account
+// erasure): their address leaves with them.
+func EraseUser(app core.App, userID string) error {
+	_, err := app.DB().Delete(Collection, dbx.HashExp{"user": userID}).Execute()
+	return err
+}
+
+func insert(app core.App, m Message, next time.Time) (*core.Record, error) {
+	col, err := app.FindCachedCollectionByNameOrId(Collection)
+	if err != nil {
+		return nil, err
+	}
+	rec := core.NewRecord(col)
+	rec.Set("user", m.UserID)
+	rec.Set("kind", m.Kind)
+	rec.Set("toAddress", m.To.Address)
+	rec.Set("toName", m.To.Name)
+	rec.Set("subject", m.Subject)
+	rec.Set("html", m.HTML)
+	rec.Set("text", m.Text)
+	if m.Headers == nil {
+		m.Headers = map[string]string{}
+	}
+	if _, ok := m.Headers["Message-ID"]; !ok {
+		m.Headers["Message-ID"] = messageID(Sender(app).Address)
+	}
+	rec.Set("headers", m.Headers)
+	rec.Set("status", StatusPending)
+	rec.Set("attempts", 0)
+	rec.Set("nextAttemptAt", next.UTC())
+	return rec, app.Save(rec)
+}
+
+// row is an outbox record as the sender reads it.
+type row struct {
+	ID            string `db:"id"`
+	UserID        string `db:"user"`
+	Kind          string `db:"kind"`
+	ToAddress     string `db:"toAddress"`
+	ToName        string `db:"toName"`
+	Subject       string `db:"subject"`
+	HTML          string `db:"html"`
+	Text          string `db:"text"`
+	Headers       string `db:"headers"`
+	Attempts      int    `db:"attempts"`
+	NextAttemptAt string `db:"nextAttemptAt"`
+}
+
+// attempt sends one claimed mail and records the outcome: sent (bodies
+// emptied: a reset link must not outlive its delivery in the database),
+// retried later with backoff, or given up after the last retry.
+func attempt(app core.App, o Options, r row) {
+	log := app.Logger().With("mail", r.ID, "kind", r.Kind, "user", r.UserID)
+	err := transmit(app, o, outgoing{
+		From: Sender(app), To: mail.Address{Name: r.ToName, Address: r.ToAddress},
+		Subject: r.Subject, HTML: r.HTML, Text: r.Text, Headers: parseHeaders(r.Headers),
+	})
+	now := time.Now().UTC()
+	n := r.Attempts + 1
+	if err == nil {
+		_, uerr := app.DB().Update(Collection, dbx.Params{
+			"status": StatusSent, "sentAt": types.NowDateTime().String(), "attempts": n,
+			"html": "", "text": "", "lastError": "", "updated": types.NowDateTime().String(),
+		}, dbx.HashExp{"id": r.ID}).Execute()
+		if uerr != nil {
+			log.Error("mail: sent but not recorded", "error", uerr.Error())
+		}
+		log.Info("mail: sent", "attempt", n)
+		return
+	}
+	msg := err.Error()
+	if len(msg) > 900 {
+		msg = msg[:900]
+	}
+	params := dbx.Params{"attempts": n, "lastError": msg, "updated": types.NowDateTime().String()}
+	if n > len(o.Backoff) {
+		params["status"] = StatusFailed
+		log.Error("mail: given up", "attempt", n, "permanent", permanent(err), "error", msg)
+	} else {
+		wait := o.Backoff[n-1]
+		next, _ := types.ParseDateTime(now.Add(wait))
+		params["nextAttemptAt"] = next.String()
+		log.Warn("mail: send failed, will retry", "attempt", n, "retryIn", wait.String(), "permanent", permanent(err), "error", msg)
+	}
+	if _, uerr := app.DB().Update(Collection, params, dbx.HashExp{"id": r.ID}).Execute(); uerr != nil {
+		log.Error("mail: outcome not recorded", "error", uerr.Error())
+	}
+	if n <= len(o.Backoff) {
+		workerOf(app).wake()
+	}
+}
+
+// worker is the app's one sender: it sends due mails, sleeping until the
+// next one is due, a new one is queued, or the poll interval passes.
+type worker struct {
+	app    core.App
+	opts   Options
+	wakeCh chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func workerOf(app core.App) *worker {
+	w, _ := app.Store().Get(workerKey).(*worker)
+	return w
+}
+
+func startWorker(app core.App) *worker {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &worker{app: app, opts: optionsOf(app), wakeCh: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+	app.Store().Set(workerKey, w)
+	w.wg.Add(1)
+	go w.loop()
+	return w
+}
+
+func (w *worker) wake() {
+	if w == nil {
+		return
+	}
+	select {
+	case w.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
+func (w *worker) stop() {
+	w.cancel()
+	w.wg.Wait()
+}
+
+func (w *worker) loop() {
+	defer w.wg.Done()
+	lastPurge := time.Time{}
+	for {
+		wait := w.opts.Poll
+		if Enabled(w.app) {
+			if next, ok := w.sendDue(); ok && next < wait {
+				wait = next
+			}
+		}
+		if time.Since(lastPurge) > time.Hour {
+			w.purge()
+			lastPurge = time.Now()
+		}
+		if wait < 10*time.Millisecond {
+			wait = 10 * time.Millisecond
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-w.ctx.Done():
+			t.Stop()
+			return
+		case <-w.wakeCh:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// sendDue sends every due mail, claiming each with one conditional UPDATE
+// (another process on the same data dir never sends it twice), and tells
+// how long until the next one is due.
+func (w *worker) sendDue() (time.Duration, bool) {
+	for w.ctx.Err() == nil {
+		now := types.NowDateTime().String()
+		var rows []row
+		err := w.app.DB().Select("id", "user", "kind", "toAddress", "toName", "subject", "html", "text",
+			"COALESCE(headers, '') AS headers", "attempts", "nextAttemptAt").From(Collection).
+			Where(dbx.HashExp{"status": StatusPending}).
+			AndWhere(dbx.NewExp("nextAttemptAt <= {:now}", dbx.Params{"now": now})).
+			OrderBy("nextAttemptAt").Limit(20).All(&rows)
+		if err != nil {
+			w.app.Logger().Error("mail: outbox read failed", "error", err.Error())
+			return 0, false
+		}
+		if len(rows) == 0 {
+			break
+		}
+		claimedAny := false
+		for _, r := range rows {
+			if w.ctx.Err() != nil {
+				return 0, false
+			}
+			claimed, _ := types.ParseDateTime(time.Now().Add(lease))
+			res, err := w.app.DB().Update(Collection, dbx.Params{"nextAttemptAt": claimed.String()},
+				dbx.HashExp{"id": r.ID, "status": StatusPending, "nextAttemptAt": r.NextAttemptAt}).Execute()
+			if err != nil {
+				continue
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				continue
+			}
+			claimedAny = true
+			attempt(w.app, w.opts, r)
+		}
+		if !claimedAny { // the database refused every claim: try again later
+			return time.Second, true
+		}
+	}
+	var next struct {
+		At string `db:"nextAttemptAt"`
+	}
+	err := w.app.DB().Select("nextAttemptAt").From(Collection).Where(dbx.HashExp{"status": StatusPending}).
+		OrderBy("nextAttemptAt").Limit(1).One(&next)
+	if errors.Is(err, sql.ErrNoRows) || err != nil {
+		return 0, false
+	}
+	at, err := types.ParseDateTime(next.At)
+	if err != nil {
+		return 0, false
+	}
+	return time.Until(at.Time()), true
+}
+
+// purge drops sent mails older than keepSent.
+func (w *worker) purge() {
+	before, _ := types.ParseDateTime(time.Now().Add(-keepSent))
+	_, err := w.app.DB().Delete(Collection, dbx.And(dbx.HashExp{"status": StatusSent},
+		dbx.NewExp("sentAt < {:before}", dbx.Params{"before": before.String()}))).Execute()
+	if err != nil {
+		w.app.Logger().Warn("mail: purge failed", "error", err.Error())
+	}
+}
+
+// WaitIdle blocks until no mail of app is pending and due within the next
+// moment, or timeout passes; it reports whether the outbox drained. Tests
+// use it.
+func WaitIdle(app core.App, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		n, err := app.CountRecords(Collection, dbx.HashExp{"status": StatusPending})
+		if err == nil && n == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

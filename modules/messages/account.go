@@ -1,0 +1,34 @@
+package messages
+
+import (
+	"camellos/internal/userdata"
+	"camellos/modules/camellos"
+	"camellos/modules/jobs"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// bindDataRights contributes the user's conversations to an export: the
+// messages the user wrote and those of the threads the user takes part in
+// (as the job's client, or as the thread's camello). An erasure keeps them
+// for the other party; the author then reads as "Usuario eliminado".
+func bindDataRights(app core.App) {
+	userdata.OnExport(app).BindFunc(func(e *userdata.ExportEvent) error {
+		where := dbx.Or(dbx.HashExp{"author": e.User.Id},
+			dbx.NewExp("job IN (SELECT id FROM "+jobs.Collection+" WHERE client = {:u})", dbx.Params{"u": e.User.Id}))
+		if cam, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.User.Id); err == nil {
+			where = dbx.Or(where, dbx.HashExp{"camello": cam.Id})
+		}
+		recs, err := e.App.FindAllRecords(Collection, where)
+		if err != nil {
+			return err
+		}
+		list, err := JSON(e.App, recs)
+		if err != nil {
+			return err
+		}
+		e.Data["messages"] = list
+		return e.Next()
+	})
+}

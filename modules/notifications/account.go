@@ -1,0 +1,50 @@
+package notifications
+
+import (
+	"camellos/internal/userdata"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// bindDataRights contributes the inbox, the preferences and the push
+// endpoints (never their keys) to a user's export; an erasure deletes
+// them all.
+func bindDataRights(app core.App) {
+	userdata.OnExport(app).BindFunc(func(e *userdata.ExportEvent) error {
+		inbox, err := e.App.FindRecordsByFilter(colNotifications, "user = {:u}", "-created", 0, 0, dbx.Params{"u": e.User.Id})
+		if err != nil {
+			return err
+		}
+		items := make([]map[string]any, 0, len(inbox))
+		for _, r := range inbox {
+			items = append(items, notificationJSON(r))
+		}
+		e.Data["notifications"] = items
+		prefs, err := loadPreferences(e.App, e.User.Id)
+		if err != nil {
+			return err
+		}
+		e.Data["preferences"] = prefs.full()
+		subs, err := e.App.FindAllRecords(colSubscriptions, dbx.HashExp{"user": e.User.Id})
+		if err != nil {
+			return err
+		}
+		list := make([]map[string]any, 0, len(subs))
+		for _, s := range subs {
+			m := subscriptionJSON(s)
+			m["userAgent"] = s.GetString("userAgent")
+			list = append(list, m)
+		}
+		e.Data["pushSubscriptions"] = list
+		return e.Next()
+	})
+	userdata.OnErase(app).BindFunc(func(e *userdata.EraseEvent) error {
+		for _, col := range []string{colNotifications, colPreferences, colSubscriptions} {
+			if _, err := e.App.DB().Delete(col, dbx.HashExp{"user": e.User.Id}).Execute(); err != nil {
+				return err
+			}
+		}
+		return e.Next()
+	})
+}

@@ -1,0 +1,159 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"mime"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// asset is one embedded file ready to serve: its bytes, the gzip form of a
+// text file (nil when compression does not pay), its type and its ETag.
+type asset struct {
+	name  string
+	body  []byte
+	gz    []byte
+	ctype string
+	etag  string
+	// preload lists the modules a page's script imports (pages only), as
+	// versioned URLs for <link rel="modulepreload">.
+	preload []string
+}
+
+// site is the web front of one app: every file of pb_public read and
+// compressed once at boot, and the version that prefixes asset URLs. It is
+// built in Register and held by the route handlers (no package state).
+type site struct {
+	version string
+	files   map[string]*asset
+}
+
+var (
+	importRe    = regexp.MustCompile(`(?m)^import [^;]*? from '\./([^']+)'`)
+	moduleSrcRe = regexp.MustCompile(`<script type="module" src="/([^"]+)"`)
+)
+
+// contentType is the Content-Type of a served file by its extension.
+func contentType(name string) string {
+	switch path.Ext(name) {
+	case ".html":
+		return "text/html; charset=utf-8"
+	case ".js", ".mjs":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".svg":
+		return "image/svg+xml"
+	case ".webmanifest":
+		return "application/manifest+json"
+	case ".json":
+		return "application/json"
+	case ".png":
+		return "image/png"
+	}
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// compressible reports whether a type is text worth gzipping.
+func compressible(ctype string) bool {
+	return strings.HasPrefix(ctype, "text/") || strings.Contains(ctype, "json") ||
+		strings.Contains(ctype, "svg") || strings.Contains(ctype, "javascript")
+}
+
+// gzipBytes compresses b at the best level (done once per file at boot).
+func gzipBytes(b []byte) []byte {
+	var buf bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return buf.Bytes()
+}
+
+// newSite reads every servable file of fsys (Go sources excluded).
+func newSite(fsys fs.FS) (*site, error) {
+	s := &site{files: map[string]*asset{}}
+	h := sha256.New()
+	var names []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".go") {
+			return err
+		}
+		names = append(names, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(b)
+		h.Write([]byte(p))
+		h.Write(sum[:])
+		a := &asset{name: p, body: b, ctype: contentType(p), etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		if compressible(a.ctype) && len(b) > 512 {
+			if z := gzipBytes(b); len(z) < len(b) {
+				a.gz = z
+			}
+		}
+		s.files[p] = a
+	}
+	s.version = hex.EncodeToString(h.Sum(nil)[:6])
+	for _, a := range s.files {
+		if strings.HasSuffix(a.name, ".html") {
+			if m := moduleSrcRe.FindSubmatch(a.body); m != nil {
+				seen := map[string]bool{}
+				s.modules(string(m[1]), seen)
+				delete(seen, string(m[1]))
+				for f := range seen {
+					a.preload = append(a.preload, s.url(f))
+				}
+				sort.Strings(a.preload)
+			}
+		}
+	}
+	return s, nil
+}
+
+// modules collects the JavaScript modules file imports, transitively.
+func (s *site) modules(file string, seen map[string]bool) {
+	if seen[file] {
+		return
+	}
+	seen[file] = true
+	a := s.files[file]
+	if a == nil {
+		return
+	}
+	for _, m := range importRe.FindAllSubmatch(a.body, -1) {
+		s.modules(path.Join(path.Dir(file), string(m[1])), seen)
+	}
+}
+
+// url is the versioned, long-cached URL of an asset.
+func (s *site) url(name string) string { return "/v/" + s.version + "/" + name }
+
+// versioned rewrites the asset URLs of a page (stylesheet, scripts, images,
+// manifest) to their versioned form; relative imports inside the modules
+// then resolve under the same prefix.
+func (s *site) versioned(html string) string {
+	r := strings.NewReplacer(
+		`href="/css/`, `href="/v/`+s.version+`/css/`,
+		`src="/js/`, `src="/v/`+s.version+`/js/`,
+		`src="/img/`, `src="/v/`+s.version+`/img/`,
+		`href="/img/`, `href="/v/`+s.version+`/img/`,
+	)
+	return r.Replace(html)
+}

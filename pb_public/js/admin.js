@@ -1,0 +1,236 @@
+// Admin console (role ADMIN): camellos waiting for review with their
+// documents (approve / reject), open jobs to assign, broadcasts and the
+// legal texts. PocketBase's dashboard (/_/) is a different thing: its
+// superusers edit raw records; this page speaks only to /api/admin.
+import {
+  api, el, $, requireSession, renderChrome, showAlert, formError, clearFieldErrors, fmtDate, avatar, renderMore,
+  confirmDialog, toast, busy, msgBox,
+} from './app.js';
+
+const PER = 20;
+let pendPage = 1;
+let pendShown = 0;
+let openPage = 1;
+let openShown = 0;
+let activeCamellos = null;
+
+function say(box, text, kind = 'ok') { showAlert(box, text, kind, false); toast(text, kind); }
+
+function pendingItem(c) {
+  const msg = msgBox(`pend-msg-${c.id}`);
+  const decide = async (btn, status, text) => {
+    btn.disabled = true;
+    try {
+      await api('PATCH', `/api/admin/camellos/${encodeURIComponent(c.id)}`, { status });
+      li.querySelectorAll('button').forEach((b) => { b.disabled = true; });
+      li.dataset.status = status;
+      say(msg, text);
+    } catch (e) { btn.disabled = false; say(msg, e.message, 'error'); }
+  };
+  const li = el('li', { class: 'card', 'data-id': c.id, 'data-status': c.status },
+    el('div', { class: 'row', style: 'justify-content:flex-start' }, avatar(c.photo, c.name),
+      el('div', {}, el('h3', {}, c.name), el('p', { class: 'muted', style: 'margin:0' }, (c.trades || []).join(' · ')))),
+    el('dl', { class: 'kv' },
+      el('dt', {}, 'Documento'), el('dd', {}, c.documentId || 'No lo indicó'),
+      el('dt', {}, 'Tarjeta profesional'), el('dd', {}, c.professionalCard || 'No la indicó'),
+      el('dt', {}, 'Teléfono'), el('dd', {}, c.phone || '—'),
+      el('dt', {}, 'Ciudad'), el('dd', {}, [c.city, c.neighborhood].filter(Boolean).join(', ') || '—'),
+      el('dt', {}, 'Servicios'), el('dd', {}, (c.services || []).map((s) => s.name).join(', ') || '—'),
+      el('dt', {}, 'Registrado'), el('dd', {}, fmtDate(c.createdAt))),
+    c.description ? el('p', { class: 'doc-list' }, c.description) : null,
+    el('div', { class: 'actions' },
+      el('button', { class: 'btn small', type: 'button', onclick: (ev) => decide(ev.currentTarget, 'ACTIVO', `${c.name} quedó aprobado y publicado.`) }, 'Aprobar'),
+      el('button', {
+        class: 'btn danger small', type: 'button',
+        onclick: async (ev) => {
+          const b = ev.currentTarget;
+          if (await confirmDialog(`¿Rechazar a ${c.name}? Se le avisará y no se publicará.`, 'Sí, rechazar')) decide(b, 'RECHAZADO', `${c.name} quedó rechazado.`);
+        },
+      }, 'Rechazar')),
+    msg);
+  return li;
+}
+
+async function loadPending(append) {
+  const ul = $('#pending');
+  try {
+    const r = await api('GET', `/api/admin/camellos?status=PENDIENTE&page=${pendPage}&perPage=${PER}`);
+    if (!append) { ul.replaceChildren(); pendShown = 0; }
+    for (const c of r.camellos || []) { ul.append(pendingItem(c)); pendShown++; }
+    if (!pendShown) ul.append(el('li', { class: 'empty' }, 'No hay camellos pendientes.'));
+    renderMore($('#pending-more'), pendShown, r.total, async () => { pendPage++; await loadPending(true); });
+  } catch (e) { ul.replaceChildren(el('li', { class: 'muted' }, e.message)); } finally { ul.removeAttribute('aria-busy'); }
+}
+
+async function camellosFor(job) {
+  if (!activeCamellos) {
+    const r = await api('GET', '/api/admin/camellos?status=ACTIVO&perPage=100');
+    activeCamellos = r.camellos || [];
+  }
+  const sid = job.service && job.service.id;
+  const fit = activeCamellos.filter((c) => (c.services || []).some((s) => s.id === sid));
+  return fit.length ? fit : activeCamellos;
+}
+
+function openItem(job) {
+  const msg = msgBox(`open-msg-${job.id}`);
+  const slot = el('div', {});
+  const li = el('li', { class: 'card', 'data-id': job.id },
+    el('h3', {}, job.title),
+    el('p', { class: 'meta' }, el('span', {}, job.service ? job.service.name : ''), el('span', {}, [job.city, job.neighborhood].filter(Boolean).join(', ')),
+      el('span', {}, 'Creado ' + fmtDate(job.createdAt)), job.client ? el('span', {}, 'Cliente: ' + job.client.name) : null),
+    job.description ? el('p', {}, job.description) : null,
+    el('button', {
+      class: 'btn secondary small', type: 'button', 'aria-expanded': 'false',
+      onclick: async (ev) => {
+        const b = ev.currentTarget;
+        if (b.getAttribute('aria-expanded') === 'true') { b.setAttribute('aria-expanded', 'false'); slot.replaceChildren(); return; }
+        b.setAttribute('aria-expanded', 'true');
+        let list = [];
+        try { list = await camellosFor(job); } catch (e) { say(msg, e.message, 'error'); return; }
+        const sel = el('select', { id: `assign-${job.id}`, name: 'camelloId' },
+          list.map((c) => el('option', { value: c.id }, `${c.name} — ${c.city || ''}`)));
+        const f = el('form', { method: 'post', action: '/admin.html', class: 'save-row' },
+          el('div', { class: 'field', style: 'flex:1 1 16rem;margin:0' }, el('label', { for: `assign-${job.id}` }, 'Camello'), sel),
+          el('button', { class: 'btn small', type: 'submit' }, 'Asignar'));
+        f.addEventListener('submit', async (e2) => {
+          e2.preventDefault();
+          try {
+            await busy(f.querySelector('button'), () => api('POST', `/api/admin/jobs/${encodeURIComponent(job.id)}/assign`, { camelloId: sel.value }));
+            const name = sel.selectedOptions[0].textContent.split(' — ')[0];
+            slot.replaceChildren();
+            b.remove();
+            li.dataset.assigned = sel.value;
+            say(msg, `Trabajo asignado a ${name}. Les avisamos a ambos.`);
+          } catch (err) { say(msg, err.message, 'error'); }
+        });
+        slot.replaceChildren(list.length ? f : el('p', { class: 'muted' }, 'No hay camellos activos.'));
+        sel.focus();
+      },
+    }, 'Asignar camello'),
+    slot, msg);
+  return li;
+}
+
+async function loadOpen(append) {
+  const ul = $('#open-jobs');
+  try {
+    const r = await api('GET', `/api/admin/jobs?status=PENDIENTE&page=${openPage}&perPage=${PER}`);
+    if (!append) { ul.replaceChildren(); openShown = 0; }
+    const jobs = r.jobs || [];
+    for (const j of jobs) { openShown++; if (!j.provider) ul.append(openItem(j)); }
+    if (!ul.children.length) ul.append(el('li', { class: 'empty' }, 'No hay trabajos abiertos sin camello.'));
+    renderMore($('#open-more'), openShown, r.total, async () => { openPage++; await loadOpen(true); });
+  } catch (e) { ul.replaceChildren(el('li', { class: 'muted' }, e.message)); } finally { ul.removeAttribute('aria-busy'); }
+}
+
+function broadcast() {
+  const f = $('#bc-form');
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    clearFieldErrors(f);
+    const msg = $('#bc-msg');
+    const d = Object.fromEntries(new FormData(f));
+    const errs = {};
+    if (!d.title.trim()) errs.title = ['Escribe un título'];
+    if (!d.body.trim()) errs.body = ['Escribe el mensaje'];
+    if (Object.keys(errs).length) { formError(f, msg, { fieldErrors: errs }); return; }
+    const body = { title: d.title.trim(), body: d.body.trim() };
+    if (d.url.trim()) body.url = d.url.trim();
+    // The service sends to one role at a time: "Todos" is the three.
+    const roles = d.role ? [d.role] : ['CLIENTE', 'CAMELLOS', 'ADMIN'];
+    const who = d.role ? $('#bc-role').selectedOptions[0].textContent.toLowerCase() : 'todos';
+    if (!await confirmDialog(`¿Enviar «${body.title}» a ${who}?`, 'Sí, enviar')) return;
+    try {
+      const answers = await busy(f.querySelector('button[type=submit]'), () => Promise.all(roles.map((role) => api('POST', '/api/admin/notifications', { ...body, role }))));
+      const queued = answers.reduce((n, r) => n + (r.queued || 0), 0);
+      say(msg, `Aviso en camino a ${queued} ${queued === 1 ? 'persona' : 'personas'}.`);
+      f.reset();
+    } catch (e) { formError(f, msg, e); }
+  });
+}
+
+function sectionRow(s, i) {
+  const n = Math.random().toString(36).slice(2, 8);
+  const box = el('div', { class: 'legal-section', role: 'group', 'aria-label': `Sección ${i + 1}` },
+    el('div', { class: 'field' }, el('label', { for: `st-${n}` }, `Título de la sección ${i + 1}`),
+      el('input', { id: `st-${n}`, type: 'text', 'data-k': 'title', value: s.title || '', maxlength: 200 })),
+    el('div', { class: 'field' }, el('label', { for: `sc-${n}` }, 'Texto'),
+      el('textarea', { id: `sc-${n}`, 'data-k': 'content', maxlength: 20000, rows: 6 }, s.content || '')),
+    el('button', { class: 'btn danger small', type: 'button', onclick: () => box.remove() }, 'Quitar sección'));
+  return box;
+}
+
+async function loadLegal() {
+  const slug = $('#legal-slug').value;
+  const box = $('#legal-sections');
+  try {
+    const { document: d } = await api('GET', `/api/legal/${slug}`);
+    $('#legal-version').textContent = `Versión publicada: ${d.version} (${fmtDate(d.updatedAt)}).`;
+    $('#legal-doc-title').value = d.title;
+    box.replaceChildren(...(d.sections || []).map(sectionRow));
+  } catch (e) {
+    $('#legal-version').textContent = e.status === 404 ? 'Aún no publicado.' : e.message;
+    $('#legal-doc-title').value = '';
+    box.replaceChildren(sectionRow({}, 0));
+  }
+}
+
+function legal() {
+  $('#legal-slug').addEventListener('change', loadLegal);
+  $('#legal-add').addEventListener('click', () => {
+    const box = $('#legal-sections');
+    const row = sectionRow({}, box.children.length);
+    box.append(row);
+    row.querySelector('input').focus();
+  });
+  const f = $('#legal-form');
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    clearFieldErrors(f);
+    const msg = $('#legal-msg');
+    const sections = [...document.querySelectorAll('#legal-sections .legal-section')].map((s) => ({
+      title: s.querySelector('[data-k=title]').value.trim(), content: s.querySelector('[data-k=content]').value.trim(),
+    }));
+    const title = $('#legal-doc-title').value.trim();
+    const errs = {};
+    if (!title) errs.title = ['Escribe el título'];
+    if (!sections.length || sections.some((s) => !s.title || !s.content)) errs.sections = ['Cada sección necesita título y texto'];
+    if (Object.keys(errs).length) { formError(f, msg, { fieldErrors: errs }); return; }
+    if (!await confirmDialog('¿Publicar una nueva versión? Las personas verán el texto nuevo desde ya.', 'Sí, publicar')) return;
+    try {
+      const { document: d } = await busy(f.querySelector('button[type=submit]'), () => api('PUT', `/api/admin/legal-documents/${$('#legal-slug').value}`, { title, sections }), 'Publicando…');
+      $('#legal-version').textContent = `Versión publicada: ${d.version} (${fmtDate(d.updatedAt)}).`;
+      say(msg, `Publicada la versión ${d.version}.`);
+    } catch (e) {
+      const fe = {};
+      for (const [k, v] of Object.entries(e.fieldErrors)) fe[k.startsWith('sections') ? 'sections' : k] = v;
+      formError(f, msg, { ...e, message: e.message, fieldErrors: fe });
+    }
+  });
+  return loadLegal();
+}
+
+async function main() {
+  renderChrome();
+  const s = await requireSession();
+  if (s.user.role !== 'ADMIN') {
+    document.querySelectorAll('main > :not(h1)').forEach((n) => n.remove());
+    $('main').append(el('p', { class: 'card' }, 'Esta página es solo para administradores.'));
+    return;
+  }
+  // Loaded together, shown in reading order: a section appears once the
+  // one above it is drawn, so nothing jumps.
+  const pending = loadPending(false);
+  const open = loadOpen(false);
+  const texts = legal();
+  broadcast();
+  await pending;
+  $('#abiertos').hidden = false;
+  await open;
+  $('#avisos').hidden = false;
+  await texts;
+  $('#legales').hidden = false;
+}
+
+main();
