@@ -10,7 +10,7 @@
 //	ServiceSaving   catalog (a service is updated)  → camellos (search text of its camellos)
 //	ServiceDeleting catalog (a service is deleted)  → jobs (refuses while jobs use it)
 //	CamelloChanged  camellos                        → search (vocabulary), agenda (free-slot views)
-//	UserChanged     auth (users)                    → session (session cache)
+//	UserChanged     auth (users)                    → session (session cache), camellos (verified badge)
 //	UserSignedUp    auth (client), registration     → legal (consent to the current texts)
 //	MeRendering     auth (GET /api/me)              → legal ("legal" part)
 package bus
