@@ -6,11 +6,11 @@ import (
 	"net/http"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
-	"camellos/internal/userdata"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -35,8 +35,8 @@ func meExport(e *core.RequestEvent) error {
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	ev := &userdata.ExportEvent{App: e.App, User: user, Data: map[string]any{}}
-	err = userdata.OnExport(e.App).Trigger(ev, func(ev *userdata.ExportEvent) error {
+	ev := &bus.Export{App: e.App, User: user, Data: map[string]any{}}
+	err = bus.Of(e.App).UserExporting.Trigger(ev, func(ev *bus.Export) error {
 		u := UserJSON(ev.User)
 		u["disabled"] = ev.User.GetBool("disabled")
 		u["updatedAt"] = timefmt.ISO(ev.User.GetDateTime("updated").Time())
@@ -143,10 +143,10 @@ func meDelete(l *limiters) func(e *core.RequestEvent) error {
 		}
 		users.SetPassword(user, base64.RawURLEncoding.EncodeToString(buf))
 
-		ev := &userdata.EraseEvent{User: user}
+		ev := &bus.Erase{User: user}
 		err = e.App.RunInTransaction(func(tx core.App) error {
 			ev.App = tx
-			return userdata.OnErase(e.App).Trigger(ev, func(ev *userdata.EraseEvent) error {
+			return bus.Of(e.App).UserErasing.Trigger(ev, func(ev *bus.Erase) error {
 				return eraseUser(ev.App, ev.User)
 			})
 		})
