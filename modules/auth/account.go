@@ -120,7 +120,13 @@ func meDelete(l *limiters) func(e *core.RequestEvent) error {
 		if err := throttled(e, l.erase, key, "Demasiados intentos fallidos, inténtalo más tarde"); err != nil {
 			return err
 		}
-		if !users.CheckPassword(user, in.Password) {
+		release, err := httpapi.HashSlot(e) // bcrypt on the bounded pool
+		if err != nil {
+			return err
+		}
+		right := users.CheckPassword(user, in.Password)
+		release()
+		if !right {
 			l.erase.fail(key)
 			return httpapi.Unauthorized(MsgBadCredentials)
 		}
@@ -141,7 +147,11 @@ func meDelete(l *limiters) func(e *core.RequestEvent) error {
 		if _, err := rand.Read(buf); err != nil {
 			return httpapi.Internal(err)
 		}
+		if release, err = httpapi.HashSlot(e); err != nil {
+			return err
+		}
 		users.SetPassword(user, base64.RawURLEncoding.EncodeToString(buf))
+		release()
 
 		ev := &bus.Erase{User: user}
 		err = e.App.RunInTransaction(func(tx core.App) error {
