@@ -222,7 +222,13 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	}
 	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(anyWrite)
-	ev.ReviewChanged.BindFunc(anyWrite)
+	review := func(e *core.RecordEvent) error {
+		x.cache.Invalidate()
+		return e.Next()
+	}
+	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
+	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
+	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
 	// The public verified badge follows the user's flag: only a user of a
 	// listed camello can change an answer (a camello signing up, or any
 	// other camello user's write, must not throw away an index of 100,000
