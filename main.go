@@ -3,7 +3,7 @@
 package main
 
 import (
-	"log"
+	"os"
 
 	_ "time/tzdata" // slots are laid in IANA zones on any machine
 
@@ -11,8 +11,9 @@ import (
 	_ "camellos/pb_migrations"
 )
 
+// main exits 1 when the command fails (its error is already on stderr).
 func main() {
-	if err := modules.New().Start(); err != nil {
-		log.Fatal(err)
+	if err := modules.Start(modules.New()); err != nil {
+		os.Exit(1)
 	}
 }

@@ -14,13 +14,7 @@ import (
 
 // The CLI is tested as an operator uses it: the built binary on a data dir.
 func TestAdminCreateCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "camellos")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	dir := filepath.Join(t.TempDir(), "pb_data")
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(bin, append(args, "--dir", dir)...)

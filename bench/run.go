@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,8 +33,10 @@ type config struct {
 	Conns      int
 	ProfileDir string
 	Keep       bool
-	Idle, Open int
 	Skip       string
+	Size       sizes
+	Growth     []int
+	Label      string
 }
 
 func (c config) skipped(name string) bool {
@@ -48,33 +48,31 @@ func (c config) skipped(name string) bool {
 	return false
 }
 
-// result is one load scenario's measurement.
-type result struct {
-	Name      string
-	Available bool
-	Note      string
-	Requests  int
-	Errors    int
-	Statuses  map[int]int
-	RPS       float64
-	P50, P99  time.Duration
-}
-
 // report is the whole run.
 type report struct {
-	Cfg      config
-	DS       *dataset
-	Results  map[string]*result
-	Order    []string
-	Bcrypt   float64 // raw hashes/s at the users' cost, all cores
-	Cost     int
-	PeakRSS  int64 // kB, child VmHWM after the listing load
-	Sweep    *sweepResult
-	Total    time.Duration
-	Machine  string
-	Findings []string
-	FinalHWM int64
-	LoadAvg  string
+	Cfg       config
+	DS        *dataset
+	Results   map[string]*result
+	Order     []string
+	Bcrypt    float64 // raw hashes/s at the users' cost, all cores
+	Cost      int
+	PeakRSS   int64 // kB, child VmHWM after the listing load
+	MixedRSS  int64 // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
+	PeakReset bool  // VmHWM could be reset before the mixed load and the sweep
+	RunHWM    int64 // kB, the highest VmHWM seen over the run
+	Sweep     *sweepResult
+	Writes    *writesResult
+	Push      *pushResult
+	Events    *eventsResult
+	Flood     *floodResult
+	Growth    []*growthPoint
+	Total     time.Duration
+	Machine   string
+	Findings  []string
+	FinalHWM  int64
+	LoadAvg   string
+	LoadEnd   string
+	PlotFile  string
 }
 
 type sweepResult struct {
@@ -101,35 +99,73 @@ func freeAddr() string {
 	return l.Addr().String()
 }
 
+// serviceEnv is the environment of the service child: reminders not
+// scheduled (the sweep is called), the per-IP password limit off (every
+// request of the bench comes from 127.0.0.1; the flood measures the
+// hashing pool, not the limiter), private push targets allowed (the push
+// receiver is on 127.0.0.1).
+func serviceEnv(extra ...string) []string {
+	return append(append(os.Environ(), "CRON_SECRET=bench-secret", "REMINDERS_SCHEDULE=off", "AUTH_IP_LIMIT=0",
+		"WEBPUSH_ALLOW_PRIVATE=1"), extra...)
+}
+
 // startService runs this binary as the service (child mode) on the data dir.
-func startService(dir string, cfg config) (*service, error) {
+func startService(dir string, env []string) (*service, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	addr, pp := freeAddr(), freeAddr()
 	cmd := exec.Command(exe, "serve", "--http", addr, "--dir", dir)
-	cmd.Env = append(os.Environ(), childEnv+"=1", "BENCH_PPROF_ADDR="+pp, "CRON_SECRET=bench-secret", "REMINDERS_SCHEDULE=off",
-		fmt.Sprintf("BENCH_DATA_MAX_IDLE=%d", cfg.Idle), fmt.Sprintf("BENCH_DATA_MAX_OPEN=%d", cfg.Open))
+	cmd.Env = append(env, childEnv+"=1", "BENCH_PPROF_ADDR="+pp)
 	logs := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	s := &service{cmd: cmd, base: "http://" + addr, pprof: "http://" + pp, logs: logs}
-	deadline := time.Now().Add(60 * time.Second)
+	if err := s.wait("/api/health", 120*time.Second); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("service did not start: %v: %s", err, clip(logs.String()))
+	}
+	return s, nil
+}
+
+// startFloor runs this binary as the bare floor.
+func startFloor() (*service, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	addr := freeAddr()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), childEnv+"=floor", "BENCH_FLOOR_ADDR="+addr)
+	logs := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &service{cmd: cmd, base: "http://" + addr, logs: logs}
+	if err := s.wait("/", 20*time.Second); err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *service) wait(path string, d time.Duration) error {
+	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		res, err := http.Get(s.base + "/api/health")
+		res, err := http.Get(s.base + path)
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
-				return s, nil
+				return nil
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	s.stop()
-	return nil, fmt.Errorf("service did not start: %s", logs.String())
+	return errors.New("timeout")
 }
 
 func (s *service) stop() {
@@ -138,7 +174,7 @@ func (s *service) stop() {
 	go func() { _ = s.cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(15 * time.Second):
 		_ = s.cmd.Process.Kill()
 		<-done
 	}
@@ -162,155 +198,290 @@ func (s *service) status(field string) int64 {
 	return -1
 }
 
-func run(cfg config) (*report, error) {
-	r := &report{Cfg: cfg, Results: map[string]*result{}, Machine: machine()}
-	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
-		r.LoadAvg = strings.Join(strings.Fields(string(raw))[:3], " ")
+// resetPeak resets the child's VmHWM to its current RSS (Linux
+// clear_refs 5), so that a later VmHWM is the peak of what ran in between.
+func (s *service) resetPeak() bool {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0o200) == nil
+}
+
+// heap is the child's live heap after a full GC (bytes).
+func (s *service) heap() int64 {
+	res, err := http.Get(s.pprof + "/bench/heap")
+	if err != nil {
+		return -1
 	}
+	defer res.Body.Close()
+	var out struct {
+		HeapAlloc int64 `json:"heapAlloc"`
+	}
+	if json.NewDecoder(res.Body).Decode(&out) != nil {
+		return -1
+	}
+	return out.HeapAlloc
+}
+
+func loadAvg() string {
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+		return strings.Join(strings.Fields(string(raw))[:3], " ")
+	}
+	return "?"
+}
+
+func newClient(conns int) *http.Client {
+	return &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{
+		MaxIdleConns: conns * 4, MaxIdleConnsPerHost: conns * 2, MaxConnsPerHost: conns,
+	}}
+}
+
+// cookieGet is a GET with the session cookie (when given).
+func cookieGet(base, path, cookie string) *http.Request {
+	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: session.SessionCookie, Value: cookie})
+	}
+	return req
+}
+
+func cookieJSON(method, base, path, cookie string, body any) *http.Request {
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, base+path, bytes.NewReader(raw))
+	req.Header.Set("Content-Type", "application/json")
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: session.SessionCookie, Value: cookie})
+	}
+	return req
+}
+
+// scenario is a read (or single-kind) load.
+type scenario struct {
+	name  string
+	want  int // the probe's expected status (default 200)
+	next  func() *http.Request
+	after func()
+}
+
+// slotsPath is the 31-day slots query of a camello.
+func slotsPath(cam string) string {
+	from := time.Now().UTC().Truncate(time.Hour).Add(time.Hour)
+	return "/api/camellos/" + cam + "/slots?from=" + url.QueryEscape(timefmt.ISO(from)) + "&to=" + url.QueryEscape(timefmt.ISO(from.Add(31*24*time.Hour)))
+}
+
+func (r *report) add(res *result) {
+	if r.Results[res.Name] == nil {
+		r.Order = append(r.Order, res.Name)
+	}
+	r.Results[res.Name] = res
+}
+
+// runScenario probes a route and, when it exists, loads it.
+func (r *report) runScenario(client *http.Client, svc *service, sc scenario) *result {
+	res := &result{Name: sc.name, Statuses: map[int]int{}}
+	if r.Cfg.skipped(sc.name) {
+		res.Note = "skipped (-skip)"
+		r.add(res)
+		return res
+	}
+	want := sc.want
+	if want == 0 {
+		want = http.StatusOK
+	}
+	st, body := once(client, sc.next())
+	if st != want {
+		res.Note = fmt.Sprintf("not available (probe answered %d %s)", st, clip(body))
+		fmt.Printf("%-20s %s\n", sc.name, res.Note)
+		r.add(res)
+		return res
+	}
+	var prof chan []byte
+	if r.Cfg.ProfileDir != "" && svc != nil && svc.pprof != "" {
+		prof = profileAsync(svc.pprof, r.Cfg.Duration-time.Second)
+	}
+	res = load(client, r.Cfg.Conns, r.Cfg.Duration, sc.next)
+	res.Name = sc.name
+	if prof != nil {
+		saveProfile(r.Cfg.ProfileDir, sc.name, <-prof)
+	}
+	if sc.after != nil {
+		sc.after()
+	}
+	r.add(res)
+	fmt.Printf("%-20s %8.0f req/s  p50 %-10s p99 %-10s errors %d %v\n", sc.name, res.RPS, res.P50, res.P99, res.Errors, res.Statuses)
+	return res
+}
+
+func saveProfile(dir, name string, data []byte) {
+	if len(data) == 0 {
+		return
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	_ = os.WriteFile(filepath.Join(dir, name+".pprof"), data, 0o644)
+}
+
+// requests describes each scenario's request for the report.
+var requests = map[string]string{
+	"floor":              "bare `net/http`, fixed 2 KB JSON (floor, separate process)",
+	"health":             "`GET /api/health` (reference)",
+	"listing":            "`GET /api/camellos?city=&service=`",
+	"listing-pocketbase": "`GET /api/collections/camellos/records?filter=…` (reference)",
+	"categories":         "`GET /api/categories`",
+	"profile":            "`GET /api/camellos/{id}`",
+	"slots":              "`GET /api/camellos/{id}/slots` (31 days, 300 booked, rules on)",
+	"open-board":         "`GET /api/jobs/open` (an ACTIVO camello)",
+	"quotes-list":        "`GET /api/jobs/{id}/quotes` (the client)",
+	"messages-list":      "`GET /api/jobs/{id}/messages` (the client)",
+	"register":           "`POST /api/register/camello`",
+}
+
+func run(cfg config) (*report, error) {
+	r := &report{Cfg: cfg, Results: map[string]*result{}, Machine: machine(), LoadAvg: loadAvg()}
+	floor, err := startFloor()
+	if err != nil {
+		return nil, fmt.Errorf("floor: %w", err)
+	}
+	defer floor.stop()
+
+	if cfg.skipped("main") {
+		r.DS = &dataset{Size: cfg.Size, Tables: map[string]bool{}}
+	} else if err := r.runMain(floor); err != nil {
+		return nil, err
+	}
+
+	// Push fan-out and cost growth run on their own data dirs.
+	if !cfg.skipped("push") {
+		r.Push = runPush(r)
+	}
+	if !cfg.skipped("growth") {
+		r.Growth = runGrowth(r)
+	}
+	r.LoadEnd = loadAvg()
+	return r, nil
+}
+
+// runMain seeds the main data set and runs every scenario on it.
+func (r *report) runMain(floor *service) error {
+	cfg := r.Cfg
 	dir, err := os.MkdirTemp("", "camellos-bench-")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !cfg.Keep {
 		defer os.RemoveAll(dir)
 	} else {
 		fmt.Println("data dir:", dir)
 	}
-	fmt.Println("seeding…")
-	ds, err := seed(dir)
+	fmt.Printf("seeding the %s set…\n", cfg.Size.Name)
+	ds, err := seed(dir, cfg.Size)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.DS = ds
-	fmt.Printf("seeded in %s\n", ds.SeedTime.Round(time.Millisecond))
+	fmt.Printf("seeded in %s (missing tables: %v)\n", ds.SeedTime.Round(time.Millisecond), ds.Missing)
 
-	svc, err := startService(dir, cfg)
+	svc, err := startService(dir, serviceEnv())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer svc.stop()
-	client := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{
-		MaxIdleConns: cfg.Conns * 2, MaxIdleConnsPerHost: cfg.Conns * 2, MaxConnsPerHost: cfg.Conns,
-	}}
+	stopped := false
+	stopSvc := func() {
+		if !stopped {
+			stopped = true
+			svc.stop()
+		}
+	}
+	defer stopSvc()
+	client := newClient(cfg.Conns)
 	token, err := superuserToken(client, svc.base, ds.SuperEmail)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.Cost = passwordCost(client, svc.base, token)
 
-	var comboIdx atomic.Int64
+	var comboIdx, profIdx atomic.Int64
 	combo := func() (string, string) {
 		c := ds.Combos[int(comboIdx.Add(1))%len(ds.Combos)]
 		return c[0], c[1]
 	}
-	get := func(path string, cookie string) func() *http.Request {
-		return func() *http.Request {
-			req, _ := http.NewRequest(http.MethodGet, svc.base+path, nil)
-			if cookie != "" {
-				req.AddCookie(&http.Cookie{Name: session.SessionCookie, Value: cookie})
-			}
-			return req
-		}
+	listingReq := func() *http.Request {
+		city, svcID := combo()
+		return cookieGet(svc.base, "/api/camellos?city="+url.QueryEscape(city)+"&service="+svcID, "")
 	}
-	from := time.Now().UTC().Truncate(time.Hour).Add(time.Hour)
-	slotsPath := "/api/camellos/" + ds.SlotCamello + "/slots?from=" + url.QueryEscape(timefmt.ISO(from)) + "&to=" + url.QueryEscape(timefmt.ISO(from.Add(31*24*time.Hour)))
+	profileReq := func() *http.Request {
+		return cookieGet(svc.base, "/api/camellos/"+ds.CamelloIDs[int(profIdx.Add(1))%len(ds.CamelloIDs)], "")
+	}
+	slots := slotsPath(ds.SlotCamello)
 	var regSeq atomic.Int64
 
-	scenarios := []struct {
-		name  string
-		probe *http.Request
-		next  func() *http.Request
-		after func()
-	}{
-		{name: "health", next: get("/api/health", "")},
-		{name: "listing", next: func() *http.Request {
-			city, svcID := combo()
-			req, _ := http.NewRequest(http.MethodGet, svc.base+"/api/camellos?city="+url.QueryEscape(city)+"&service="+svcID, nil)
-			return req
-		}, after: func() { r.PeakRSS = svc.status("VmHWM") }},
+	reads := []scenario{
+		{name: "floor", next: func() *http.Request { return cookieGet(floor.base, "/", "") }},
+		{name: "health", next: func() *http.Request { return cookieGet(svc.base, "/api/health", "") }},
+		{name: "listing", next: listingReq, after: func() { r.PeakRSS = svc.status("VmHWM"); r.RunHWM = max(r.RunHWM, r.PeakRSS) }},
 		{name: "listing-pocketbase", next: func() *http.Request {
 			city, svcID := combo()
 			filter := fmt.Sprintf("status='ACTIVO' && cityKey='%s' && services ?= '%s'", text.Fold(city), svcID)
-			req, _ := http.NewRequest(http.MethodGet, svc.base+"/api/collections/camellos/records?perPage=20&sort=-premium,-ratingAvg,-created&filter="+url.QueryEscape(filter), nil)
+			req := cookieGet(svc.base, "/api/collections/camellos/records?perPage=20&sort=-premium,-ratingAvg,-created&filter="+url.QueryEscape(filter), "")
 			req.Header.Set("Authorization", token)
 			return req
 		}},
-		{name: "categories", next: get("/api/categories", "")},
-		{name: "slots", next: get(slotsPath, ds.ClientCookie)},
-		{name: "register", next: func() *http.Request {
-			n := regSeq.Add(1)
-			body, _ := json.Marshal(map[string]any{"name": "Camello Bench", "email": fmt.Sprintf("bench%d@example.com", n), "phone": "3001234567",
-				"password": "secreto-123", "confirmPassword": "secreto-123", "acceptTerms": true, "city": "Bogotá", "trades": []string{"pintura"}})
-			req, _ := http.NewRequest(http.MethodPost, svc.base+"/api/register/camello", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			return req
-		}},
+		{name: "categories", next: func() *http.Request { return cookieGet(svc.base, "/api/categories", "") }},
+		{name: "profile", next: profileReq},
+		{name: "slots", next: func() *http.Request { return cookieGet(svc.base, slots, ds.ClientCookie) }},
+		{name: "open-board", next: func() *http.Request { return cookieGet(svc.base, "/api/jobs/open", ds.BoardCookie) }},
 	}
-	for _, sc := range scenarios {
-		res := &result{Name: sc.name, Statuses: map[int]int{}}
-		r.Results[sc.name] = res
-		r.Order = append(r.Order, sc.name)
-		if cfg.skipped(sc.name) {
-			res.Note = "skipped (-skip)"
-			continue
-		}
-		// A first call tells whether the route is there.
-		st, body := once(client, sc.next())
-		if st == http.StatusNotFound || st == http.StatusMethodNotAllowed || st == 0 {
-			res.Note = fmt.Sprintf("not available (probe answered %d %s)", st, clip(body))
-			fmt.Printf("%-20s %s\n", sc.name, res.Note)
-			continue
-		}
-		res.Available = true
-		var prof chan []byte
-		if cfg.ProfileDir != "" {
-			prof = profileAsync(svc.pprof, cfg.Duration-time.Second)
-		}
-		load(client, cfg.Conns, cfg.Duration, sc.next, res)
-		if prof != nil {
-			if data := <-prof; len(data) > 0 {
-				_ = os.MkdirAll(cfg.ProfileDir, 0o755)
-				_ = os.WriteFile(filepath.Join(cfg.ProfileDir, sc.name+".pprof"), data, 0o644)
-			}
-		}
-		if sc.after != nil {
-			sc.after()
-		}
-		fmt.Printf("%-20s %8.0f req/s  p50 %-10s p99 %-10s errors %d %v\n", sc.name, res.RPS, res.P50, res.P99, res.Errors, res.Statuses)
+	reads = append(reads, quoteReads(ds, svc)...)
+	reads = append(reads, scenario{name: "register", want: http.StatusCreated, next: func() *http.Request {
+		n := regSeq.Add(1)
+		return cookieJSON(http.MethodPost, svc.base, "/api/register/camello", "", map[string]any{"name": "Camello Bench", "email": fmt.Sprintf("bench%d@example.com", n), "phone": "3001234567",
+			"password": "secreto-123", "confirmPassword": "secreto-123", "acceptTerms": true, "city": "Bogotá", "trades": []string{"pintura"}})
+	}})
+	for _, sc := range reads {
+		r.runScenario(client, svc, sc)
 	}
-
 	if !cfg.skipped("register") {
 		r.Bcrypt = bcryptRate(r.Cost, 3*time.Second)
 	}
 	fmt.Printf("%-20s %8.1f hashes/s (cost %d, %d goroutines)\n", "bcrypt", r.Bcrypt, r.Cost, runtime.NumCPU())
 
+	// Writes: the raw SQLite floor, write-only, mixed (peak RSS after it).
+	if !cfg.skipped("writes") {
+		r.Writes = runWrites(r, client, svc, ds, listingReq, profileReq, slots, func() { r.RunHWM = max(r.RunHWM, svc.status("VmHWM")); r.PeakReset = svc.resetPeak() })
+		r.MixedRSS = svc.status("VmHWM")
+		r.RunHWM = max(r.RunHWM, r.MixedRSS)
+	}
+	// Live events while the listing load runs.
+	if !cfg.skipped("events") {
+		r.Events = runEvents(r, svc, ds, listingReq)
+	}
+	// Password flood.
+	if !cfg.skipped("flood") {
+		r.Flood = runFlood(r, svc, ds, listingReq)
+	}
+	// Reminder sweep.
 	if cfg.skipped("sweep") {
 		r.Sweep = &sweepResult{Note: "skipped (-skip)"}
-		r.FinalHWM = svc.status("VmHWM")
-		return r, nil
-	}
-	var sweepProf chan []byte
-	if cfg.ProfileDir != "" {
-		sweepProf = profileAsync(svc.pprof, 10*time.Second)
-	}
-	r.Sweep = sweep(svc)
-	if sweepProf != nil {
-		if data := <-sweepProf; len(data) > 0 {
-			_ = os.WriteFile(filepath.Join(cfg.ProfileDir, "sweep.pprof"), data, 0o644)
-		}
-		if res, err := http.Get(svc.pprof + "/debug/pprof/heap"); err == nil {
-			raw, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			_ = os.WriteFile(filepath.Join(cfg.ProfileDir, "heap-after-sweep.pprof"), raw, 0o644)
-		}
-	}
-	if r.Sweep.Available {
-		fmt.Printf("%-20s sent %d in %s, memory growth %d MB\n", "reminder sweep", r.Sweep.Sent, r.Sweep.Took.Round(time.Millisecond), r.Sweep.GrowthKB/1024)
 	} else {
-		fmt.Printf("%-20s %s\n", "reminder sweep", r.Sweep.Note)
+		var sweepProf chan []byte
+		if cfg.ProfileDir != "" {
+			sweepProf = profileAsync(svc.pprof, 10*time.Second)
+		}
+		r.RunHWM = max(r.RunHWM, svc.status("VmHWM"))
+		r.Sweep = sweep(svc)
+		if sweepProf != nil {
+			saveProfile(cfg.ProfileDir, "sweep", <-sweepProf)
+		}
+		if r.Sweep.Available {
+			fmt.Printf("%-20s sent %d in %s, memory growth %d MB\n", "reminder sweep", r.Sweep.Sent, r.Sweep.Took.Round(time.Millisecond), r.Sweep.GrowthKB/1024)
+		} else {
+			fmt.Printf("%-20s %s\n", "reminder sweep", r.Sweep.Note)
+		}
 	}
 	r.FinalHWM = svc.status("VmHWM")
-	return r, nil
+	r.RunHWM = max(r.RunHWM, r.FinalHWM)
+	stopSvc()
+	if !cfg.Keep {
+		_ = os.RemoveAll(dir)
+	}
+
+	return nil
 }
 
 func once(client *http.Client, req *http.Request) (int, string) {
@@ -327,57 +498,6 @@ func once(client *http.Client, req *http.Request) (int, string) {
 		return 299, string(raw) // our envelope: the route exists
 	}
 	return res.StatusCode, string(raw)
-}
-
-// load runs conns workers for d, each sending next() in a loop.
-func load(client *http.Client, conns int, d time.Duration, next func() *http.Request, res *result) {
-	var mu sync.Mutex
-	var lat []time.Duration
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for i := 0; i < conns; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			local := make([]time.Duration, 0, 4096)
-			statuses := map[int]int{}
-			errs := 0
-			for ctx.Err() == nil {
-				req := next()
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					errs++
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				local = append(local, time.Since(t0))
-				statuses[resp.StatusCode]++
-				if resp.StatusCode >= 400 {
-					errs++
-				}
-			}
-			mu.Lock()
-			lat = append(lat, local...)
-			for k, v := range statuses {
-				res.Statuses[k] += v
-			}
-			res.Errors += errs
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	res.Requests = len(lat)
-	res.RPS = float64(len(lat)) / elapsed.Seconds()
-	if len(lat) > 0 {
-		res.P50 = lat[len(lat)/2]
-		res.P99 = lat[len(lat)*99/100]
-	}
 }
 
 func profileAsync(base string, d time.Duration) chan []byte {
@@ -460,9 +580,10 @@ func bcryptRate(cost int, d time.Duration) float64 {
 	return float64(n.Load()) / time.Since(start).Seconds()
 }
 
-// sweep calls the reminder endpoint once over the 100,000 due appointments.
+// sweep calls the reminder endpoint once over the due appointments.
 func sweep(svc *service) *sweepResult {
 	out := &sweepResult{}
+	svc.resetPeak() // VmHWM after the sweep is then the sweep's own peak
 	rssBefore := svc.status("VmRSS")
 	req, _ := http.NewRequest(http.MethodPost, svc.base+"/api/cron/appointment-reminders", nil)
 	req.Header.Set("Authorization", "Bearer bench-secret")
@@ -491,8 +612,8 @@ func sweep(svc *service) *sweepResult {
 
 func clip(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) > 120 {
-		return s[:120] + "…"
+	if len(s) > 160 {
+		return s[:160] + "…"
 	}
 	return s
 }

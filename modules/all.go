@@ -7,6 +7,7 @@ import (
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
 	"camellos/modules/auth"
+	"camellos/modules/backup"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
 	"camellos/modules/docs"
@@ -15,6 +16,7 @@ import (
 	"camellos/modules/legal"
 	"camellos/modules/mail"
 	"camellos/modules/messages"
+	"camellos/modules/metrics"
 	"camellos/modules/notifications"
 	"camellos/modules/quotes"
 	"camellos/modules/registration"
@@ -22,10 +24,13 @@ import (
 	"camellos/modules/seed"
 	"camellos/modules/web"
 
+	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 	"github.com/spf13/cobra"
 )
 
@@ -33,6 +38,7 @@ import (
 func Register(app core.App) {
 	session.BindSessionCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		se.Router.Bind(watchCommits())
 		se.Router.Bind(session.LoadSession())
 		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
 		httpapi.BindAPINotFound(se)
@@ -53,8 +59,28 @@ func Register(app core.App) {
 	messages.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
+	backup.Register(app)
+	metrics.Register(app)
 	docs.Register(app)
 	web.Register(app)
+}
+
+// watchCommits is the first middleware: before any cache answers, commits
+// made by another process since the last request are noticed and the
+// caches dropped (see internal/dbwatch; a few µs when nothing changed).
+func watchCommits() *hook.Handler[*core.RequestEvent] {
+	return &hook.Handler[*core.RequestEvent]{
+		Id:       "camellosWatchCommits",
+		Priority: apis.DefaultLoadAuthTokenMiddlewarePriority - 10,
+		Func: func(e *core.RequestEvent) error {
+			if w := dbwatch.Of(e.App); w != nil {
+				if err := w.Check(); err != nil {
+					e.App.Logger().Warn("dbwatch: check failed (caches dropped)", "error", err)
+				}
+			}
+			return e.Next()
+		},
+	}
 }
 
 // Commands returns the service's own CLI commands.
@@ -64,5 +90,6 @@ func Commands(app core.App) []*cobra.Command {
 		jobs.RemindersCommand(app),
 		seed.Command(app),
 		mail.Command(app),
+		backup.Command(app),
 	}
 }

@@ -3,11 +3,14 @@ package modules
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"camellos/internal/config"
+	"camellos/internal/dbwatch"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase"
+	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/plugins/migratecmd"
 )
 
@@ -26,26 +29,50 @@ const (
 
 // dbConnect is PocketBase's default connection with a smaller page cache.
 func dbConnect(dbPath string) (*dbx.DB, error) {
-	pragmas := "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=journal_size_limit(200000000)" +
+	return dbx.Open("sqlite", dbPath+pragmas())
+}
+
+// pragmas of every connection: PocketBase's, with our page cache.
+func pragmas() string {
+	return "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=journal_size_limit(200000000)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)" +
 		fmt.Sprintf("&_pragma=cache_size(-%d)", PageCacheKiB)
-	return dbx.Open("sqlite", dbPath+pragmas)
+}
+
+// DBConnect opens data.db through w (every own commit accounted, so that
+// commits by other processes are noticed: see internal/dbwatch) and the
+// auxiliary database as dbConnect does.
+func DBConnect(w *dbwatch.Watcher) core.DBConnectFunc {
+	return func(dbPath string) (*dbx.DB, error) {
+		if filepath.Base(dbPath) == "data.db" {
+			return w.Open(dbPath + pragmas())
+		}
+		return dbConnect(dbPath)
+	}
 }
 
 // New builds the service exactly as the binary runs it (the benchmark's
 // child process uses it too): PocketBase with our pool sizes, every module
 // registered, our CLI commands and the `migrate` command.
 func New() *pocketbase.PocketBase {
-	return NewWithConfig(pocketbase.Config{
+	w := dbwatch.New()
+	return newApp(pocketbase.Config{
 		DataMaxOpenConns: DataMaxOpenConns,
 		DataMaxIdleConns: DataMaxIdleConns,
-		DBConnect:        dbConnect,
-	})
+		DBConnect:        DBConnect(w),
+	}, w)
 }
 
 // NewWithConfig is New with explicit PocketBase settings (experiments).
 func NewWithConfig(cfg pocketbase.Config) *pocketbase.PocketBase {
+	return newApp(cfg, nil)
+}
+
+func newApp(cfg pocketbase.Config, w *dbwatch.Watcher) *pocketbase.PocketBase {
 	app := pocketbase.NewWithConfig(cfg)
+	if w != nil {
+		dbwatch.Attach(app, w)
+	}
 	settings, err := config.Load()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"camellos/internal/dbwatch"
+
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/types"
@@ -15,9 +17,9 @@ import (
 // Limits of the in-process session cache of LoadSession.
 const (
 	// sessionCacheMaxAge re-reads a cached session and its user at least
-	// this often: the bound on how long a write made around this process
-	// (raw SQL on users or sessions, another process such as a CLI command)
-	// can go unseen. Writes of this process are seen at once.
+	// this often. Writes of this process are seen at once (record hooks);
+	// commits of other processes (raw SQL, the CLI) on the next request
+	// (internal/dbwatch drops the whole cache): this age is a second line.
 	sessionCacheMaxAge = 15 * time.Second
 	// sessionCacheMax bounds the sessions kept: past it, all are dropped.
 	sessionCacheMax = 20000
@@ -122,6 +124,10 @@ func BindSessionCache(app core.App) {
 		dropUserSessions(e.App, e.Record.GetString("user"))
 		return e.Next()
 	}
+	// A commit by another process (raw SQL, the CLI) may revoke any session.
+	dbwatch.OnExternalCommit(app, func() {
+		sessionCacheOf(app).drop(func(string, *cachedSession) bool { return true })
+	})
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(session)
 	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(session)
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"camellos/internal/config"
+	"camellos/internal/dbwatch"
 	"camellos/internal/session"
 	"camellos/modules"
 	"camellos/modules/users"
@@ -43,7 +44,14 @@ type Option func(app *tests.TestApp)
 // loopback port until the test ends.
 func New(t testing.TB, opts ...Option) *Kit {
 	t.Helper()
-	app, err := tests.NewTestApp(t.TempDir())
+	// data.db through the service's own connections, watched for commits
+	// by other processes as in production (modules.New).
+	w := dbwatch.New()
+	app, err := tests.NewTestAppWithConfig(core.BaseAppConfig{
+		DataDir:       t.TempDir(),
+		EncryptionEnv: "pb_test_env",
+		DBConnect:     modules.DBConnect(w),
+	})
 	if err != nil {
 		t.Fatalf("test app: %v", err)
 	}
@@ -54,6 +62,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 		t.Fatalf("config: %v", err)
 	}
 	config.Set(app, cfg)
+	dbwatch.Attach(app, w)
 	for _, o := range opts {
 		o(app)
 	}
@@ -84,6 +93,7 @@ func New(t testing.TB, opts ...Option) *Kit {
 	t.Cleanup(func() {
 		srv.Close()
 		app.Cleanup()
+		_ = w.Close()
 	})
 	return k
 }

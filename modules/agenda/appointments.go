@@ -15,7 +15,6 @@ import (
 	"camellos/modules/notifications"
 	"camellos/modules/users"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -197,41 +196,32 @@ func appointmentsMine(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	p := httpapi.ReadPage(e, v)
 	q := e.Request.URL.Query()
-	where := []dbx.Expression{}
 	user := session.AuthUser(e)
-	mine := dbx.Expression(dbx.HashExp{"client": user.Id})
+	party := appointments.Party{ClientID: user.Id}
 	if c := jobs.CamelloOfUser(e.App, user.Id); c != nil {
-		mine = dbx.Or(dbx.HashExp{"client": user.Id}, dbx.HashExp{"camello": c.Id})
+		party.CamelloID = c.Id
 	}
-	where = append(where, mine)
-	for _, bound := range []struct{ param, op string }{{"from", ">="}, {"to", "<"}} {
-		if s := q.Get(bound.param); s != "" {
+	var bounds [2]time.Time
+	for i, param := range []string{"from", "to"} {
+		if s := q.Get(param); s != "" {
 			t, ok := timefmt.ParseTime(s)
 			if !ok {
-				v.Add(bound.param, "Fecha inválida: usa ISO 8601")
+				v.Add(param, "Fecha inválida: usa ISO 8601")
 				continue
 			}
-			where = append(where, dbx.NewExp("start "+bound.op+" {:"+bound.param+"}",
-				dbx.Params{bound.param: jobs.DBTimeOf(t)}))
+			bounds[i] = t
 		}
 	}
 	if err := v.Err(); err != nil {
 		return err
 	}
-	cond := dbx.And(where...)
-	var total int
-	if err := e.App.DB().Select("COUNT(*)").From(appointments.Collection).Where(cond).Row(&total); err != nil {
-		return httpapi.Internal(err)
-	}
-	recs := []*core.Record{}
-	err := e.App.RecordQuery(appointments.Collection).Where(cond).OrderBy("start ASC", "id ASC").
-		Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
+	list, total, err := appointments.ListOfParty(e.App, party, bounds[0], bounds[1], int(p.Offset()), p.PerPage)
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	out := make([]map[string]any, 0, len(recs))
-	for _, r := range recs {
-		out = append(out, AppointmentJSON(r))
+	out := make([]map[string]any, 0, len(list))
+	for _, a := range list {
+		out = append(out, AppointmentJSON(a.Record))
 	}
 	return e.JSON(http.StatusOK, map[string]any{"appointments": out, "page": p.Page, "perPage": p.PerPage, "total": total})
 }
@@ -245,17 +235,17 @@ func appointmentCancel(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	appt, err := e.App.FindRecordById(appointments.Collection, id)
+	appt, err := appointments.Find(e.App, id)
 	if err != nil {
 		return httpapi.NotFound(MsgAppointmentNotFound)
 	}
 	user := session.AuthUser(e)
-	camello, _ := e.App.FindRecordById(camellos.Collection, appt.GetString("camello"))
+	camello, _ := e.App.FindRecordById(camellos.Collection, appt.CamelloID())
 	camelloUser := ""
 	if camello != nil {
 		camelloUser = camello.GetString("user")
 	}
-	isClient, isCamello := appt.GetString("client") == user.Id, camelloUser == user.Id
+	isClient, isCamello := appt.ClientID() == user.Id, camelloUser == user.Id
 	if !isClient && !isCamello && !session.HasRole(e, users.RoleAdmin) {
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
@@ -265,22 +255,22 @@ func appointmentCancel(e *core.RequestEvent) error {
 			return err
 		}
 		if !ok {
-			fresh, err := txApp.FindRecordById(appointments.Collection, appt.Id)
-			if err == nil && fresh.GetString("status") == appointments.Scheduled {
+			fresh, err := appointments.Find(txApp, appt.Id)
+			if err == nil && fresh.Status() == appointments.Scheduled {
 				return httpapi.Conflict(MsgAlreadyStarted)
 			}
 			return httpapi.Conflict(MsgNotScheduled)
 		}
-		for _, to := range []string{appt.GetString("client"), camelloUser} {
+		for _, to := range []string{appt.ClientID(), camelloUser} {
 			if to == "" || to == user.Id {
 				continue
 			}
 			err := notifications.Notify(txApp, to, notifications.Message{
 				Kind:  notifications.KindJobStatus,
 				Title: "Cita cancelada",
-				Body:  "Se canceló la cita del " + timefmt.ISO(appt.GetDateTime("start").Time()),
-				URL:   jobs.JobURL(appt.GetString("job")),
-				Data:  map[string]any{"appointmentId": appt.Id, "jobId": appt.GetString("job")},
+				Body:  "Se canceló la cita del " + timefmt.ISO(appt.Start()),
+				URL:   jobs.JobURL(appt.JobID()),
+				Data:  map[string]any{"appointmentId": appt.Id, "jobId": appt.JobID()},
 			})
 			if err != nil {
 				return err
@@ -291,9 +281,9 @@ func appointmentCancel(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	fresh, err := e.App.FindRecordById(appointments.Collection, appt.Id)
+	fresh, err := appointments.Find(e.App, appt.Id)
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	return e.JSON(http.StatusOK, map[string]any{"appointment": AppointmentJSON(fresh)})
+	return e.JSON(http.StatusOK, map[string]any{"appointment": AppointmentJSON(fresh.Record)})
 }

@@ -120,7 +120,10 @@ func saveFeed(app core.App, userID string, rotate bool) (string, error) {
 		rec, err := txApp.FindFirstRecordByData(CalendarFeedsCollection, "user", userID)
 		if err == nil && !rotate {
 			token = feedToken(key, userID, rec.GetString("nonce"))
-			return nil
+			if tokenHash(token) == rec.GetString("tokenHash") {
+				return nil
+			}
+			// the key changed (a lost calendar_feed.key): issue a new token
 		}
 		if rec == nil {
 			col, err := txApp.FindCachedCollectionByNameOrId(CalendarFeedsCollection)
@@ -193,7 +196,8 @@ func renderFeed(app core.App, userID string, now time.Time) (string, error) {
 	if c := jobs.CamelloOfUser(app, userID); c != nil {
 		camelloID = c.Id
 	}
-	list, err := appointments.OfParty(app, userID, camelloID, now.Add(-FeedPast), now.Add(FeedAhead), FeedMaxEvents)
+	list, _, err := appointments.ListOfParty(app, appointments.Party{ClientID: userID, CamelloID: camelloID},
+		now.Add(-FeedPast), now.Add(FeedAhead), 0, FeedMaxEvents)
 	if err != nil {
 		return "", err
 	}

@@ -179,3 +179,28 @@ func sortedStrings(s ...string) []string {
 	sort.Strings(s)
 	return s
 }
+
+// TestCalendarFeedKeyLost: with a new feed key the old URLs stop and GET
+// hands out a working one.
+func TestCalendarFeedKeyLost(t *testing.T) {
+	t.Setenv("APP_URL", feedBase)
+	w := newWorld(t)
+	k := w.k
+	old := k.Get("/api/agenda/calendar", w.clientCookie).Str("url")
+	readFeed(t, k, old)
+	rec, err := k.App.FindFirstRecordByData("calendar_feeds", "user", w.client.Id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another key: the stored hash no longer matches what it derives.
+	rec.Set("tokenHash", strings.Repeat("0", 64))
+	if err := k.App.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, k.Get(strings.TrimPrefix(old, feedBase), ""), 404, agenda.MsgFeedNotFound)
+	fresh := k.Get("/api/agenda/calendar", w.clientCookie).Str("url")
+	if fresh == old {
+		t.Fatal("same URL")
+	}
+	readFeed(t, k, fresh)
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"camellos/internal/bus"
+	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
@@ -91,6 +92,15 @@ func (v *views) drop(ids ...string) {
 	}
 }
 
+// dropAll forgets every view.
+func (v *views) dropAll() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, c := range v.m {
+		c.Invalidate()
+	}
+}
+
 // get returns the camello's view at now (errNoCamello when it does not
 // exist).
 func (v *views) get(app core.App, id string, now time.Time) (*view, error) {
@@ -160,6 +170,8 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 // record saves and raw updates alike), its availability and the camello
 // itself (status, zone).
 func bindViewHooks(app core.App) {
+	// A commit by another process can change any view.
+	dbwatch.OnExternalCommit(app, viewsOf(app).dropAll)
 	byField := func(field string) func(e *core.RecordEvent) error {
 		return func(e *core.RecordEvent) error {
 			ids := []string{e.Record.GetString(field)}

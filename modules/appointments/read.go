@@ -57,25 +57,41 @@ func FutureOfJob(app core.App, jobID string, now time.Time) (int, error) {
 	return n, err
 }
 
-// OfParty lists the appointments of a user, as client (clientID) or as
-// camello (camelloID, "" for none), starting in [from, to), by start, at
-// most limit, whatever their status.
-func OfParty(app core.App, clientID, camelloID string, from, to time.Time, limit int) ([]*Appointment, error) {
-	mine := dbx.Expression(dbx.HashExp{"client": clientID})
-	if camelloID != "" {
-		mine = dbx.Or(mine, dbx.HashExp{"camello": camelloID})
+// Party selects a user's appointments: as client, and as camello when
+// CamelloID is set.
+type Party struct {
+	ClientID, CamelloID string
+}
+
+// ListOfParty returns one page (offset, limit) of the party's appointments
+// whose start lies in [from, to) (a zero bound is open), by start, and how
+// many there are in all.
+func ListOfParty(app core.App, p Party, from, to time.Time, offset, limit int) ([]*Appointment, int, error) {
+	mine := dbx.Expression(dbx.HashExp{"client": p.ClientID})
+	if p.CamelloID != "" {
+		mine = dbx.Or(mine, dbx.HashExp{"camello": p.CamelloID})
+	}
+	where := []dbx.Expression{mine}
+	if !from.IsZero() {
+		where = append(where, dbx.NewExp("start >= {:from}", dbx.Params{"from": dbTime(from)}))
+	}
+	if !to.IsZero() {
+		where = append(where, dbx.NewExp("start < {:to}", dbx.Params{"to": dbTime(to)}))
+	}
+	cond := dbx.And(where...)
+	var total int
+	if err := app.DB().Select("COUNT(*)").From(Collection).Where(cond).Row(&total); err != nil {
+		return nil, 0, err
 	}
 	recs := []*core.Record{}
-	err := app.RecordQuery(Collection).
-		AndWhere(mine).
-		AndWhere(dbx.NewExp("start >= {:from} AND start < {:to}", dbx.Params{"from": dbTime(from), "to": dbTime(to)})).
-		OrderBy("start ASC", "id ASC").Limit(int64(limit)).All(&recs)
+	err := app.RecordQuery(Collection).Where(cond).OrderBy("start ASC", "id ASC").
+		Offset(int64(offset)).Limit(int64(limit)).All(&recs)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out := make([]*Appointment, len(recs))
 	for i, r := range recs {
 		out[i] = Wrap(r)
 	}
-	return out, nil
+	return out, total, nil
 }

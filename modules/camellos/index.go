@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"camellos/internal/bus"
+	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
 	"camellos/internal/timefmt"
 	"camellos/modules/users"
@@ -200,6 +201,8 @@ func isoOf(s string) string {
 // or category (names, slugs, categories of the services shown and
 // filtered), any review (the rating is updated with it).
 func bindIndexHooks(app core.App, x *publicIndex) {
+	// A commit by another process (CLI, raw SQL) can change any answer.
+	dbwatch.OnExternalCommit(app, x.cache.Invalidate)
 	camello := func(e *core.RecordEvent) error {
 		l, built := x.cache.Peek()
 		if !built || e.Record.GetString("status") == StatusActive || l.byID[e.Record.Id] != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"camellos/internal/bus"
+	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
 	"camellos/internal/records"
 
@@ -25,6 +26,8 @@ func categoriesCache(app core.App) *memo.Cache[[]byte] {
 // bindCacheHooks drops the rendered categories after every committed write
 // of a category or a service (the answer counts services per category).
 func bindCacheHooks(app core.App) {
+	// A commit by another process can change categories and services.
+	dbwatch.OnExternalCommit(app, categoriesCache(app).Invalidate)
 	// The catalog's events: CatalogChanged after every committed write of a
 	// category or a service; ServiceSaving while a service is updated.
 	bus.EmitChanges(app, Categories, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CatalogChanged })

@@ -368,3 +368,30 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestSessionCheckIsPerStream: revoking one session ends only its streams;
+// the user's other session and other users' streams keep receiving.
+func TestSessionCheckIsPerStream(t *testing.T) {
+	w := newWorld(t)
+	k := w.k
+	// A second session of the client, and streams on both plus the camello's.
+	second := k.Session(w.client)
+	keep := open(t, k, w.clientCk, nil, "")
+	gone := open(t, k, second, nil, "")
+	cam := open(t, k, w.camCk, nil, "")
+	if err := session.RevokeSession(k.App, second); err != nil {
+		t.Fatal(err)
+	}
+	if !gone.ended(2 * time.Second) {
+		t.Fatal("stream of the revoked session still open")
+	}
+	if keep.ended(300*time.Millisecond) || cam.ended(0) {
+		t.Fatal("a stream of a valid session ended")
+	}
+	if r := k.Post("/api/jobs/"+w.job+"/messages", w.camCk, map[string]any{"body": "Sigo aquí"}); r.Status != 201 {
+		t.Fatalf("message: %d %s", r.Status, r.Raw)
+	}
+	if _, ok := keep.next(t, "message", 2*time.Second); !ok {
+		t.Fatal("the client's other stream missed the message")
+	}
+}

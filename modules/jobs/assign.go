@@ -94,14 +94,15 @@ func Assign(app core.App, jobID, camelloID string) error {
 }
 
 // assignConflict is the 409 of an assignment the job's or the camello's
-// state forbids, or nil.
+// state forbids (takesProvider, assignable), or nil.
 func assignConflict(job, camello *core.Record) error {
+	status, provider := job.GetString("status"), job.GetString("provider")
 	switch {
-	case job.GetString("status") != StatusPending:
+	case !takesProvider(status, provider) && status != StatusPending:
 		return httpapi.Conflict(MsgNotPending)
-	case job.GetString("provider") != "":
+	case !takesProvider(status, provider):
 		return httpapi.Conflict(MsgHasProvider)
-	case camello.GetString("status") != camellos.StatusActive:
+	case !assignable(camello):
 		return httpapi.Conflict(MsgCamelloInactive)
 	}
 	return nil

@@ -96,13 +96,13 @@ func validateJob(app core.App, rec *core.Record) error {
 		return httpapi.FieldRuleError("client", "El cliente de un trabajo no puede cambiar")
 	}
 	oldProvider := orig.GetString("provider")
-	if provider != oldProvider {
-		switch {
-		case oldProvider != "":
+	if provider != oldProvider && !takesProvider(from, oldProvider) {
+		if oldProvider != "" {
 			return httpapi.FieldRuleError("provider", "El proveedor de un trabajo no puede cambiar")
-		case from != StatusPending:
-			return httpapi.FieldRuleError("provider", "Solo se asigna un proveedor a un trabajo pendiente")
 		}
+		return httpapi.FieldRuleError("provider", "Solo se asigna un proveedor a un trabajo pendiente")
+	}
+	if provider != oldProvider {
 		if err := checkProviderActive(app, provider); err != nil {
 			return err
 		}
@@ -113,9 +113,17 @@ func validateJob(app core.App, rec *core.Record) error {
 	return nil
 }
 
+// takesProvider is the one statement of when a job may get its provider:
+// while PENDIENTE and without one. The record hook and the conditional
+// UPDATE of Assign (its WHERE) both follow it.
+func takesProvider(status, provider string) bool { return status == StatusPending && provider == "" }
+
+// assignable reports whether a camello may become a job's provider (ACTIVO).
+func assignable(camello *core.Record) bool { return camellos.Wrap(camello).Active() }
+
 func checkProviderActive(app core.App, provider string) error {
 	c, err := app.FindRecordById(camellos.Collection, provider)
-	if err != nil || c.GetString("status") != camellos.StatusActive {
+	if err != nil || !assignable(c) {
 		return httpapi.FieldRuleError("provider", "El camello no existe o no está activo")
 	}
 	return nil

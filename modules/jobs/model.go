@@ -216,10 +216,11 @@ func (p Party) Any() bool { return p.Client || p.Provider || p.Admin }
 
 // PartyOf tells how user relates to job.
 func PartyOf(app core.App, user, job *core.Record) Party {
-	p := Party{Admin: user.GetString("role") == users.RoleAdmin}
-	p.Client = job.GetString("client") == user.Id
-	if prov := job.GetString("provider"); prov != "" && user.GetString("role") == users.RoleCamello {
-		if c := CamelloOfUser(app, user.Id); c != nil && c.Id == prov {
+	u, j := users.Wrap(user), Wrap(job)
+	p := Party{Admin: u.Role() == users.RoleAdmin}
+	p.Client = j.ClientID() == u.Id
+	if prov := j.ProviderID(); prov != "" && u.Role() == users.RoleCamello {
+		if c := CamelloOfUser(app, u.Id); c != nil && c.Id == prov {
 			p.Provider = true
 		}
 	}
@@ -228,15 +229,15 @@ func PartyOf(app core.App, user, job *core.Record) Party {
 
 // ProviderUserID returns the user id behind the job's provider ("" if none).
 func ProviderUserID(app core.App, job *core.Record) string {
-	prov := job.GetString("provider")
+	prov := Wrap(job).ProviderID()
 	if prov == "" {
 		return ""
 	}
-	c, err := app.FindRecordById(camellos.Collection, prov)
+	c, err := camellos.Find(app, prov)
 	if err != nil {
 		return ""
 	}
-	return c.GetString("user")
+	return c.UserID()
 }
 
 // ReadStatus reads an optional ?status= filter, which must be a job state.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"camellos/internal/cli"
@@ -84,11 +85,22 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 			return sent, err
 		}
 		sent += claimed
+		remindersCounter(app).Add(int64(claimed))
 		if claimed < reminderBatch {
 			return sent, nil
 		}
 	}
 }
+
+const storeKeyRemindersSent = "camellos.jobs.remindersSent"
+
+func remindersCounter(app core.App) *atomic.Int64 {
+	return app.Store().GetOrSet(storeKeyRemindersSent, func() any { return &atomic.Int64{} }).(*atomic.Int64)
+}
+
+// RemindersSent is how many appointments this process reminded since it
+// started (the sweep, the cron route and the CLI), for the metrics.
+func RemindersSent(app core.App) int64 { return remindersCounter(app).Load() }
 
 // describeDue completes the claimed appointments with what their
 // reminders show (the camello's user and time zone, the job's title) by

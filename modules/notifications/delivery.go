@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"camellos/internal/httpapi"
@@ -108,7 +109,52 @@ type dispatcher struct {
 
 	vapidMu sync.Mutex
 	vapid   *vapidKeys
+
+	// outcomes counts push attempts by outcome (PushStats).
+	outcomes [numOutcomes]atomic.Int64
 }
+
+// Push attempt outcomes, as PushStats reports them.
+const (
+	PushDelivered = iota // 2xx
+	PushGone             // 404/410: subscription deleted
+	PushRetried          // 429, 5xx or a network error: tried again later
+	PushRejected         // another answer: given up
+	PushGaveUp           // retries exhausted
+	numOutcomes
+)
+
+// PushOutcomeNames names the outcomes (metrics labels).
+func PushOutcomeNames() []string {
+	return []string{"delivered", "gone", "retried", "rejected", "gave_up"}
+}
+
+// PushStats is what the dispatcher of app did so far: push attempts by
+// outcome (indexed by PushDelivered...) and the deliveries pending now
+// (queued, running or waiting to be retried).
+type PushStats struct {
+	Outcomes [numOutcomes]int64
+	Pending  int
+}
+
+// Stats reads app's delivery counters (zero when the module is not
+// registered). The metrics area reads it at every scrape.
+func Stats(app core.App) PushStats {
+	var s PushStats
+	d := dispatcherOf(app)
+	if d == nil {
+		return s
+	}
+	for i := range s.Outcomes {
+		s.Outcomes[i] = d.outcomes[i].Load()
+	}
+	d.mu.Lock()
+	s.Pending = d.pending
+	d.mu.Unlock()
+	return s
+}
+
+func (d *dispatcher) count(outcome int) { d.outcomes[outcome].Add(1) }
 
 func newDispatcher(app core.App) *dispatcher {
 	o, _ := app.Store().Get(optionsKey).(Options)

@@ -133,6 +133,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 			return // shutting down
 		}
 		log.Warn("push: request failed", "error", err.Error())
+		d.count(PushRetried)
 		d.retry(j, s, attempt, 0)
 		return
 	}
@@ -142,7 +143,9 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	switch {
 	case status >= 200 && status < 300:
 		log.Info("push: delivered", "status", status)
+		d.count(PushDelivered)
 	case status == http.StatusNotFound || status == http.StatusGone:
+		d.count(PushGone)
 		_, derr := d.app.DB().Delete(colSubscriptions, dbx.HashExp{"id": s.ID, "endpoint": s.Endpoint}).Execute()
 		if derr != nil {
 			log.Error("push: subscription gone, delete failed", "status", status, "error", derr.Error())
@@ -151,9 +154,11 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		log.Info("push: subscription gone, deleted", "status", status)
 	case status == http.StatusTooManyRequests || status >= 500:
 		log.Warn("push: push service busy", "status", status, "retryAfter", res.Header.Get("Retry-After"))
+		d.count(PushRetried)
 		d.retry(j, s, attempt, retryAfter(res.Header.Get("Retry-After")))
 	default:
 		log.Warn("push: rejected, not retried", "status", status)
+		d.count(PushRejected)
 	}
 }
 
@@ -162,6 +167,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 func (d *dispatcher) retry(j job, s subscription, attempt int, after time.Duration) {
 	if attempt > len(d.opts.RetryDelays) {
 		d.app.Logger().Error("push: giving up", "notification", j.ID, "subscription", s.ID, "attempts", attempt)
+		d.count(PushGaveUp)
 		return
 	}
 	wait := d.opts.RetryDelays[attempt-1]
@@ -171,6 +177,7 @@ func (d *dispatcher) retry(j job, s subscription, attempt int, after time.Durati
 	if wait > d.opts.MaxRetryAfter {
 		d.app.Logger().Error("push: Retry-After too far, giving up", "notification", j.ID,
 			"subscription", s.ID, "retryAfter", after.String())
+		d.count(PushGaveUp)
 		return
 	}
 	sub := s

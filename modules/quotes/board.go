@@ -63,26 +63,33 @@ func openBoard(e *core.RequestEvent) error {
 // openJobs reads one page of the open jobs of some services (and a city)
 // through the partial index idx_jobs_open, named explicitly: the planner
 // would otherwise prefer the provider index, which holds every open job.
+// The page is the merge of each service's newest offset+limit jobs (each
+// an ordered walk of the index), not a sort of every open job of the
+// services: a camello's board reads at most services × (offset+limit)
+// rows, however many jobs are open.
 func openJobs(app core.App, services []any, city string, p httpapi.Page) ([]*core.Record, int64, error) {
-	params := dbx.Params{"limit": p.PerPage, "offset": p.Offset()}
-	in := make([]string, len(services))
-	for i, s := range services {
-		key := "s" + strconv.Itoa(i)
-		in[i] = "{:" + key + "}"
-		params[key] = s
-	}
-	where := " WHERE service IN (" + strings.Join(in, ", ") + ") AND status = 'PENDIENTE' AND provider = ''"
+	params := dbx.Params{"limit": p.PerPage, "offset": p.Offset(), "n": p.Offset() + int64(p.PerPage)}
+	cond := " AND status = 'PENDIENTE' AND provider = ''"
 	if city != "" {
-		where += " AND cityKey = {:city}"
+		cond += " AND cityKey = {:city}"
 		params["city"] = text.Fold(city)
 	}
 	from := " FROM " + jobs.Collection + " INDEXED BY idx_jobs_open"
+	in := make([]string, len(services))
+	parts := make([]string, len(services))
+	for i, s := range services {
+		key := "{:s" + strconv.Itoa(i) + "}"
+		params["s"+strconv.Itoa(i)] = s
+		in[i] = key
+		parts[i] = "SELECT * FROM (SELECT id, created" + from + " WHERE service = " + key + cond +
+			" ORDER BY created DESC, id DESC LIMIT {:n})"
+	}
 	var total int64
-	if err := app.DB().NewQuery("SELECT COUNT(*)" + from + where).Bind(params).Row(&total); err != nil {
+	if err := app.DB().NewQuery("SELECT COUNT(*)" + from + " WHERE service IN (" + strings.Join(in, ", ") + ")" + cond).Bind(params).Row(&total); err != nil {
 		return nil, 0, err
 	}
 	var ids []string
-	err := app.DB().NewQuery("SELECT id" + from + where + " ORDER BY created DESC, id DESC LIMIT {:limit} OFFSET {:offset}").
+	err := app.DB().NewQuery("SELECT id FROM (" + strings.Join(parts, " UNION ALL ") + ") ORDER BY created DESC, id DESC LIMIT {:limit} OFFSET {:offset}").
 		Bind(params).Column(&ids)
 	if err != nil || len(ids) == 0 {
 		return []*core.Record{}, total, err

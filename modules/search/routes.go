@@ -9,6 +9,7 @@ import (
 	"camellos/internal/bounds"
 	"camellos/internal/bus"
 	"camellos/internal/config"
+	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -37,6 +38,7 @@ func Register(app core.App) {
 		cache.invalidate()
 		return e.Next()
 	}
+	dbwatch.OnExternalCommit(app, cache.invalidate)
 	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(forget)
 	ev.CamelloChanged.BindFunc(forget)

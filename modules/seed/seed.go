@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -39,7 +40,13 @@ type Options struct {
 	Camellos int       // default 200
 	Clients  int       // default 30
 	Out      io.Writer // progress and logins; nil = discard
+	// NoProgress leaves out the progress bars (the CLI sets it when
+	// stdout is not a terminal: a log file gets the summary only).
+	NoProgress bool
 }
+
+// MaxCount bounds --camellos and --clients of the CLI.
+const MaxCount = 100_000
 
 // Result counts what a run created (zero on a second run).
 type Result struct {
@@ -52,9 +59,21 @@ func Command(app core.App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "seed",
 		Short: "Fill a demo marketplace (idempotent: running it twice adds nothing)",
+		Args:  cobra.NoArgs,
+		// Bad counts are refused before the data dir is touched.
+		PreRunE: func(cmd *cobra.Command, args []string) error {
+			if o.Camellos < 1 || o.Camellos > MaxCount {
+				return fmt.Errorf("--camellos: se esperaba un entero entre 1 y %d", MaxCount)
+			}
+			if o.Clients < 1 || o.Clients > MaxCount {
+				return fmt.Errorf("--clients: se esperaba un entero entre 1 y %d", MaxCount)
+			}
+			return nil
+		},
 		Run: func(cmd *cobra.Command, args []string) {
 			cli.RunCommand(app, func() error {
 				o.Out = cmd.OutOrStdout()
+				o.NoProgress = !isTerminal(o.Out)
 				_, err := Run(app, o)
 				return err
 			})
@@ -66,12 +85,13 @@ func Command(app core.App) *cobra.Command {
 }
 
 type seeder struct {
-	app    core.App
-	out    io.Writer
-	res    Result
-	cats   map[string][]*core.Record // category id -> its services
-	svcCat map[string]string         // service id -> category id
-	now    time.Time
+	app        core.App
+	out        io.Writer
+	noProgress bool
+	res        Result
+	cats       map[string][]*core.Record // category id -> its services
+	svcCat     map[string]string         // service id -> category id
+	now        time.Time
 }
 
 // Run seeds app and returns what it created.
@@ -85,7 +105,7 @@ func Run(app core.App, o Options) (Result, error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &seeder{app: app, out: o.Out, cats: map[string][]*core.Record{}, svcCat: map[string]string{}, now: time.Now().UTC()}
+	s := &seeder{app: app, out: o.Out, noProgress: o.NoProgress, cats: map[string][]*core.Record{}, svcCat: map[string]string{}, now: time.Now().UTC()}
 
 	if _, err := s.user(users.RoleAdmin, AdminEmail, AdminPassword, "Administración Camellos", "", ""); err != nil {
 		return s.res, fmt.Errorf("admin: %w", err)
@@ -130,6 +150,9 @@ func (s *seeder) report() {
 
 // progress draws `\r[#####.....] 120/200 camellos` on the terminal.
 func (s *seeder) progress(done, total int, what string) {
+	if s.noProgress {
+		return
+	}
 	const width = 30
 	filled := done * width / max(total, 1)
 	fmt.Fprintf(s.out, "\r[%s%s] %d/%d %s", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, what)
@@ -433,4 +456,14 @@ func (s *seeder) clients(n int) ([]*core.Record, error) {
 		s.progress(i+1, n, "clientes")
 	}
 	return out, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

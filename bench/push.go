@@ -1,0 +1,425 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"database/sql"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"camellos/modules/users"
+
+	webpush "github.com/SherClockHolmes/webpush-go"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+const (
+	nPushUsers     = 10_000
+	rawPushWorkers = 4 // the service's delivery workers (notifications.Options default)
+)
+
+// pushResult is the fan-out scenario.
+type pushResult struct {
+	Available bool
+	Note      string
+	Users     int
+	Queued    int
+	Delivered int64 // requests the receiver got from the service
+	Decrypted int64 // of which decrypted to the broadcast's payload
+	Took      time.Duration
+	RPS       float64 // pushes/s, service
+	Raw       int64   // raw webpush-go sends decrypted
+	RawTook   time.Duration
+	RawRPS    float64
+	RawErrors int64
+	Failures  []string
+}
+
+// browserKey is a subscriber's push identity (PushManager.subscribe()).
+type browserKey struct {
+	priv *ecdh.PrivateKey
+	auth []byte
+}
+
+func (b *browserKey) p256dh() string {
+	return base64.RawURLEncoding.EncodeToString(b.priv.PublicKey().Bytes())
+}
+func (b *browserKey) authB64() string { return base64.RawURLEncoding.EncodeToString(b.auth) }
+
+// decrypt opens an aes128gcm Web Push message (RFC 8188 + RFC 8291) the
+// way a browser does, returning the plaintext without padding.
+func (b *browserKey) decrypt(body []byte) ([]byte, error) {
+	if len(body) < 21 {
+		return nil, errors.New("body shorter than the header")
+	}
+	salt := body[:16]
+	rs := binary.BigEndian.Uint32(body[16:20])
+	idLen := int(body[20])
+	if len(body) < 21+idLen {
+		return nil, errors.New("truncated key id")
+	}
+	asPublicRaw := body[21 : 21+idLen]
+	ciphertext := body[21+idLen:]
+	if rs < 18 || uint32(len(ciphertext)) > rs {
+		return nil, fmt.Errorf("expected one record of at most rs=%d bytes, got %d", rs, len(ciphertext))
+	}
+	asPublic, err := ecdh.P256().NewPublicKey(asPublicRaw)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := b.priv.ECDH(asPublic)
+	if err != nil {
+		return nil, err
+	}
+	prkKey, err := hkdf.Extract(sha256.New, secret, b.auth)
+	if err != nil {
+		return nil, err
+	}
+	ikm, err := hkdf.Expand(sha256.New, prkKey, "WebPush: info\x00"+string(b.priv.PublicKey().Bytes())+string(asPublicRaw), 32)
+	if err != nil {
+		return nil, err
+	}
+	prk, err := hkdf.Extract(sha256.New, ikm, salt)
+	if err != nil {
+		return nil, err
+	}
+	cek, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: aes128gcm\x00", 16)
+	if err != nil {
+		return nil, err
+	}
+	nonce, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: nonce\x00", 12)
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(cek)
+	if err != nil {
+		return nil, err
+	}
+	gcm, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := gcm.Open(nil, nonce, ciphertext, nil)
+	if err != nil {
+		return nil, err
+	}
+	end := len(plain) - 1
+	for end >= 0 && plain[end] == 0 {
+		end--
+	}
+	if end < 0 || plain[end] != 0x02 {
+		return nil, errors.New("missing padding delimiter")
+	}
+	return plain[:end], nil
+}
+
+// pushReceiver is an HTTPS push service on 127.0.0.1 that decrypts every
+// payload with the subscriber's keys and counts those carrying want.
+type pushReceiver struct {
+	srv       *http.Server
+	base      string
+	certFile  string
+	pool      *x509.CertPool
+	keys      []*browserKey
+	want      atomic.Value // string the plaintext must contain
+	got       atomic.Int64
+	decrypted atomic.Int64
+	mu        sync.Mutex
+	failures  []string
+	last      atomic.Int64 // unix nanos of the last decrypted push
+}
+
+func newPushReceiver(dir string, n int) (*pushReceiver, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, err
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyDER, _ := x509.MarshalECPrivateKey(key)
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	r := &pushReceiver{certFile: filepath.Join(dir, "receiver.pem"), pool: x509.NewCertPool()}
+	if err := os.WriteFile(r.certFile, certPEM, 0o644); err != nil {
+		return nil, err
+	}
+	r.pool.AppendCertsFromPEM(certPEM)
+	r.want.Store("")
+	for i := 0; i < n; i++ {
+		priv, err := ecdh.P256().GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		auth := make([]byte, 16)
+		_, _ = rand.Read(auth)
+		r.keys = append(r.keys, &browserKey{priv: priv, auth: auth})
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r.base = "https://" + l.Addr().String()
+	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}, NextProtos: []string{"h2", "http/1.1"}},
+		ErrorLog: nil}
+	go func() { _ = r.srv.ServeTLS(l, "", "") }()
+	return r, nil
+}
+
+func (r *pushReceiver) fail(s string) {
+	r.mu.Lock()
+	if len(r.failures) < 5 {
+		r.failures = append(r.failures, s)
+	}
+	r.mu.Unlock()
+}
+
+func (r *pushReceiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.got.Add(1)
+	i, err := strconv.Atoi(strings.TrimPrefix(req.URL.Path, "/push/"))
+	if err != nil || i < 0 || i >= len(r.keys) {
+		r.fail("unknown endpoint " + req.URL.Path)
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	plain, err := r.keys[i].decrypt(body)
+	if err != nil {
+		r.fail(fmt.Sprintf("push %d: %v", i, err))
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if !bytes.Contains(plain, []byte(r.want.Load().(string))) {
+		r.fail(fmt.Sprintf("push %d: unexpected payload %s", i, clip(string(plain))))
+	} else {
+		r.decrypted.Add(1)
+		r.last.Store(time.Now().UnixNano())
+	}
+	w.WriteHeader(http.StatusCreated)
+}
+
+func (r *pushReceiver) reset(want string) {
+	r.want.Store(want)
+	r.got.Store(0)
+	r.decrypted.Store(0)
+}
+
+// waitFor waits until n payloads were decrypted (or nothing arrives for
+// 30 s), returning when the last one arrived.
+func (r *pushReceiver) waitFor(n int64, since time.Time) time.Time {
+	lastCount, lastChange := int64(-1), time.Now()
+	for r.decrypted.Load() < n {
+		c := r.got.Load()
+		if c != lastCount {
+			lastCount, lastChange = c, time.Now()
+		}
+		if time.Since(lastChange) > 30*time.Second {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if l := r.last.Load(); l > 0 {
+		return time.Unix(0, l)
+	}
+	return since
+}
+
+// runPush seeds a data dir with nPushUsers CLIENTE users, each with one
+// push subscription on the receiver, broadcasts one ADMIN_MESSAGE to the
+// role and waits until every payload was decrypted; then sends the same
+// number of pushes with webpush-go directly (rawPushWorkers at once) to
+// the same receiver.
+func runPush(r *report) *pushResult {
+	out := &pushResult{Users: nPushUsers}
+	dir, err := os.MkdirTemp("", "camellos-push-")
+	if err != nil {
+		out.Note = err.Error()
+		return out
+	}
+	defer os.RemoveAll(dir)
+	fmt.Printf("push: %d subscribers…\n", nPushUsers)
+	recv, err := newPushReceiver(dir, nPushUsers)
+	if err != nil {
+		out.Note = err.Error()
+		return out
+	}
+	defer recv.srv.Close()
+	data := filepath.Join(dir, "pb_data")
+	admin, err := seedPush(data, recv)
+	if err != nil {
+		out.Note = "seed: " + err.Error()
+		return out
+	}
+	svc, err := startService(data, serviceEnv("SSL_CERT_FILE="+recv.certFile))
+	if err != nil {
+		out.Note = err.Error()
+		return out
+	}
+	client := newClient(4)
+	title := "Aviso bench " + strconv.FormatInt(time.Now().UnixNano(), 36)
+	recv.reset(title)
+	var prof chan []byte
+	if r.Cfg.ProfileDir != "" {
+		prof = profileAsync(svc.pprof, 8*time.Second)
+	}
+	t0 := time.Now()
+	res, err := client.Do(cookieJSON(http.MethodPost, svc.base, "/api/admin/notifications", admin,
+		map[string]any{"title": title, "body": "Mañana hay mantenimiento de 2 a 3 a. m.", "url": "/notificaciones.html", "role": users.RoleClient}))
+	if err != nil {
+		svc.stop()
+		out.Note = err.Error()
+		return out
+	}
+	raw, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var q struct {
+		Queued int `json:"queued"`
+	}
+	_ = json.Unmarshal(raw, &q)
+	out.Queued = q.Queued
+	if res.StatusCode != http.StatusAccepted {
+		svc.stop()
+		out.Note = fmt.Sprintf("broadcast answered %d %s", res.StatusCode, clip(string(raw)))
+		return out
+	}
+	end := recv.waitFor(int64(nPushUsers), t0)
+	if prof != nil {
+		saveProfile(r.Cfg.ProfileDir, "push", <-prof)
+	}
+	out.Available = true
+	out.Took = end.Sub(t0)
+	out.Delivered, out.Decrypted = recv.got.Load(), recv.decrypted.Load()
+	if out.Took > 0 {
+		out.RPS = float64(out.Decrypted) / out.Took.Seconds()
+	}
+	svc.stop()
+	fmt.Printf("%-20s %d queued, %d received, %d decrypted in %s: %.0f pushes/s\n", "push (service)", out.Queued, out.Delivered, out.Decrypted, out.Took.Round(time.Millisecond), out.RPS)
+
+	// Raw webpush-go sends of the same kind of payload.
+	vPriv, vPub, err := webpush.GenerateVAPIDKeys()
+	if err != nil {
+		out.Note = err.Error()
+		return out
+	}
+	rawTitle := "Aviso crudo " + strconv.FormatInt(time.Now().UnixNano(), 36)
+	recv.reset(rawTitle)
+	payload, _ := json.Marshal(map[string]string{"title": rawTitle, "body": "Mañana hay mantenimiento de 2 a 3 a. m.", "url": "/notificaciones.html", "kind": "ADMIN_MESSAGE", "id": "n00000000000001"})
+	hc := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: recv.pool}, ForceAttemptHTTP2: true}}
+	var next atomic.Int64
+	var errs atomic.Int64
+	var wg sync.WaitGroup
+	t1 := time.Now()
+	for w := 0; w < rawPushWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= nPushUsers {
+					return
+				}
+				k := recv.keys[i]
+				res, err := webpush.SendNotificationWithContext(context.Background(), payload, &webpush.Subscription{
+					Endpoint: fmt.Sprintf("%s/push/%d", recv.base, i), Keys: webpush.Keys{P256dh: k.p256dh(), Auth: k.authB64()},
+				}, &webpush.Options{HTTPClient: hc, Subscriber: "mailto:bench@example.com", TTL: 3600, Urgency: webpush.UrgencyNormal,
+					VAPIDPublicKey: vPub, VAPIDPrivateKey: vPriv})
+				if err != nil {
+					errs.Add(1)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusCreated {
+					errs.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	out.RawTook = time.Since(t1)
+	out.Raw = recv.decrypted.Load()
+	out.RawErrors = errs.Load()
+	if out.RawTook > 0 {
+		out.RawRPS = float64(out.Raw) / out.RawTook.Seconds()
+	}
+	recv.mu.Lock()
+	out.Failures = append(out.Failures, recv.failures...)
+	recv.mu.Unlock()
+	fmt.Printf("%-20s %d decrypted in %s: %.0f pushes/s (errors %d)\n", "push (raw webpush)", out.Raw, out.RawTook.Round(time.Millisecond), out.RawRPS, out.RawErrors)
+	return out
+}
+
+// seedPush prepares the push data dir: migrations, an admin with a
+// session (returned), nPushUsers clients each with one subscription on the
+// receiver (raw SQL, one transaction).
+func seedPush(dir string, recv *pushReceiver) (string, error) {
+	app := core.NewBaseApp(core.BaseAppConfig{DataDir: dir})
+	if err := app.Bootstrap(); err != nil {
+		return "", err
+	}
+	defer app.ResetBootstrapState()
+	if err := app.RunAllMigrations(); err != nil {
+		return "", err
+	}
+	db := app.NonconcurrentDB().(interface{ DB() *sql.DB }).DB()
+	tx, err := db.Begin()
+	if err != nil {
+		return "", err
+	}
+	s := &seeder{db: db, tx: tx, stmts: map[string]*sql.Stmt{}}
+	created := dbTime(time.Now().Add(-time.Hour))
+	const userSQL = `INSERT INTO users (id, email, password, tokenKey, verified, emailVisibility, name, role, phone, city, disabled, created, updated)
+		VALUES (?,?,?,?,0,0,?,?,?,?,0,?,?)`
+	s.exec(userSQL, "uadm00000000001", "admin@example.com", "x", "tkadmin", "Admin Bench", users.RoleAdmin, "", "Bogotá", created, created)
+	token, h := newToken()
+	s.exec(`INSERT INTO sessions (id, user, tokenHash, userTokenKey, expiresAt, ip, userAgent, created) VALUES (?,?,?,?,?,?,?,?)`,
+		"ses"+h[:12], "uadm00000000001", h, "tkadmin", dbTime(time.Now().Add(24*time.Hour)), "127.0.0.1", "bench", created)
+	for i, k := range recv.keys {
+		s.exec(userSQL, cliUserID(i), fmt.Sprintf("suscrito%d@example.com", i), "x", cliTokenKey(i), fmt.Sprintf("Suscrito %d", i), users.RoleClient, "", "Bogotá", created, created)
+		s.exec(`INSERT INTO push_subscriptions (id, user, endpoint, p256dh, auth, userAgent, created, updated) VALUES (?,?,?,?,?,?,?,?)`,
+			fmt.Sprintf("psub%011d", i), cliUserID(i), fmt.Sprintf("%s/push/%d", recv.base, i), k.p256dh(), k.authB64(), "bench", created, created)
+	}
+	if s.err != nil {
+		tx.Rollback()
+		return "", s.err
+	}
+	if err := tx.Commit(); err != nil {
+		return "", err
+	}
+	return token, nil
+}

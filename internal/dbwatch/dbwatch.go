@@ -1,0 +1,476 @@
+// Package dbwatch lets the in-memory caches notice commits made to data.db
+// by another process (the CLI, a second instance, raw SQL in sqlite3, a
+// Litestream restore...) before they answer.
+//
+// SQLite's `PRAGMA data_version` changes, on one connection, whenever
+// another connection commits. A Watcher keeps one probe connection of its
+// own and reads it on every request (Check, a few µs). The catch is that our
+// own process commits too, through its own pool: those commits change the
+// probe's data_version as well, and they must not throw every cache away
+// (the record hooks already drop exactly what a write changes). So the
+// Watcher also wraps the app's connections (Connect) and accounts for each
+// of our own commits as it happens:
+//
+//   - before an own commit, the probe is compared with its baseline (a
+//     difference then is foreign: fire) and the commit is counted in flight;
+//   - after it, the probe is read into the baseline, and then the committing
+//     connection reads its own data_version: it changes only for commits by
+//     other connections, so a foreign commit that raced ours is seen there
+//     (fire);
+//   - Check compares the probe with the baseline; while own commits are in
+//     flight a difference is not yet explained, so Check waits for them
+//     (microseconds) and compares again; with none in flight a difference is
+//     a foreign commit: fire.
+//
+// Fire runs every handler bound to OnExternalCommit before the request that
+// noticed it goes on, so no cache answers from before a commit it did not
+// see. A commit the wrappers cannot attribute (a write through a query with
+// RETURNING, or two own connections committing at once) counts as foreign:
+// the rule errs towards dropping caches, never towards staleness.
+package dbwatch
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+)
+
+// Event is fired when a commit by another process (or connection) is seen.
+type Event struct {
+	hook.Event
+	App core.App
+}
+
+// Watcher watches one data.db; keep one per app (Attach).
+type Watcher struct {
+	// OnExternalCommit fires (synchronously, under the watcher's lock: its
+	// handlers must only drop in-memory state) when a commit made outside
+	// this process's accounted writes is noticed.
+	OnExternalCommit *hook.Hook[*Event]
+
+	mu        sync.Mutex
+	idle      *sync.Cond
+	app       core.App
+	drv       driver.Driver
+	dsn       string // of data.db, with its pragmas
+	probe     driver.Conn
+	base      int64
+	baseOK    bool
+	inFlight  int
+	closed    bool
+	external  atomic.Int64 // external commits noticed (metrics, tests)
+	ownCommit atomic.Int64 // own commits accounted
+}
+
+// New returns a Watcher with no database yet.
+func New() *Watcher {
+	w := &Watcher{OnExternalCommit: &hook.Hook[*Event]{}}
+	w.idle = sync.NewCond(&w.mu)
+	return w
+}
+
+// sqliteDriver is the registered "sqlite" driver (modernc, via PocketBase).
+func sqliteDriver() (driver.Driver, error) {
+	db, err := sql.Open("sqlite", "")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return db.Driver(), nil
+}
+
+// Open opens dsn (a data.db path with its query string of pragmas) with
+// every connection accounted by w. Use it for data.db only.
+func (w *Watcher) Open(dsn string) (*dbx.DB, error) {
+	drv, err := sqliteDriver()
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	if w.dsn != dsn && w.probe != nil {
+		_ = w.probe.Close()
+		w.probe, w.baseOK = nil, false
+	}
+	w.drv, w.dsn, w.closed = drv, dsn, false
+	w.mu.Unlock()
+	return dbx.NewFromDB(sql.OpenDB(&connector{w: w, drv: drv, dsn: dsn}), "sqlite"), nil
+}
+
+// Close releases the probe connection (the app's pools are PocketBase's).
+func (w *Watcher) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	if w.probe == nil {
+		return nil
+	}
+	err := w.probe.Close()
+	w.probe, w.baseOK = nil, false
+	return err
+}
+
+// External is how many foreign commits were noticed so far.
+func (w *Watcher) External() int64 { return w.external.Load() }
+
+// Own is how many own commits were accounted so far.
+func (w *Watcher) Own() int64 { return w.ownCommit.Load() }
+
+// Check notices the commits made by others since the last call and fires
+// OnExternalCommit for them before it returns. Cheap when nothing changed:
+// one `PRAGMA data_version` on the probe connection.
+func (w *Watcher) Check() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		v, err := w.probeVersionLocked()
+		if err != nil {
+			w.fireLocked() // unknown: assume the worst
+			return err
+		}
+		if !w.baseOK {
+			w.base, w.baseOK = v, true
+			return nil
+		}
+		if v == w.base {
+			return nil
+		}
+		if w.inFlight == 0 {
+			w.base = v
+			w.fireLocked()
+			return nil
+		}
+		// An own commit is in flight and may explain the change: its end
+		// accounts for it (and fires for a foreign one that raced it).
+		w.idle.Wait()
+	}
+}
+
+// probeVersionLocked reads data_version on the probe connection, opening
+// it when needed.
+func (w *Watcher) probeVersionLocked() (int64, error) {
+	if w.closed || w.drv == nil {
+		return 0, errors.New("dbwatch: closed")
+	}
+	if w.probe == nil {
+		c, err := w.drv.Open(w.dsn)
+		if err != nil {
+			return 0, err
+		}
+		w.probe, w.baseOK = c, false
+	}
+	v, err := dataVersion(w.probe)
+	if err != nil {
+		_ = w.probe.Close()
+		w.probe, w.baseOK = nil, false
+	}
+	return v, err
+}
+
+func (w *Watcher) fireLocked() {
+	w.external.Add(1)
+	if w.app == nil {
+		return
+	}
+	_ = w.OnExternalCommit.Trigger(&Event{App: w.app})
+}
+
+// beginCommit is called before an own connection commits.
+func (w *Watcher) beginCommit() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.baseOK && !w.closed {
+		if v, err := w.probeVersionLocked(); err == nil && v != w.base {
+			w.base = v
+			w.fireLocked()
+		}
+	}
+	w.inFlight++
+}
+
+// endCommit is called after an own connection c committed (or tried to).
+func (w *Watcher) endCommit(c *conn) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ownCommit.Add(1)
+	// 1. The probe's version now includes our commit (and any foreign one
+	//    before this instant): it becomes the baseline.
+	if v, err := w.probeVersionLocked(); err == nil {
+		w.base, w.baseOK = v, true
+	}
+	// 2. Our connection's own version changes only for commits by others
+	//    since its last read: one that raced ours is caught here.
+	v, err := dataVersion(c.Conn)
+	if err != nil || !c.dvOK || v != c.dv {
+		w.fireLocked()
+	}
+	c.dv, c.dvOK = v, err == nil
+	w.inFlight--
+	if w.inFlight == 0 {
+		w.idle.Broadcast()
+	}
+}
+
+// dataVersion runs PRAGMA data_version on a driver connection.
+func dataVersion(c driver.Conn) (int64, error) {
+	q, ok := c.(driver.QueryerContext)
+	if !ok {
+		return 0, errors.New("dbwatch: driver cannot query")
+	}
+	rows, err := q.QueryContext(context.Background(), "PRAGMA data_version", nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 1)
+	if err := rows.Next(vals); err != nil {
+		if err == io.EOF {
+			return 0, errors.New("dbwatch: no data_version")
+		}
+		return 0, err
+	}
+	n, ok := vals[0].(int64)
+	if !ok {
+		return 0, errors.New("dbwatch: data_version is not an integer")
+	}
+	return n, nil
+}
+
+// ---------------------------------------------------------------------------
+// The app's connections, wrapped to account for their commits.
+
+type connector struct {
+	w   *Watcher
+	drv driver.Driver
+	dsn string
+}
+
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.drv.Open(c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	wc := &conn{Conn: dc, w: c.w}
+	wc.dv, err = dataVersion(dc)
+	wc.dvOK = err == nil
+	return wc, nil
+}
+
+func (c *connector) Driver() driver.Driver { return c.drv }
+
+// conn is one of the app's connections: an autocommit Exec and a
+// transaction's Commit are own commits.
+type conn struct {
+	driver.Conn
+	w    *Watcher
+	inTx bool
+	dv   int64 // this connection's data_version at its last own commit
+	dvOK bool
+}
+
+var (
+	_ driver.ConnBeginTx        = (*conn)(nil)
+	_ driver.ConnPrepareContext = (*conn)(nil)
+	_ driver.ExecerContext      = (*conn)(nil)
+	_ driver.QueryerContext     = (*conn)(nil)
+	_ driver.Pinger             = (*conn)(nil)
+	_ driver.SessionResetter    = (*conn)(nil)
+	_ driver.Validator          = (*conn)(nil)
+	_ driver.StmtExecContext    = (*stmt)(nil)
+	_ driver.StmtQueryContext   = (*stmt)(nil)
+	_ driver.NamedValueChecker  = (*conn)(nil)
+	_ driver.Connector          = (*connector)(nil)
+)
+
+// own runs an autocommit write as an own commit.
+func (c *conn) own(run func() error) error {
+	if c.inTx {
+		return run()
+	}
+	c.w.beginCommit()
+	defer c.w.endCommit(c)
+	return run()
+}
+
+func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	var t driver.Tx
+	var err error
+	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
+		t, err = b.BeginTx(ctx, opts)
+	} else {
+		t, err = c.Conn.Begin() //nolint:staticcheck // fallback of database/sql too
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.inTx = true
+	return &tx{Tx: t, c: c}, nil
+}
+
+func (c *conn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	var s driver.Stmt
+	var err error
+	if p, ok := c.Conn.(driver.ConnPrepareContext); ok {
+		s, err = p.PrepareContext(ctx, query)
+	} else {
+		s, err = c.Conn.Prepare(query)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &stmt{Stmt: s, c: c}, nil
+}
+
+func (c *conn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	e, ok := c.Conn.(driver.ExecerContext)
+	if !ok {
+		return nil, driver.ErrSkip
+	}
+	var res driver.Result
+	err := c.own(func() error {
+		var err error
+		res, err = e.ExecContext(ctx, query, args)
+		return err
+	})
+	return res, err
+}
+
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	q, ok := c.Conn.(driver.QueryerContext)
+	if !ok {
+		return nil, driver.ErrSkip
+	}
+	return q.QueryContext(ctx, query, args)
+}
+
+func (c *conn) Ping(ctx context.Context) error {
+	if p, ok := c.Conn.(driver.Pinger); ok {
+		return p.Ping(ctx)
+	}
+	return nil
+}
+
+func (c *conn) ResetSession(ctx context.Context) error {
+	if r, ok := c.Conn.(driver.SessionResetter); ok {
+		return r.ResetSession(ctx)
+	}
+	return nil
+}
+
+func (c *conn) IsValid() bool {
+	if v, ok := c.Conn.(driver.Validator); ok {
+		return v.IsValid()
+	}
+	return true
+}
+
+func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
+	if n, ok := c.Conn.(driver.NamedValueChecker); ok {
+		return n.CheckNamedValue(nv)
+	}
+	return driver.ErrSkip
+}
+
+type tx struct {
+	driver.Tx
+	c *conn
+}
+
+func (t *tx) Commit() error {
+	t.c.inTx = false
+	t.c.w.beginCommit()
+	defer t.c.w.endCommit(t.c)
+	return t.Tx.Commit()
+}
+
+func (t *tx) Rollback() error {
+	t.c.inTx = false
+	return t.Tx.Rollback()
+}
+
+type stmt struct {
+	driver.Stmt
+	c *conn
+}
+
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	var res driver.Result
+	err := s.c.own(func() error {
+		var err error
+		if e, ok := s.Stmt.(driver.StmtExecContext); ok {
+			res, err = e.ExecContext(ctx, args)
+			return err
+		}
+		vals := make([]driver.Value, len(args))
+		for i, a := range args {
+			vals[i] = a.Value
+		}
+		res, err = s.Stmt.Exec(vals) //nolint:staticcheck // fallback
+		return err
+	})
+	return res, err
+}
+
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if q, ok := s.Stmt.(driver.StmtQueryContext); ok {
+		return q.QueryContext(ctx, args)
+	}
+	vals := make([]driver.Value, len(args))
+	for i, a := range args {
+		vals[i] = a.Value
+	}
+	return s.Stmt.Query(vals) //nolint:staticcheck // fallback
+}
+
+// ---------------------------------------------------------------------------
+// Per app.
+
+const storeKey = "camellos.dbwatch"
+
+// Attach makes w the watcher of app (before the app serves) and closes its
+// probe when the app terminates.
+func Attach(app core.App, w *Watcher) {
+	w.mu.Lock()
+	w.app = app
+	w.mu.Unlock()
+	app.Store().Set(storeKey, w)
+	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
+		_ = w.Close()
+		return e.Next()
+	})
+}
+
+// Of is the watcher of app, or nil when it has none (an app opened with
+// PocketBase's own connections: nothing to check).
+func Of(app core.App) *Watcher {
+	w, _ := app.Store().Get(storeKey).(*Watcher)
+	return w
+}
+
+// OnExternalCommit binds fn to app's external-commit event (no-op without
+// a watcher): modules drop their caches there.
+func OnExternalCommit(app core.App, fn func()) {
+	w := Of(app)
+	if w == nil {
+		return
+	}
+	w.OnExternalCommit.BindFunc(func(e *Event) error {
+		fn()
+		return e.Next()
+	})
+}

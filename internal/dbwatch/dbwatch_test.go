@@ -1,0 +1,204 @@
+package dbwatch_test
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"camellos/internal/dbwatch"
+	"camellos/internal/testkit"
+
+	"github.com/pocketbase/pocketbase/core"
+	_ "modernc.org/sqlite"
+)
+
+// other opens data.db as another process would: its own connection,
+// outside the app's accounted pool.
+func other(t *testing.T, k *testkit.Kit) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(k.App.DataDir(), "data.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func exec(t *testing.T, db *sql.DB, q string, args ...any) {
+	t.Helper()
+	res, err := db.Exec(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("%s: %d rows", q, n)
+	}
+}
+
+func listed(k *testkit.Kit, id string) bool {
+	r := k.Get("/api/camellos?perPage=100", "")
+	return strings.Contains(string(r.Raw), `"`+id+`"`)
+}
+
+// Every in-memory cache answers after a commit made by another connection
+// on the very next request: the listing index, a session, the public
+// categories, the agenda (slots) view.
+func TestCommitsByAnotherProcessShowOnTheNextRequest(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	db := other(t, k)
+	w := dbwatch.Of(k.App)
+	if w == nil {
+		t.Fatal("the test kit's app has no watcher")
+	}
+
+	// Listing: a PENDIENTE camello approved by raw SQL.
+	_, pending, _ := k.CreateCamello(testkit.CamelloOpts{Status: "PENDIENTE"})
+	_, active, _ := k.CreateCamello()
+	if listed(k, pending.Id) || !listed(k, active.Id) { // the index is built and cached now
+		t.Fatal("initial listing is wrong")
+	}
+	exec(t, db, "UPDATE camellos SET status = 'ACTIVO' WHERE id = ?", pending.Id)
+	if !listed(k, pending.Id) {
+		t.Fatal("a camello approved by another connection is not listed on the next request")
+	}
+	exec(t, db, "UPDATE camellos SET status = 'SUSPENDIDO' WHERE id = ?", active.Id)
+	if listed(k, active.Id) {
+		t.Fatal("a camello suspended by another connection is still listed")
+	}
+
+	// Session: cached by a first request, revoked by raw SQL.
+	_, cookie := k.UserWithSession("CLIENTE")
+	if r := k.Get("/api/me", cookie); r.Status != 200 {
+		t.Fatalf("me: %d", r.Status)
+	}
+	exec(t, db, "DELETE FROM sessions WHERE tokenHash IN (SELECT tokenHash FROM sessions ORDER BY created DESC LIMIT 1)")
+	if r := k.Get("/api/me", cookie); r.Status != 401 {
+		t.Fatalf("a session revoked by another connection still answers %d", r.Status)
+	}
+	// A user disabled by raw SQL.
+	u2, cookie2 := k.UserWithSession("CLIENTE")
+	if r := k.Get("/api/me", cookie2); r.Status != 200 {
+		t.Fatalf("me: %d", r.Status)
+	}
+	exec(t, db, "UPDATE users SET disabled = 1 WHERE id = ?", u2.Id)
+	if r := k.Get("/api/me", cookie2); r.Status != 401 {
+		t.Fatalf("a user disabled by another connection still answers %d", r.Status)
+	}
+
+	// Public categories: renamed by raw SQL.
+	cat := k.CreateRecord("categories", map[string]any{"name": "Plomería vieja", "sortOrder": 1})
+	if r := k.Get("/api/categories", ""); !strings.Contains(string(r.Raw), "Plomería vieja") {
+		t.Fatalf("categories: %s", r.Raw)
+	}
+	exec(t, db, "UPDATE categories SET name = 'Plomería nueva' WHERE id = ?", cat.Id)
+	if r := k.Get("/api/categories", ""); !strings.Contains(string(r.Raw), "Plomería nueva") {
+		t.Fatalf("a category renamed by another connection is not shown: %s", r.Raw)
+	}
+
+	// Agenda view: the slots of a camello suspended by raw SQL.
+	_, c3, c3cookie := k.CreateCamello()
+	week := []any{}
+	for d := 0; d < 7; d++ {
+		week = append(week, map[string]any{"weekday": d, "start": "00:00", "end": "23:00"})
+	}
+	if r := k.Put("/api/agenda/availability", c3cookie, map[string]any{"weekly": week}); r.Status != 200 {
+		t.Fatalf("availability: %d %s", r.Status, r.Raw)
+	}
+	_, viewer := k.UserWithSession("CLIENTE")
+	slots := fmt.Sprintf("/api/camellos/%s/slots", c3.Id)
+	if r := k.Get(slots, viewer); r.Status != 200 {
+		t.Fatalf("slots: %d %s", r.Status, r.Raw)
+	}
+	exec(t, db, "UPDATE camellos SET status = 'SUSPENDIDO' WHERE id = ?", c3.Id)
+	if r := k.Get(slots, viewer); r.Status != 404 {
+		t.Fatalf("slots of a camello suspended by another connection: %d", r.Status)
+	}
+	if w.External() == 0 {
+		t.Fatal("no external commit counted")
+	}
+}
+
+// Our own commits (through the app's pool, concurrent with reads) are
+// never taken for foreign ones: they do not drop every cache.
+func TestOwnCommitsAreNotExternal(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	w := dbwatch.Of(k.App)
+	k.Get("/api/camellos", "") // first check: baseline
+	before, own := w.External(), w.Own()
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(2)
+		go func() { // writers: registrations (one transaction each) and raw deletes
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				r := k.Post("/api/auth/register", "", map[string]any{
+					"email": fmt.Sprintf("own%s@example.com", testkit.Unique()), "password": "secreto-123", "confirmPassword": "secreto-123", "acceptTerms": true, "name": "Propia Persona",
+				})
+				if r.Status != 201 {
+					t.Errorf("register: %d %s", r.Status, r.Raw)
+					return
+				}
+				if r := k.Post("/api/auth/logout", "", nil); r.Status >= 500 {
+					t.Errorf("logout: %d", r.Status)
+				}
+			}
+		}()
+		go func() { // readers
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				if r := k.Get("/api/camellos", ""); r.Status != 200 {
+					t.Errorf("list: %d", r.Status)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if w.Own()-own < 40 {
+		t.Fatalf("own commits accounted: %d", w.Own()-own)
+	}
+	if got := w.External() - before; got != 0 {
+		t.Fatalf("%d own commits were taken for external ones", got)
+	}
+	// And a raw write through the app's own pool is own too.
+	if _, err := k.App.DB().NewQuery("UPDATE users SET name = 'Otro Nombre' WHERE id IN (SELECT id FROM users LIMIT 1)").Execute(); err != nil {
+		t.Fatal(err)
+	}
+	k.Get("/api/camellos", "")
+	if got := w.External() - before; got != 0 {
+		t.Fatalf("a raw own write was taken for an external one (%d)", got)
+	}
+}
+
+// The check costs microseconds when nothing changed.
+func TestCheckIsCheap(t *testing.T) {
+	k := testkit.New(t)
+	w := dbwatch.Of(k.App)
+	_ = w.Check()
+	const n = 2000
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	per := time.Since(start) / n
+	t.Logf("Check: %v per call", per)
+	if per > time.Millisecond {
+		t.Fatalf("Check takes %v", per)
+	}
+}
+
+// An app without a watcher (PocketBase's own connections) checks nothing.
+func TestNoWatcher(t *testing.T) {
+	if dbwatch.Of(core.NewBaseApp(core.BaseAppConfig{DataDir: t.TempDir()})) != nil {
+		t.Fatal("unexpected watcher")
+	}
+}

@@ -1,0 +1,59 @@
+package camellos
+
+import "github.com/pocketbase/pocketbase/core"
+
+// Camello is a typed camellos record (a provider's profile).
+type Camello struct {
+	core.BaseRecordProxy
+}
+
+// Wrap returns rec as a Camello.
+func Wrap(rec *core.Record) *Camello {
+	c := &Camello{}
+	c.SetProxyRecord(rec)
+	return c
+}
+
+// Find loads a camello by id with app.
+func Find(app core.App, id string) (*Camello, error) {
+	rec, err := app.FindRecordById(Collection, id)
+	if err != nil {
+		return nil, err
+	}
+	return Wrap(rec), nil
+}
+
+// OfUser loads the camello profile of a user with app.
+func OfUser(app core.App, userID string) (*Camello, error) {
+	rec, err := app.FindFirstRecordByData(Collection, "user", userID)
+	if err != nil {
+		return nil, err
+	}
+	return Wrap(rec), nil
+}
+
+// UserID is the CAMELLOS user behind the profile.
+func (c *Camello) UserID() string { return c.GetString("user") }
+
+// Name is the camello's public name.
+func (c *Camello) Name() string { return c.GetString("name") }
+
+// Status is PENDIENTE, ACTIVO, RECHAZADO or SUSPENDIDO.
+func (c *Camello) Status() string { return c.GetString("status") }
+
+// Active reports whether the camello is ACTIVO (listed, assignable, bookable).
+func (c *Camello) Active() bool { return c.Status() == StatusActive }
+
+// Premium reports whether the camello is featured.
+func (c *Camello) Premium() bool { return c.GetBool("premium") }
+
+// ServiceIDs are the services the camello offers.
+func (c *Camello) ServiceIDs() []string { return c.GetStringSlice("services") }
+
+// Timezone is the profile's IANA zone ("" for the configured default).
+func (c *Camello) Timezone() string { return c.GetString("timezone") }
+
+// Rating is the camello's review average and count.
+func (c *Camello) Rating() Rating {
+	return Rating{Average: c.GetFloat("ratingAvg"), Count: c.GetInt("ratingCount")}
+}
