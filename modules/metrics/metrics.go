@@ -20,11 +20,11 @@ import (
 	"camellos/modules/backup"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
+	"camellos/modules/web"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
-	"github.com/pocketbase/pocketbase/tools/router"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -204,7 +204,7 @@ func (s *set) serve(e *core.RequestEvent) error {
 	token := config.Of(e.App).MetricsToken
 	got, ok := strings.CutPrefix(e.Request.Header.Get("Authorization"), "Bearer ")
 	if token == "" || !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
-		return router.NewNotFoundError("File not found.", nil) // as the static site says
+		return web.NotFound(e) // as the static site says of any unknown page
 	}
 	e.Response.Header().Set("Cache-Control", "no-store")
 	s.handler.ServeHTTP(e.Response, e.Request)
