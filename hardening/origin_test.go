@@ -154,7 +154,7 @@ func registration(file string, content []byte) *testkit.Multipart {
 // registration, and a real photo is served as an image with nosniff.
 func TestUploadsNeverServedAsHTML(t *testing.T) {
 	k := testkit.New(t)
-	users := k.Count("users", "")
+	before := k.Count("users", "")
 	html := []byte("<!doctype html><html><body><script>alert(document.cookie)</script></body></html>")
 	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`)
 	for name, content := range map[string][]byte{"foto.png": html, "foto.html": html, "foto.jpg": svg, "foto.webp": append([]byte("GIF89a"), html...)} {
@@ -163,8 +163,8 @@ func TestUploadsNeverServedAsHTML(t *testing.T) {
 			t.Errorf("%s with HTML content: %d %s, want 400 on file", name, res.Status, res.Raw)
 		}
 	}
-	if n := k.Count("users", ""); n != users {
-		t.Fatalf("a refused registration created %d users", n-users)
+	if n := k.Count("users", ""); n != before {
+		t.Fatalf("a refused registration created %d users", n-before)
 	}
 	res := k.Post("/api/register/camello", "", registration("foto.html", pngBytes(t)))
 	if res.Status != http.StatusCreated {
@@ -174,7 +174,9 @@ func TestUploadsNeverServedAsHTML(t *testing.T) {
 	if !strings.HasPrefix(photo, "/uploads/camellos/") || strings.HasSuffix(photo, ".html") {
 		t.Fatalf("photo path %q", photo)
 	}
-	got := k.Get(photo, "")
+	// The camello is PENDIENTE: its photo is not public (issue 14), an admin reads it.
+	_, admin := k.UserWithSession(users.RoleAdmin)
+	got := k.Get(photo, admin)
 	if got.Status != http.StatusOK || got.Header.Get("Content-Type") != "image/png" ||
 		got.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Equal(got.Raw, pngBytes(t)) {
 		t.Fatalf("GET %s: %d %v", photo, got.Status, got.Header)

@@ -33,6 +33,8 @@ var owners = map[string]string{
 	"notification_preferences": "camellos/modules/notifications",
 	"push_subscriptions":       "camellos/modules/notifications",
 	"app_kv":                   "camellos/modules/notifications",
+	"account_tokens":           "camellos/modules/auth",
+	"mail_outbox":              "camellos/modules/mail",
 	"legal_documents":          "camellos/modules/legal",
 	"legal_document_versions":  "camellos/modules/legal",
 	"legal_acceptances":        "camellos/modules/legal",

@@ -14,6 +14,8 @@
 //	UserChanged     auth (users)                    → session (session cache)
 //	UserSignedUp    auth (client), registration     → legal (consent to the current texts)
 //	MeRendering     auth (GET /api/me)              → legal ("legal" part)
+//	UserExporting   auth (GET /api/me/export)       → every owner of data about a user (its part)
+//	UserErasing     auth (DELETE /api/me)           → every owner of data about a user (erases its part)
 package bus
 
 import (
@@ -55,6 +57,39 @@ type Me struct {
 	Body map[string]any
 }
 
+// Export collects everything stored about User (Ley 1581 de 2012): each
+// owner puts its part under its own key of Data (JSON-ready values, never a
+// password hash, a token or a token hash).
+type Export struct {
+	hook.Event
+	App  core.App
+	User *core.Record
+	Data map[string]any
+}
+
+// Erase erases a person: each owner, inside the one transaction App is,
+// removes or blanks what it holds about User, keeping what the other
+// party's history needs. A listener returning an error (a 409 for a job
+// still under way) rolls the whole erasure back. AfterCommit collects work
+// that must wait for the commit.
+type Erase struct {
+	hook.Event
+	App         core.App
+	User        *core.Record
+	afterCommit []func()
+}
+
+// AfterCommit runs fn once the erasure has committed.
+func (e *Erase) AfterCommit(fn func()) { e.afterCommit = append(e.afterCommit, fn) }
+
+// RunAfterCommit runs the collected after-commit work (the emitter calls
+// it after the commit).
+func (e *Erase) RunAfterCommit() {
+	for _, fn := range e.afterCommit {
+		fn()
+	}
+}
+
 // Hooks are the events of one app.
 type Hooks struct {
 	CatalogChanged  *hook.Hook[*Change]
@@ -65,6 +100,8 @@ type Hooks struct {
 	UserChanged     *hook.Hook[*Change]
 	UserSignedUp    *hook.Hook[*SignUp]
 	MeRendering     *hook.Hook[*Me]
+	UserExporting   *hook.Hook[*Export]
+	UserErasing     *hook.Hook[*Erase]
 }
 
 const storeKey = "camellos.bus"
@@ -82,6 +119,8 @@ func Of(app core.App) *Hooks {
 			UserChanged:     &hook.Hook[*Change]{},
 			UserSignedUp:    &hook.Hook[*SignUp]{},
 			MeRendering:     &hook.Hook[*Me]{},
+			UserExporting:   &hook.Hook[*Export]{},
+			UserErasing:     &hook.Hook[*Erase]{},
 		}
 	}).(*Hooks)
 }

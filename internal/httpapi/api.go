@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
 )
@@ -15,12 +14,14 @@ import (
 const MaxBodyBytes int64 = 6 << 20
 
 // API returns the /api route group of a module: every route in it answers
-// errors (and panics) in our envelope and reads at most MaxBodyBytes.
-// Modules call it inside app.OnServe().
+// errors (and panics) in our envelope, reads at most MaxBodyBytes (chunked
+// or not) and answers with "Cache-Control: no-store". Modules call it
+// inside app.OnServe().
 func API(se *core.ServeEvent) *router.RouterGroup[*core.RequestEvent] {
 	g := se.Router.Group("/api")
 	g.Bind(Envelope())
-	g.Bind(apis.BodyLimit(MaxBodyBytes))
+	g.Bind(BodyLimit(MaxBodyBytes))
+	g.Bind(NoStore())
 	return g
 }
 

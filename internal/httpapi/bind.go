@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -36,9 +35,8 @@ func ReadJSON(e *core.RequestEvent, dst any) error {
 	}
 	raw, err := io.ReadAll(e.Request.Body)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return &Error{Status: http.StatusRequestEntityTooLarge, Message: MsgTooLarge, Cause: err}
+		if apiErr := ToError(err); apiErr.Status == http.StatusRequestEntityTooLarge {
+			return apiErr
 		}
 		return BadRequest(MsgInvalidJSON)
 	}
@@ -80,6 +78,14 @@ func decodeFields(fields map[string]json.RawMessage, rv reflect.Value, v *Valida
 		}
 		if err := json.Unmarshal(value, rv.Field(i).Addr().Interface()); err != nil {
 			v.Add(name, typeMessage(sf.Type))
+			continue
+		}
+		// Text anywhere in the value (lists and objects too) is checked.
+		if !secretField(name) && len(value) > 0 && strings.IndexByte(`"[{`, value[0]) >= 0 {
+			var generic any
+			if json.Unmarshal(value, &generic) == nil && invisibleIn(generic) {
+				v.Add(name, MsgInvisibleChars)
+			}
 		}
 	}
 }

@@ -77,6 +77,7 @@ func camelloUpdate(e *core.RequestEvent) error {
 			}
 			rec.Set("status", *in.Status)
 		}
+		camellos.MarkReviewed(rec) // an admin's decision reviews the pending edits
 		if in.Premium != nil {
 			rec.Set("premium", *in.Premium)
 		}

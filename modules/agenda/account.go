@@ -1,7 +1,7 @@
 package agenda
 
 import (
-	"camellos/internal/userdata"
+	"camellos/internal/bus"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 
@@ -14,7 +14,7 @@ import (
 // the availability (the profile is no longer bookable) and keeps the
 // appointments for the other party.
 func bindDataRights(app core.App) {
-	userdata.OnExport(app).BindFunc(func(e *userdata.ExportEvent) error {
+	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
 		where := dbx.Expression(dbx.HashExp{"client": e.User.Id})
 		e.Data["availability"] = nil
 		if cam, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.User.Id); err == nil {
@@ -34,7 +34,7 @@ func bindDataRights(app core.App) {
 		e.Data["appointments"] = list
 		return e.Next()
 	})
-	userdata.OnErase(app).BindFunc(func(e *userdata.EraseEvent) error {
+	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
 		if cam, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.User.Id); err == nil {
 			if rec := findAvailability(e.App, cam.Id); rec != nil {
 				if err := e.App.Delete(rec); err != nil {

@@ -6,11 +6,11 @@ import (
 	"net/http"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
-	"camellos/internal/userdata"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -35,8 +35,8 @@ func meExport(e *core.RequestEvent) error {
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	ev := &userdata.ExportEvent{App: e.App, User: user, Data: map[string]any{}}
-	err = userdata.OnExport(e.App).Trigger(ev, func(ev *userdata.ExportEvent) error {
+	ev := &bus.Export{App: e.App, User: user, Data: map[string]any{}}
+	err = bus.Of(e.App).UserExporting.Trigger(ev, func(ev *bus.Export) error {
 		u := UserJSON(ev.User)
 		u["disabled"] = ev.User.GetBool("disabled")
 		u["updatedAt"] = timefmt.ISO(ev.User.GetDateTime("updated").Time())
@@ -120,7 +120,13 @@ func meDelete(l *limiters) func(e *core.RequestEvent) error {
 		if err := throttled(e, l.erase, key, "Demasiados intentos fallidos, inténtalo más tarde"); err != nil {
 			return err
 		}
-		if !users.CheckPassword(user, in.Password) {
+		release, err := httpapi.HashSlot(e) // bcrypt on the bounded pool
+		if err != nil {
+			return err
+		}
+		right := users.CheckPassword(user, in.Password)
+		release()
+		if !right {
 			l.erase.fail(key)
 			return httpapi.Unauthorized(MsgBadCredentials)
 		}
@@ -141,12 +147,16 @@ func meDelete(l *limiters) func(e *core.RequestEvent) error {
 		if _, err := rand.Read(buf); err != nil {
 			return httpapi.Internal(err)
 		}
+		if release, err = httpapi.HashSlot(e); err != nil {
+			return err
+		}
 		users.SetPassword(user, base64.RawURLEncoding.EncodeToString(buf))
+		release()
 
-		ev := &userdata.EraseEvent{User: user}
+		ev := &bus.Erase{User: user}
 		err = e.App.RunInTransaction(func(tx core.App) error {
 			ev.App = tx
-			return userdata.OnErase(e.App).Trigger(ev, func(ev *userdata.EraseEvent) error {
+			return bus.Of(e.App).UserErasing.Trigger(ev, func(ev *bus.Erase) error {
 				return eraseUser(ev.App, ev.User)
 			})
 		})

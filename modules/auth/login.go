@@ -2,7 +2,6 @@ package auth
 
 import (
 	"net/http"
-	"strconv"
 
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
@@ -30,7 +29,7 @@ type loginInput struct {
 	Password string `json:"password"`
 }
 
-func sessionLogin(limiter *loginLimiter) func(e *core.RequestEvent) error {
+func sessionLogin() func(e *core.RequestEvent) error {
 	return func(e *core.RequestEvent) error {
 		var in loginInput
 		if err := httpapi.ReadJSON(e, &in); err != nil {
@@ -50,27 +49,20 @@ func sessionLogin(limiter *loginLimiter) func(e *core.RequestEvent) error {
 			return err
 		}
 
-		key := in.Email + "|" + e.RealIP()
-		if blocked, wait := limiter.blocked(key); blocked {
-			e.Response.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-			return httpapi.NewError(http.StatusTooManyRequests, "Demasiados intentos fallidos, inténtalo más tarde")
-		}
-
 		user, err := e.App.FindAuthRecordByEmail(users.Collection, in.Email)
 		if err != nil {
-			users.CheckPassword(dummyHash, in.Password)
-			limiter.fail(key)
-			return httpapi.Unauthorized(MsgBadCredentials)
+			user = nil // unknown e-mail: the same work and answer as a wrong password
 		}
-		if !users.CheckPassword(user, in.Password) {
-			limiter.fail(key)
+		ok, err := checkPassword(e, throttleKey(e, in.Email), user, in.Password)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return httpapi.Unauthorized(MsgBadCredentials)
 		}
 		if user.GetBool("disabled") {
 			return httpapi.Forbidden("Tu cuenta está deshabilitada")
 		}
-		limiter.reset(key)
-
 		token, err := session.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
 		if err != nil {
 			return httpapi.Internal(err)

@@ -9,6 +9,7 @@ import (
 	"camellos/internal/bounds"
 	"camellos/internal/bus"
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
 	"camellos/modules/users"
@@ -87,12 +88,24 @@ func meUpdate(e *core.RequestEvent) error {
 		CheckNewPassword(v, "password", *in.Password, "confirmPassword", confirm)
 		if in.CurrentPassword == nil || *in.CurrentPassword == "" {
 			v.Add("currentPassword", "Es obligatorio")
-		} else if !users.CheckPassword(user, *in.CurrentPassword) {
-			v.Add("currentPassword", "La contraseña actual no es correcta")
 		}
 	}
 	if err := v.Err(); err != nil {
 		return err
+	}
+	if changePassword {
+		// A password check: counted per IP (AUTH_IP_LIMIT) and, when wrong,
+		// against the sign-in throttle of the user's e-mail.
+		if err := ratelimit.AuthIP(e); err != nil {
+			return err
+		}
+		ok, err := checkPassword(e, throttleKey(e, user.Email()), user, *in.CurrentPassword)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return httpapi.FieldError("currentPassword", "La contraseña actual no es correcta")
+		}
 	}
 
 	if in.Name != nil {
@@ -105,7 +118,12 @@ func meUpdate(e *core.RequestEvent) error {
 		user.Set("city", *in.City)
 	}
 	if changePassword {
+		release, err := httpapi.HashSlot(e)
+		if err != nil {
+			return err
+		}
 		users.SetPassword(user, *in.Password)
+		release()
 	}
 	if err := e.App.Save(user); err != nil {
 		return err

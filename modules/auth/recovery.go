@@ -170,7 +170,12 @@ func passwordReset(l *limiters) func(e *core.RequestEvent) error {
 			l.resetIP.fail(e.RealIP())
 			return httpapi.BadRequest(MsgBadLink)
 		}
-		users.SetPassword(user, in.Password) // bcrypt before the transaction
+		release, err := httpapi.HashSlot(e) // bcrypt on the bounded pool, before the transaction
+		if err != nil {
+			return err
+		}
+		users.SetPassword(user, in.Password)
+		release()
 		user.SetVerified(true)
 		err = e.App.RunInTransaction(func(tx core.App) error {
 			ok, err := consumeToken(tx, token, PurposeReset)

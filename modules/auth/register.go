@@ -25,7 +25,12 @@ func clientRegister(e *core.RequestEvent) error {
 	if EmailTaken(e.App, in.Email) { // early answer; SaveNewUser re-checks in the transaction
 		return httpapi.Conflict(MsgEmailTaken)
 	}
+	release, err := httpapi.HashSlot(e)
+	if err != nil {
+		return err
+	}
 	user, err := PrepareUser(e.App, &in, users.RoleClient)
+	release()
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package auth
 import (
 	"camellos/internal/bus"
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/users"
 
@@ -18,7 +19,6 @@ func Register(app core.App) {
 	bindUserHooks(app)
 	// UserChanged after every committed write of a user.
 	bus.EmitChanges(app, users.Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.UserChanged })
-	limiter := newLoginLimiter()
 	links := newLimiters()
 	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
 		backgroundOf(e.App).stop()
@@ -27,9 +27,9 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
 		// A client signs up (role CLIENTE); no session is opened.
-		g.POST("/auth/register", clientRegister)
+		g.POST("/auth/register", clientRegister).Bind(ratelimit.AuthIPGuard())
 		// Anyone signs in with e-mail and password; sets the session cookie.
-		g.POST("/auth/login", sessionLogin(limiter))
+		g.POST("/auth/login", sessionLogin()).Bind(ratelimit.AuthIPGuard())
 		// The signed-in user signs out; the session is revoked server-side.
 		g.POST("/auth/logout", sessionLogout)
 		// The signed-in user reads their profile (and camello profile, if any).
@@ -39,7 +39,7 @@ func Register(app core.App) {
 		// Anyone asks for a password-reset link (202 for every well-formed address).
 		g.POST("/auth/password/forgot", passwordForgot(links))
 		// Anyone with a reset link sets a new password; every session is revoked.
-		g.POST("/auth/password/reset", passwordReset(links))
+		g.POST("/auth/password/reset", passwordReset(links)).Bind(ratelimit.AuthIPGuard())
 		// Anyone with a verification link confirms the address.
 		g.POST("/auth/verify", emailVerify(links))
 		// The signed-in user asks for a new verification link.
@@ -47,7 +47,7 @@ func Register(app core.App) {
 		// The signed-in user downloads everything stored about them.
 		g.GET("/me/export", meExport).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
 		// The signed-in user erases their account (password required).
-		g.DELETE("/me", meDelete(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated))
+		g.DELETE("/me", meDelete(links)).Bind(session.RequireSession(httpapi.MsgUnauthenticated), ratelimit.AuthIPGuard())
 		return se.Next()
 	})
 }

@@ -1,73 +1,64 @@
 package auth
 
 import (
-	"sync"
+	"net/http"
 	"time"
+
+	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
+	"camellos/modules/users"
+
+	"github.com/pocketbase/pocketbase/core"
 )
 
 // Failed sign-ins are throttled per e-mail and IP: after loginMaxFailures
 // failures within loginWindow, further attempts get 429 until the oldest
-// failure leaves the window.
+// failure leaves the window. Wrong current passwords on PATCH /api/me
+// count the same way.
 const (
 	loginMaxFailures = 10
 	loginWindow      = 15 * time.Minute
-	limiterMaxKeys   = 100_000
 )
 
-type loginLimiter struct {
-	mu       sync.Mutex
-	failures map[string][]time.Time
-	now      func() time.Time
+// MsgThrottled answers an e-mail and IP past the failed sign-in limit.
+const MsgThrottled = "Demasiados intentos fallidos, inténtalo más tarde"
+
+// loginThrottle is the app's window of failed sign-ins.
+func loginThrottle(app core.App) *ratelimit.Window {
+	return ratelimit.Of(app, "login", loginMaxFailures, loginWindow)
 }
 
-func newLoginLimiter() *loginLimiter {
-	return &loginLimiter{failures: map[string][]time.Time{}, now: time.Now}
+// throttleKey is the key of an e-mail signing in from the request's IP.
+func throttleKey(e *core.RequestEvent, email string) string {
+	return NormalizeEmail(email) + "|" + e.RealIP()
 }
 
-// recent drops failures older than the window and returns what is left.
-func (l *loginLimiter) recent(key string, now time.Time) []time.Time {
-	list := l.failures[key]
-	i := 0
-	for i < len(list) && now.Sub(list[i]) >= loginWindow {
-		i++
+// checkPassword checks plain against user's password (dummy work when user
+// is nil) as one counted attempt of key: the failure is reserved before
+// the check, atomically, so parallel attempts cannot all pass the limit
+// (at most loginMaxFailures are ever checked); a right password forgets
+// the failures of key. The hashing runs on the bounded pool. It answers
+// 429 with Retry-After past the limit, 503 when the pool stays full.
+func checkPassword(e *core.RequestEvent, key string, user *core.Record, plain string) (bool, error) {
+	w := loginThrottle(e.App)
+	res, wait, ok := w.Reserve(key)
+	if !ok {
+		ratelimit.Tarpit(e)
+		return false, httpapi.TooMany(e, http.StatusTooManyRequests, MsgThrottled, wait)
 	}
-	list = list[i:]
-	if len(list) == 0 {
-		delete(l.failures, key)
-	} else {
-		l.failures[key] = list
+	release, err := httpapi.HashSlot(e)
+	if err != nil {
+		res.Cancel() // not checked, not counted
+		return false, err
 	}
-	return list
-}
-
-// blocked reports whether key is throttled, and for how long.
-func (l *loginLimiter) blocked(key string) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	list := l.recent(key, now)
-	if len(list) < loginMaxFailures {
-		return false, 0
+	defer release()
+	if user == nil {
+		users.CheckPassword(dummyHash, plain)
+		return false, nil
 	}
-	return true, loginWindow - now.Sub(list[0])
-}
-
-// fail records a failed attempt.
-func (l *loginLimiter) fail(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.failures) >= limiterMaxKeys {
-		now := l.now()
-		for k := range l.failures {
-			l.recent(k, now)
-		}
+	if !users.CheckPassword(user, plain) {
+		return false, nil
 	}
-	l.failures[key] = append(l.failures[key], l.now())
-}
-
-// reset forgets the failures of key after a successful sign-in.
-func (l *loginLimiter) reset(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.failures, key)
+	w.Reset(key)
+	return true, nil
 }

@@ -59,6 +59,8 @@ func (a *Account) Validate(v *httpapi.Validation, requireContact bool) {
 		v.Add("email", "Es obligatorio")
 	} else if text.Chars(a.Email) > bounds.EmailMax || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {
 		v.Add("email", "Correo electrónico inválido")
+	} else if httpapi.MixedScript(a.Email) {
+		v.Add("email", "Correo electrónico inválido: mezcla letras de alfabetos distintos")
 	}
 	CheckPhone(v, "phone", a.Phone, requireContact)
 	if requireContact || a.City != "" {

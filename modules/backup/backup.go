@@ -107,10 +107,13 @@ func Register(app core.App) {
 		return se.Next()
 	})
 	if app.IsBootstrapped() {
-		// The test kit registers after bootstrapping: a settings reload
-		// applies the environment (handler above) and lets PocketBase
-		// schedule the backups from it.
-		if err := app.ReloadSettings(); err != nil {
+		// The test kit registers after bootstrapping: the settings-reload
+		// event runs with the settings in memory kept as they are (no read
+		// from the database, which would drop a test's in-memory settings):
+		// the handler above applies the environment and PocketBase's own
+		// handler schedules the backups from it.
+		err := app.OnSettingsReload().Trigger(&core.SettingsReloadEvent{App: app}, func(*core.SettingsReloadEvent) error { return nil })
+		if err != nil {
 			app.Logger().Error("backup settings", "error", err.Error())
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"database/sql"
 	"errors"
 
-	"camellos/internal/userdata"
+	"camellos/internal/bus"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -19,7 +19,7 @@ const ErasedName = "Usuario eliminado"
 // RECHAZADO), its photo removed from storage (after the commit, by the
 // file field) and its personal fields emptied.
 func bindDataRights(app core.App) {
-	userdata.OnExport(app).BindFunc(func(e *userdata.ExportEvent) error {
+	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
 		e.Data["camello"] = nil
 		rec, err := e.App.FindFirstRecordByData(Collection, "user", e.User.Id)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -35,7 +35,7 @@ func bindDataRights(app core.App) {
 		e.Data["camello"] = cam
 		return e.Next()
 	})
-	userdata.OnErase(app).BindFunc(func(e *userdata.EraseEvent) error {
+	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
 		rec, err := e.App.FindFirstRecordByData(Collection, "user", e.User.Id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return e.Next()

@@ -133,7 +133,9 @@ func bindHooks(app core.App) {
 	})
 
 	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
-		from := records.Stored(e.App, e.Record).GetString("status")
+		stored := records.Stored(e.App, e.Record)
+		from := stored.GetString("status")
+		recordReview(e.Record, stored)
 		if err := e.Next(); err != nil {
 			return err
 		}

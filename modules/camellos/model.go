@@ -134,6 +134,7 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 			m["professionalCard"] = r.GetString("professionalCard")
 			m["notes"] = r.GetString("notes")
 			m["timezone"] = r.GetString("timezone")
+			m["review"] = reviewJSON(r)
 		}
 		out = append(out, m)
 	}

@@ -369,6 +369,37 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
+// TestBulkInboxItemsStream: inbox items written in bulk (reminders, admin
+// broadcasts) reach the open stream too, with their ids; a cancelled job
+// tells both parties.
+func TestBulkInboxItemsStream(t *testing.T) {
+	w := newWorld(t)
+	k := w.k
+	s := open(t, k, w.clientCk, nil, "")
+	other := open(t, k, w.strangerCk, nil, "")
+	err := notifications.NotifyMany(k.App, []notifications.Addressed{{UserID: w.client.Id, Message: notifications.Message{
+		Kind: notifications.KindAdminMessage, Title: "Mantenimiento", Body: "Esta noche", Data: map[string]any{}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, ok := s.next(t, events.Notification, time.Second)
+	if !ok || ev.ID == "" || !strings.Contains(ev.Data, "Mantenimiento") || !strings.Contains(ev.Data, `"createdAt":"`) {
+		t.Fatalf("bulk item: %+v", ev)
+	}
+	if k.Count("notifications", "id = {:id} AND user = {:u}", map[string]any{"id": ev.ID, "u": w.client.Id}) != 1 {
+		t.Fatalf("event id %q is not the inbox item", ev.ID)
+	}
+	if r := k.Post("/api/jobs/"+w.job+"/cancel", w.clientCk, nil); r.Status != 200 {
+		t.Fatalf("cancel: %s", r.Raw)
+	}
+	if ev, ok := s.next(t, events.Job, time.Second); !ok || !strings.Contains(ev.Data, "CANCELADO") {
+		t.Fatalf("cancel event %+v", ev)
+	}
+	if ev, ok := other.next(t, events.Notification, 300*time.Millisecond); ok {
+		t.Fatalf("stranger got %+v", ev)
+	}
+}
+
 // TestSessionCheckIsPerStream: revoking one session ends only its streams;
 // the user's other session and other users' streams keep receiving.
 func TestSessionCheckIsPerStream(t *testing.T) {

@@ -1,6 +1,8 @@
 package events
 
 import (
+	"fmt"
+
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/jobs"
@@ -19,20 +21,13 @@ func Register(app core.App) {
 	})
 
 	// Inbox items, once committed, reach their user's streams.
-	app.OnRecordAfterCreateSuccess(notifications.Collection).BindFunc(func(e *core.RecordEvent) error {
-		Publish(e.App, Event{ID: e.Record.Id, Name: Notification, Data: notifications.InboxJSON(e.Record)}, e.Record.GetString("user"))
+	notifications.OnInbox(app).BindFunc(func(e *notifications.InboxItem) error {
+		Publish(e.App, Event{ID: fmt.Sprint(e.Item["id"]), Name: Notification, Data: e.Item}, e.UserID)
 		return e.Next()
 	})
-	// A job saved through a record (transitions, cancel, edits)...
-	app.OnRecordAfterUpdateSuccess(jobs.Collection).BindFunc(func(e *core.RecordEvent) error {
-		Publish(e.App, jobEvent(e.Record.Id, e.Record.GetString("status")), jobParties(e.App, e.Record)...)
-		return e.Next()
-	})
-	// ...or assigned by a conditional UPDATE (admin assign, accepted quote).
-	jobs.OnProviderSet(app).BindFunc(func(e *jobs.ProviderSetEvent) error {
-		if job, err := e.App.FindRecordById(jobs.Collection, e.JobID); err == nil {
-			PublishAfterCommit(e.App, jobEvent(job.Id, jobs.StatusAssigned), jobParties(e.App, job)...)
-		}
+	// A committed change of a job reaches its client's and its camello's streams.
+	jobs.OnJobChanged(app).BindFunc(func(e *jobs.JobChange) error {
+		Publish(e.App, jobEvent(e.Job.Id, e.Job.GetString("status")), e.Job.GetString("client"), e.ProviderUser)
 		return e.Next()
 	})
 
@@ -48,9 +43,4 @@ func Register(app core.App) {
 // fetch the job itself, so nobody reads more than GET /api/jobs/{id} shows).
 func jobEvent(id, status string) Event {
 	return Event{Name: Job, Data: map[string]any{"id": id, "status": status}}
-}
-
-// jobParties are the users told about a job: its client and its camello.
-func jobParties(app core.App, job *core.Record) []string {
-	return []string{job.GetString("client"), jobs.ProviderUserID(app, job)}
 }

@@ -1,9 +1,9 @@
 package jobs
 
 import (
+	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
-	"camellos/internal/userdata"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -27,7 +27,7 @@ func partyExp(userID, cam string) dbx.Expression {
 // requested from its camello) are cancelled like any cancellation; every
 // other job and review stays for the other party.
 func bindDataRights(app core.App) {
-	userdata.OnExport(app).BindFunc(func(e *userdata.ExportEvent) error {
+	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
 		camID := ""
 		if c := CamelloOfUser(e.App, e.User.Id); c != nil {
 			camID = c.Id
@@ -55,7 +55,7 @@ func bindDataRights(app core.App) {
 		e.Data["reviewsReceived"] = reviewsJSON(received)
 		return e.Next()
 	})
-	userdata.OnErase(app).BindFunc(func(e *userdata.EraseEvent) error {
+	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
 		camID := ""
 		if c := CamelloOfUser(e.App, e.User.Id); c != nil {
 			camID = c.Id

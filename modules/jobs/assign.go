@@ -80,6 +80,7 @@ func Assign(app core.App, jobID, camelloID string) error {
 			return httpapi.Conflict(MsgNotPending)
 		}
 		job.Set("provider", camello.Id)
+		changedAfterCommit(txApp, job.Id)
 		if err := providerSet(txApp, job.Id, camello.Id); err != nil {
 			return err
 		}

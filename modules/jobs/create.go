@@ -6,6 +6,7 @@ import (
 
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
@@ -73,6 +74,15 @@ func jobCreate(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
+	uncount := func() {}
+	if camello != nil {
+		// A client may direct only so many requests at one camello (and in all).
+		cancel, err := ratelimit.Directed(e, "job", session.AuthUser(e).Id, camello.Id)
+		if err != nil {
+			return err
+		}
+		uncount = cancel
+	}
 	col, err := e.App.FindCachedCollectionByNameOrId(Collection)
 	if err != nil {
 		return httpapi.Internal(err)
@@ -102,6 +112,7 @@ func jobCreate(e *core.RequestEvent) error {
 			"Nueva solicitud de trabajo", "Un cliente te pidió: "+title)
 	})
 	if err != nil {
+		uncount() // nothing was requested
 		return err
 	}
 	return answerJob(e, http.StatusCreated, job.Id)

@@ -6,6 +6,7 @@ import (
 
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
+	"camellos/internal/records"
 	"camellos/internal/session"
 	"camellos/internal/text"
 	"camellos/modules/camellos"
@@ -63,6 +64,68 @@ func providerSet(txApp core.App, jobID, camelloID string) error {
 	return OnProviderSet(txApp).Trigger(&ProviderSetEvent{App: txApp, JobID: jobID, CamelloID: camelloID})
 }
 
+// JobChange tells that a job was written and committed; Job is the record
+// as written (for a conditional UPDATE, as read back in its transaction),
+// ProviderUser the user behind its camello ("" without one). App may be a
+// finished transaction: listeners read what they need from the event.
+type JobChange struct {
+	hook.Event
+	App          core.App
+	Job          *core.Record
+	ProviderUser string
+}
+
+// JobCancelled tells, inside the transaction that saves it, that a job
+// moved to CANCELADO: a listener's error aborts the cancellation.
+type JobCancelled struct {
+	hook.Event
+	App   core.App
+	JobID string
+}
+
+const (
+	jobChangedKey   = "camellos.jobs.changed"
+	jobCancelledKey = "camellos.jobs.cancelled"
+)
+
+// OnJobChanged is the app's event fired after every committed write of a
+// job: record saves (transitions, cancellation, edits) and the conditional
+// assignments (admin assign, accepted quote). The live events stream
+// relays it to the job's parties.
+func OnJobChanged(app core.App) *hook.Hook[*JobChange] {
+	return app.Store().GetOrSet(jobChangedKey, func() any {
+		return &hook.Hook[*JobChange]{}
+	}).(*hook.Hook[*JobChange])
+}
+
+// OnJobCancelled is the app's event fired inside the transaction that
+// cancels a job (any path that saves it). The quotes area closes the job's
+// live quotes with it.
+func OnJobCancelled(app core.App) *hook.Hook[*JobCancelled] {
+	return app.Store().GetOrSet(jobCancelledKey, func() any {
+		return &hook.Hook[*JobCancelled]{}
+	}).(*hook.Hook[*JobCancelled])
+}
+
+// changedAfterCommit fires OnJobChanged for a job written by a raw UPDATE
+// in the transaction txApp, once it commits (no record hook sees such a write).
+func changedAfterCommit(txApp core.App, jobID string) {
+	tx := txApp.TxInfo()
+	job, err := txApp.FindRecordById(Collection, jobID)
+	if tx == nil || err != nil {
+		return
+	}
+	providerUser := ProviderUserID(txApp, job)
+	tx.OnComplete(func(txErr error) error {
+		if txErr == nil {
+			if err := OnJobChanged(txApp).Trigger(&JobChange{App: txApp, Job: job, ProviderUser: providerUser}); err != nil {
+				txApp.Logger().Error("jobs: change event", "error", err.Error())
+			}
+		}
+		return nil
+	})
+}
+
 // AssignQuoted makes camelloID the provider of a PENDIENTE job at the
 // agreed price, with one conditional UPDATE run with txApp (the caller's
 // transaction): the job must still be PENDIENTE, without provider or
@@ -83,14 +146,33 @@ func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return httpapi.Conflict(MsgNoLongerPending)
 	}
+	changedAfterCommit(txApp, jobID)
 	return providerSet(txApp, jobID, camelloID)
 }
 
-// bindMarketplaceHooks keeps the folded city of every saved job.
+// bindMarketplaceHooks keeps the folded city of every saved job and emits
+// the job events of record saves.
 func bindMarketplaceHooks(app core.App) {
 	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
 		e.Record.Set("cityKey", text.Fold(e.Record.GetString("city")))
 		e.Record.Set("address", strings.TrimSpace(e.Record.GetString("address")))
+		return e.Next()
+	})
+	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
+		before := records.Stored(e.App, e.Record).GetString("status")
+		if err := e.Next(); err != nil {
+			return err
+		}
+		if before == StatusCancelled || e.Record.GetString("status") != StatusCancelled {
+			return nil
+		}
+		return OnJobCancelled(e.App).Trigger(&JobCancelled{App: e.App, JobID: e.Record.Id})
+	})
+	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(func(e *core.RecordEvent) error {
+		change := &JobChange{App: e.App, Job: e.Record, ProviderUser: ProviderUserID(e.App, e.Record)}
+		if err := OnJobChanged(e.App).Trigger(change); err != nil {
+			e.App.Logger().Error("jobs: change event", "error", err.Error())
+		}
 		return e.Next()
 	})
 }

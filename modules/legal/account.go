@@ -1,8 +1,8 @@
 package legal
 
 import (
+	"camellos/internal/bus"
 	"camellos/internal/timefmt"
-	"camellos/internal/userdata"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -12,7 +12,7 @@ import (
 // keeps the record of what was accepted (slug, version, time) and drops
 // the IP address and user agent.
 func bindDataRights(app core.App) {
-	userdata.OnExport(app).BindFunc(func(e *userdata.ExportEvent) error {
+	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
 		recs, err := e.App.FindRecordsByFilter(Acceptances, "user = {:u}", "created", 0, 0, dbx.Params{"u": e.User.Id})
 		if err != nil {
 			return err
@@ -27,7 +27,7 @@ func bindDataRights(app core.App) {
 		e.Data["consents"] = list
 		return e.Next()
 	})
-	userdata.OnErase(app).BindFunc(func(e *userdata.EraseEvent) error {
+	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
 		_, err := e.App.DB().Update(Acceptances, dbx.Params{"ip": "", "userAgent": ""}, dbx.HashExp{"user": e.User.Id}).Execute()
 		if err != nil {
 			return err

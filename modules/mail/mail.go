@@ -8,8 +8,8 @@ package mail
 import (
 	"encoding/json"
 
+	"camellos/internal/bus"
 	"camellos/internal/config"
-	"camellos/internal/userdata"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -37,7 +37,7 @@ func Register(app core.App) {
 		return nil
 	})
 	// An erased account's mails still waiting leave the outbox with it.
-	userdata.OnErase(app).BindFunc(func(e *userdata.EraseEvent) error {
+	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
 		if err := EraseUser(e.App, e.User.Id); err != nil {
 			return err
 		}

@@ -1,7 +1,7 @@
 package messages
 
 import (
-	"camellos/internal/userdata"
+	"camellos/internal/bus"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
@@ -14,7 +14,7 @@ import (
 // (as the job's client, or as the thread's camello). An erasure keeps them
 // for the other party; the author then reads as "Usuario eliminado".
 func bindDataRights(app core.App) {
-	userdata.OnExport(app).BindFunc(func(e *userdata.ExportEvent) error {
+	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
 		where := dbx.Or(dbx.HashExp{"author": e.User.Id},
 			dbx.NewExp("job IN (SELECT id FROM "+jobs.Collection+" WHERE client = {:u})", dbx.Params{"u": e.User.Id}))
 		if cam, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.User.Id); err == nil {

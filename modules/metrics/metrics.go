@@ -20,7 +20,6 @@ import (
 	"camellos/modules/backup"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
-	"camellos/modules/web"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -147,29 +146,34 @@ func newPoolCollector(app core.App) prometheus.Collector {
 	}}
 }
 
-// Register binds the request middleware and GET /metrics.
+// Register binds the request middleware, which also answers GET /metrics.
+//
+// GET /metrics is not a route of its own: with the right bearer the
+// middleware answers it; otherwise the request goes on to whatever answers
+// an unknown page (the web front's 404), so nothing tells it apart.
 func Register(app core.App) {
 	s := setOf(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(s.middleware())
-		// GET /metrics — Prometheus text format, behind METRICS_TOKEN (else 404).
-		se.Router.GET(Path, s.serve)
 		return se.Next()
 	})
 }
 
-// middleware counts every routed request by its route pattern.
+// middleware answers an authorised GET /metrics and counts every other
+// routed request by its route pattern.
 func (s *set) middleware() *hook.Handler[*core.RequestEvent] {
 	return &hook.Handler[*core.RequestEvent]{
 		Id:       "camellosMetrics",
 		Priority: -1_000_000, // outermost: the whole answer is timed
 		Func: func(e *core.RequestEvent) error {
+			if e.Request.URL.Path == Path && e.Request.Method == http.MethodGet && authorized(e) {
+				e.Response.Header().Set("Cache-Control", "no-store")
+				s.handler.ServeHTTP(e.Response, e.Request)
+				return nil
+			}
 			start := time.Now()
 			err := e.Next()
 			route := routeOf(e.Request)
-			if route == Path {
-				return err
-			}
 			status := http.StatusOK
 			switch {
 			case e.Written():
@@ -198,15 +202,10 @@ func routeOf(r *http.Request) string {
 	return p
 }
 
-// serve answers GET /metrics for the right bearer token, and the same 404
-// as an unknown page otherwise (no hint that the route exists).
-func (s *set) serve(e *core.RequestEvent) error {
+// authorized reports whether METRICS_TOKEN is set and the request carries
+// it as its bearer (compared in constant time).
+func authorized(e *core.RequestEvent) bool {
 	token := config.Of(e.App).MetricsToken
 	got, ok := strings.CutPrefix(e.Request.Header.Get("Authorization"), "Bearer ")
-	if token == "" || !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
-		return web.NotFound(e) // as the static site says of any unknown page
-	}
-	e.Response.Header().Set("Cache-Control", "no-store")
-	s.handler.ServeHTTP(e.Response, e.Request)
-	return nil
+	return token != "" && ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
 }

@@ -1,7 +1,7 @@
 package notifications
 
 import (
-	"camellos/internal/userdata"
+	"camellos/internal/bus"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -11,7 +11,7 @@ import (
 // endpoints (never their keys) to a user's export; an erasure deletes
 // them all.
 func bindDataRights(app core.App) {
-	userdata.OnExport(app).BindFunc(func(e *userdata.ExportEvent) error {
+	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
 		inbox, err := e.App.FindRecordsByFilter(colNotifications, "user = {:u}", "-created", 0, 0, dbx.Params{"u": e.User.Id})
 		if err != nil {
 			return err
@@ -39,7 +39,7 @@ func bindDataRights(app core.App) {
 		e.Data["pushSubscriptions"] = list
 		return e.Next()
 	})
-	userdata.OnErase(app).BindFunc(func(e *userdata.EraseEvent) error {
+	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
 		for _, col := range []string{colNotifications, colPreferences, colSubscriptions} {
 			if _, err := e.App.DB().Delete(col, dbx.HashExp{"user": e.User.Id}).Execute(); err != nil {
 				return err

@@ -106,6 +106,7 @@ func NotifyMany(app core.App, items []Addressed) error {
 	if err := insertInbox(app, items, datas, ids, inbox, created); err != nil {
 		return err
 	}
+	emitInboxMany(app, items, ids, inbox, created)
 
 	jobs, err := deliverable(app, items, ids, prefs)
 	if err != nil || len(jobs) == 0 {

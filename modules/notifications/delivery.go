@@ -22,8 +22,14 @@ type Options struct {
 	// (SSL_CERT_FILE is honoured) and a 15 s timeout. Tests inject one
 	// that trusts their HTTPS receiver.
 	HTTPClient *http.Client
-	// Workers is how many deliveries run at once (default 4).
+	// Workers is how many deliveries run at once (default 4). One user
+	// holds at most one worker at a time: the user's next delivery waits
+	// its turn behind other users' (fair queueing), so a user whose
+	// endpoints hang cannot starve anyone else.
 	Workers int
+	// PushTimeout is the deadline of one push request to one endpoint
+	// (default 10 s); the endpoints of one notification are pushed at once.
+	PushTimeout time.Duration
 	// QueueSize bounds the queue of pending deliveries (default 4096).
 	QueueSize int
 	// RetryDelays are the waits before each retry of a push answered 429 or
@@ -47,8 +53,11 @@ func SetOptions(app core.App, o Options) {
 }
 
 func (o Options) withDefaults() Options {
+	if o.PushTimeout <= 0 {
+		o.PushTimeout = 10 * time.Second
+	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Timeout: 15 * time.Second}
+		o.HTTPClient = &http.Client{Timeout: o.PushTimeout}
 	}
 	if o.Workers <= 0 {
 		o.Workers = 4
@@ -85,6 +94,7 @@ type task struct {
 	job     job
 	sub     *subscription // nil: fan out to every channel
 	attempt int           // push attempt number of sub (1 = first)
+	turn    bool          // handed on by the user's previous task: it holds the user's turn
 }
 
 // dispatcher is the bounded worker pool that delivers notifications after
@@ -102,8 +112,10 @@ type dispatcher struct {
 	pending  int // queued, running or waiting to be retried
 	stopped  bool
 	timers   map[*time.Timer]struct{}
-	overflow []task // deliveries waiting for room in the queue, in order
-	spilling bool   // the goroutine moving overflow into the queue runs
+	overflow []task            // deliveries waiting for room in the queue, in order
+	spilling bool              // the goroutine moving overflow into the queue runs
+	active   map[string]bool   // users with a task running (one at a time)
+	parked   map[string][]task // users' tasks waiting for their running one
 
 	coalesce coalescer // last push per thread of coalesced kinds
 
@@ -165,7 +177,9 @@ func newDispatcher(app core.App) *dispatcher {
 		queue: make(chan task, o.QueueSize),
 		ctx:   ctx, cancel: cancel,
 		timers: map[*time.Timer]struct{}{},
+		active: map[string]bool{}, parked: map[string][]task{},
 	}
+	d.opts.HTTPClient = pushClient(app, o.HTTPClient)
 	for i := 0; i < o.Workers; i++ {
 		d.wg.Add(1)
 		go d.work()
@@ -367,9 +381,66 @@ func (d *dispatcher) work() {
 		case <-d.ctx.Done():
 			return
 		case t := <-d.queue:
+			if !d.claim(t) {
+				continue // parked behind the user's running task
+			}
 			d.run(t)
 			d.done()
+			d.handOn(t.job.UserID)
 		}
+	}
+}
+
+// claim gives t's user the worker unless another task of the same user
+// runs; then t is parked (still pending) until that one finishes.
+func (d *dispatcher) claim(t task) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	u := t.job.UserID
+	if t.turn || !d.active[u] {
+		d.active[u] = true
+		return true
+	}
+	d.parked[u] = append(d.parked[u], t)
+	return false
+}
+
+// handOn ends the user's running task: the user's next parked task goes
+// to the back of the queue holding the user's turn (other users' tasks
+// queued meanwhile run first), or the user is idle again.
+func (d *dispatcher) handOn(user string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	next := d.parked[user]
+	if len(next) == 0 {
+		delete(d.active, user)
+		delete(d.parked, user)
+		return
+	}
+	t := next[0]
+	if len(next) == 1 {
+		delete(d.parked, user)
+	} else {
+		d.parked[user] = next[1:]
+	}
+	t.turn = true
+	if d.stopped {
+		return
+	}
+	// Never block a worker: straight into the queue when there is room and
+	// nothing waits before it, else through the overflow.
+	if !d.spilling {
+		select {
+		case d.queue <- t:
+			return
+		default:
+		}
+	}
+	d.overflow = append(d.overflow, t)
+	if !d.spilling {
+		d.spilling = true
+		d.wg.Add(1)
+		go d.spill()
 	}
 }
 
@@ -394,11 +465,24 @@ func (d *dispatcher) run(t task) {
 		if err != nil {
 			d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())
 		}
+		// Every endpoint at once, each with its own deadline: one slow
+		// endpoint does not delay the others.
+		var wg sync.WaitGroup
 		for _, s := range subs {
-			if d.ctx.Err() != nil {
-				return
-			}
-			d.pushAttempt(t.job, s, 1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() {
+					if r := recover(); r != nil {
+						d.app.Logger().Error("notifications: push panic", "error", fmt.Sprint(r))
+					}
+				}()
+				d.pushAttempt(t.job, s, 1)
+			}()
+		}
+		wg.Wait()
+		if d.ctx.Err() != nil {
+			return
 		}
 	}
 	if prefs.allows(t.job.Kind, ChannelEmail) {

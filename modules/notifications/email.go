@@ -6,8 +6,7 @@ import (
 
 	"camellos/internal/config"
 	mailer "camellos/modules/mail"
-
-	"github.com/pocketbase/dbx"
+	"camellos/modules/users"
 )
 
 // preferencesPage is the web front's page of notification preferences,
@@ -23,12 +22,8 @@ func (d *dispatcher) sendEmail(j job) {
 	if !mailer.Enabled(d.app) {
 		return
 	}
-	var row struct {
-		Email string `db:"email"`
-		Name  string `db:"name"`
-	}
-	err := d.app.DB().Select("email", "name").From("users").Where(dbx.HashExp{"id": j.UserID}).Limit(1).One(&row)
-	if err != nil || row.Email == "" {
+	email := users.EmailOf(d.app, j.UserID)
+	if email == "" {
 		return
 	}
 	base := config.Of(d.app).AppURL
@@ -46,7 +41,7 @@ func (d *dispatcher) sendEmail(j job) {
 	}
 	err = mailer.Queue(d.app, mailer.Message{
 		UserID: j.UserID, Kind: mailer.KindNotification + ":" + j.Kind,
-		To:      mail.Address{Name: row.Name, Address: row.Email},
+		To:      mail.Address{Address: email},
 		Subject: r.Subject, HTML: r.HTML, Text: r.Text,
 		Headers: map[string]string{"List-Unsubscribe": "<" + unsubscribe + ">"},
 	})

@@ -22,6 +22,9 @@ func bindRecordHooks(app core.App) {
 		if reachable(e.App, e.Record.GetString("user")) {
 			dispatcherOf(e.App).enqueue(jobFromRecord(e.Record))
 		}
+		if err := emitInbox(e.App, e.Record); err != nil {
+			e.App.Logger().Error("notifications: inbox event", "error", err.Error())
+		}
 		return e.Next()
 	})
 

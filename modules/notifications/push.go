@@ -1,9 +1,11 @@
 package notifications
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"sort"
@@ -116,7 +118,9 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		return
 	}
 	ttl, urgency, topic := pushOptions(j)
-	res, err := webpush.SendNotificationWithContext(d.ctx, payloadOf(j), &webpush.Subscription{
+	ctx, cancel := context.WithTimeout(d.ctx, d.opts.PushTimeout)
+	defer cancel()
+	res, err := webpush.SendNotificationWithContext(ctx, payloadOf(j), &webpush.Subscription{
 		Endpoint: s.Endpoint,
 		Keys:     webpush.Keys{P256dh: s.P256dh, Auth: s.Auth},
 	}, &webpush.Options{
@@ -131,6 +135,10 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	if err != nil {
 		if d.ctx.Err() != nil {
 			return // shutting down
+		}
+		if errors.Is(err, errPrivateTarget) {
+			log.Warn("push: private target refused, not retried", "error", err.Error())
+			return
 		}
 		log.Warn("push: request failed", "error", err.Error())
 		d.count(PushRetried)

@@ -89,9 +89,11 @@ func (r *receiver) endpoint(name string) string { return r.srv.URL + "/push/" + 
 var fastRetries = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}
 
 // newKit boots the service with a push client that trusts the receiver's
-// test certificate; extra options adjust the app further.
+// test certificate (WEBPUSH_ALLOW_PRIVATE=1: it listens on loopback);
+// extra options adjust the app further.
 func newKit(t *testing.T, r *receiver, extra ...testkit.Option) *testkit.Kit {
 	t.Helper()
+	t.Setenv("WEBPUSH_ALLOW_PRIVATE", "1") // the receiver is on loopback
 	opts := []testkit.Option{func(app *tests.TestApp) {
 		o := notifications.Options{RetryDelays: fastRetries}
 		if r != nil {

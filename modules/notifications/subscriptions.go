@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"camellos/internal/bounds"
+	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/text"
@@ -96,6 +97,9 @@ func pushSubscribe(e *core.RequestEvent) error {
 	}
 	p256dh, auth := keyString(in.Keys, "p256dh"), keyString(in.Keys, "auth")
 	validateSubscription(v, endpoint, p256dh, auth)
+	if !v.Has("endpoint") && !config.Of(e.App).WebPushAllowPrivate && privateEndpoint(e.Request.Context(), endpoint) {
+		v.Add("endpoint", msgEndpointPrivate)
+	}
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -128,7 +132,10 @@ func pushSubscribe(e *core.RequestEvent) error {
 			existing.Set("auth", auth)
 			existing.Set("userAgent", userAgent)
 			rec = existing
-			return txApp.Save(existing)
+			if err := txApp.Save(existing); err != nil {
+				return err
+			}
+			return capSubscriptions(txApp, user.Id)
 		})
 	}
 	err := upsert()
@@ -145,6 +152,20 @@ func pushSubscribe(e *core.RequestEvent) error {
 		status = http.StatusCreated
 	}
 	return e.JSON(status, map[string]any{"subscription": subscriptionJSON(rec)})
+}
+
+// MaxSubscriptionsPerUser is how many push subscriptions a user keeps; a
+// new one beyond it replaces the oldest.
+const MaxSubscriptionsPerUser = 10
+
+// capSubscriptions deletes the user's oldest subscriptions beyond
+// MaxSubscriptionsPerUser (in the caller's transaction).
+func capSubscriptions(app core.App, userID string) error {
+	_, err := app.DB().NewQuery(`DELETE FROM ` + colSubscriptions + ` WHERE id IN (
+		SELECT id FROM ` + colSubscriptions + ` WHERE user = {:user}
+		ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET {:keep})`).
+		Bind(dbx.Params{"user": userID, "keep": MaxSubscriptionsPerUser}).Execute()
+	return err
 }
 
 // keyString reads keys[name] when it is a JSON string ("" otherwise).

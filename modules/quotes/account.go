@@ -1,7 +1,7 @@
 package quotes
 
 import (
-	"camellos/internal/userdata"
+	"camellos/internal/bus"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
@@ -14,7 +14,7 @@ import (
 // camello's live quotes (the profile is leaving) and keeps the others for
 // the clients' history.
 func bindDataRights(app core.App) {
-	userdata.OnExport(app).BindFunc(func(e *userdata.ExportEvent) error {
+	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
 		where := dbx.Expression(dbx.NewExp("job IN (SELECT id FROM "+jobs.Collection+" WHERE client = {:u})", dbx.Params{"u": e.User.Id}))
 		if cam, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.User.Id); err == nil {
 			where = dbx.Or(where, dbx.HashExp{"camello": cam.Id})
@@ -30,7 +30,7 @@ func bindDataRights(app core.App) {
 		e.Data["quotes"] = list
 		return e.Next()
 	})
-	userdata.OnErase(app).BindFunc(func(e *userdata.EraseEvent) error {
+	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
 		cam, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.User.Id)
 		if err != nil {
 			return e.Next()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
@@ -69,10 +70,17 @@ func quoteCreate(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
+	// A camello may send only so many quotes to one job (withdraw and
+	// quote again notifies the client each time) and in all; only quotes
+	// that are created count.
+	if err := ratelimit.DirectedAllowed(e, "quote", cam.Id, jobID); err != nil {
+		return err
+	}
 	id, err := Create(e.App, jobID, cam, o)
 	if err != nil {
 		return err
 	}
+	ratelimit.DirectedDone(e.App, "quote", cam.Id, jobID)
 	q, err := one(e.App, id)
 	if err != nil {
 		return httpapi.Internal(err)

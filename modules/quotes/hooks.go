@@ -35,14 +35,11 @@ func bindHooks(app core.App) {
 
 	// A cancelled job (by any path that saves it) keeps no live quote: in the
 	// same transaction they are rejected and their camellos told.
-	app.OnRecordUpdate(jobs.Collection).BindFunc(func(e *core.RecordEvent) error {
-		if err := e.Next(); err != nil {
+	jobs.OnJobCancelled(app).BindFunc(func(e *jobs.JobCancelled) error {
+		if err := closeLiveQuotes(e.App, e.JobID, "El cliente canceló el trabajo: "); err != nil {
 			return err
 		}
-		if e.Record.GetString("status") != jobs.StatusCancelled {
-			return nil
-		}
-		return closeLiveQuotes(e.App, e.Record.Id, "El cliente canceló el trabajo: ")
+		return e.Next()
 	})
 }
 

@@ -3,7 +3,6 @@ package registration
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -59,9 +58,8 @@ func readInput(e *core.RequestEvent) (*camelloInput, error) {
 	}
 
 	if err := e.Request.ParseMultipartForm(1 << 20); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, httpapi.ToError(err)
+		if apiErr := httpapi.ToError(err); apiErr.Status == http.StatusRequestEntityTooLarge {
+			return nil, apiErr
 		}
 		return nil, httpapi.BadRequest("Formulario multipart inválido")
 	}

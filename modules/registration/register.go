@@ -28,7 +28,12 @@ func camelloRegister(e *core.RequestEvent) error {
 	if auth.EmailTaken(e.App, acc.Email) {
 		return httpapi.Conflict(auth.MsgEmailTaken)
 	}
+	release, err := httpapi.HashSlot(e)
+	if err != nil {
+		return err
+	}
 	user, err := auth.PrepareUser(e.App, acc, users.RoleCamello)
+	release()
 	if err != nil {
 		return httpapi.Internal(err)
 	}

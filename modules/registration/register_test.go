@@ -12,6 +12,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -55,6 +56,7 @@ func list(n int, prefix string) []string {
 }
 
 func TestRegisterCamelloBounds(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0") // many sign-ups from one address; the limit has its own tests
 	k := testkit.New(t)
 	r := strings.Repeat
 	cases := []struct {
@@ -245,7 +247,12 @@ func TestRegisterCamelloMultipartPhoto(t *testing.T) {
 	if got := res.Get("camello.trades.1"); got != "pintura" {
 		t.Fatalf("trades from JSON string: %s", res.Raw)
 	}
-	served := k.Get(photo, "")
+	// A PENDIENTE camello's photo is not public (issue 14): an admin sees it.
+	if r := k.Get(photo, ""); r.Status != 404 {
+		t.Fatalf("anonymous read of a pending camello's photo: %d", r.Status)
+	}
+	_, admin := k.UserWithSession(users.RoleAdmin)
+	served := k.Get(photo, admin)
 	if served.Status != 200 || !bytes.Equal(served.Raw, img) {
 		t.Fatalf("serve photo: %d (%d bytes)", served.Status, len(served.Raw))
 	}

@@ -5,6 +5,7 @@ package registration
 
 import (
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/users"
 
@@ -16,14 +17,14 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		// A provider registers: user (CAMELLOS) + camello (PENDIENTE) in one transaction.
 		g := httpapi.API(se)
-		g.POST("/register/camello", camelloRegister)
+		g.POST("/register/camello", camelloRegister).Bind(ratelimit.AuthIPGuard())
 		// A camello edits their own profile (not status, premium or notes).
 		g.PATCH("/me/camello", camelloSelfUpdate).
 			Bind(session.RequireRole(httpapi.MsgUnauthenticated, "Solo los camellos tienen perfil de camello", users.RoleCamello))
 
 		uploads := se.Router.Group("/uploads")
 		uploads.Bind(httpapi.Envelope())
-		// Anyone reads a camello's photo.
+		// Anyone reads an ACTIVO camello's photo; other photos only their owner and admins.
 		uploads.GET("/camellos/{file}", photoGet)
 		// Any other path or method under /uploads: 404 or 405 in the envelope.
 		httpapi.BindFallback(se.Router, uploads)

@@ -5,7 +5,9 @@ import (
 	"regexp"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/camellos"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -16,31 +18,45 @@ var photoTypes = map[string]string{".jpg": "image/jpeg", ".png": "image/png", ".
 
 // photoGet serves /uploads/camellos/<file>: only a name that a camello's
 // photo field holds (no paths, so no traversal), always as an image with
-// nosniff, so an upload can never be served as HTML.
+// nosniff, so an upload can never be served as HTML. The photo of a camello
+// that is not ACTIVO is served only to its owner and admins (else 404).
 func photoGet(e *core.RequestEvent) error {
 	name := e.Request.PathValue("file")
 	if !photoName.MatchString(name) {
 		return httpapi.NotFound("Foto no encontrada")
 	}
+	h := e.Response.Header()
 	rec, err := e.App.FindFirstRecordByData(camellos.Collection, "photo", name)
 	if err != nil {
+		h.Set("Cache-Control", "no-store")
 		return httpapi.NotFound("Foto no encontrada")
+	}
+	// A camello's photo is public while the camello is (ACTIVO); otherwise
+	// only its owner and admins see it, and no shared cache keeps it.
+	cache := "public, max-age=86400"
+	if rec.GetString("status") != camellos.StatusActive {
+		user := session.AuthUser(e)
+		if user == nil || (user.Id != rec.GetString("user") && !session.HasRole(e, users.RoleAdmin)) {
+			h.Set("Cache-Control", "no-store")
+			return httpapi.NotFound("Foto no encontrada")
+		}
+		cache = "private, no-store"
 	}
 	fsys, err := e.App.NewFilesystem()
 	if err != nil {
 		return httpapi.Internal(err)
 	}
 	defer fsys.Close()
-	h := e.Response.Header()
 	h.Set("Content-Type", photoTypes[filepath.Ext(name)])
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Disposition", "inline")
-	h.Set("Cache-Control", "public, max-age=86400")
+	h.Set("Cache-Control", cache)
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	if err := fsys.Serve(e.Response, e.Request, rec.BaseFilesPath()+"/"+name, name); err != nil {
-		for _, k := range []string{"Content-Type", "Content-Disposition", "Cache-Control"} {
+		for _, k := range []string{"Content-Type", "Content-Disposition"} {
 			h.Del(k)
 		}
+		h.Set("Cache-Control", "no-store")
 		return httpapi.NotFound("Foto no encontrada")
 	}
 	return nil

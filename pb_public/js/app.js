@@ -351,10 +351,23 @@ export function renderMore(nav, shown, total, onMore) {
   nav.append(btn);
 }
 
-/** safeNext returns a same-site path from ?next=, or fallback. */
+/**
+ * sameOriginPath returns next as a path of this origin ("/x", with its query
+ * and fragment), or null: never "//host", "/\host", control or format
+ * characters (browsers drop tabs and newlines, "/\t/host" becomes "//host")
+ * nor another origin.
+ */
+export function sameOriginPath(next) {
+  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//')) return null;
+  if (/[\\\p{Cc}\p{Cf}]/u.test(next)) return null;
+  let u;
+  try { u = new URL(next, location.origin); } catch { return null; }
+  return u.origin === location.origin ? u.pathname + u.search + u.hash : null;
+}
+
+/** safeNext returns a same-origin path from ?next=, or fallback. */
 export function safeNext(fallback = '/') {
-  const n = param('next');
-  return n && /^\/(?![\\/])/.test(n) && !/[\u0000-\u001f]/.test(n) ? n : fallback;
+  return sameOriginPath(param('next')) ?? fallback;
 }
 
 /**
