@@ -10,8 +10,7 @@
 //	ServiceSaving   catalog (a service is updated)  → camellos (search text of its camellos)
 //	ServiceDeleting catalog (a service is deleted)  → jobs (refuses while jobs use it)
 //	CamelloChanged  camellos                        → search (vocabulary), agenda (free-slot views)
-//	ReviewChanged   jobs (reviews)                  → camellos (public index: the rating)
-//	UserChanged     auth (users)                    → session (session cache)
+//	UserChanged     auth (users)                    → session (session cache), camellos (verified badge)
 //	UserSignedUp    auth (client), registration     → legal (consent to the current texts)
 //	MeRendering     auth (GET /api/me)              → legal ("legal" part)
 //	UserExporting   auth (GET /api/me/export)       → every owner of data about a user (its part)
@@ -96,7 +95,6 @@ type Hooks struct {
 	ServiceSaving   *hook.Hook[*Saving]
 	ServiceDeleting *hook.Hook[*Saving]
 	CamelloChanged  *hook.Hook[*Change]
-	ReviewChanged   *hook.Hook[*Change]
 	UserChanged     *hook.Hook[*Change]
 	UserSignedUp    *hook.Hook[*SignUp]
 	MeRendering     *hook.Hook[*Me]
@@ -115,7 +113,6 @@ func Of(app core.App) *Hooks {
 			ServiceSaving:   &hook.Hook[*Saving]{},
 			ServiceDeleting: &hook.Hook[*Saving]{},
 			CamelloChanged:  &hook.Hook[*Change]{},
-			ReviewChanged:   &hook.Hook[*Change]{},
 			UserChanged:     &hook.Hook[*Change]{},
 			UserSignedUp:    &hook.Hook[*SignUp]{},
 			MeRendering:     &hook.Hook[*Me]{},

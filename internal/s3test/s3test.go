@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"camellos/internal/config"
 )
 
 // Credentials of the test server.
@@ -39,7 +41,7 @@ type Server struct {
 // test is skipped loudly, or fails when CI is set.
 func Binary(t testing.TB, env, name, install string) string {
 	t.Helper()
-	if p := os.Getenv(env); p != "" {
+	if p := config.Switch(env); p != "" {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
@@ -49,7 +51,7 @@ func Binary(t testing.TB, env, name, install string) string {
 		return p
 	}
 	msg := fmt.Sprintf("\n\n"+strings.Repeat("!", 78)+"\n!! %s NOT FOUND: this test is SKIPPED. Build it with\n!!   %s\n!! and set %s (or put it on PATH); .ci/run does this.\n"+strings.Repeat("!", 78)+"\n", name, install, env)
-	if os.Getenv("CI") != "" {
+	if config.Switch("CI") != "" {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)

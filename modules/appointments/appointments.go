@@ -8,10 +8,8 @@ package appointments
 
 import (
 	"errors"
-	"strings"
 	"time"
 
-	validation "github.com/go-ozzo/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
@@ -85,26 +83,4 @@ func (a *Appointment) Updated() types.DateTime { return a.GetDateTime("updated")
 func dbTime(t time.Time) string {
 	dt, _ := types.ParseDateTime(t.UTC())
 	return dt.String()
-}
-
-// isUniqueViolation reports whether err is a unique index refusing a
-// write, as PocketBase's record validation reports it or as SQLite does
-// when a racing write reaches the index.
-func isUniqueViolation(err error) bool {
-	if err == nil {
-		return false
-	}
-	if strings.Contains(err.Error(), "UNIQUE constraint failed") {
-		return true
-	}
-	var verrs validation.Errors
-	if errors.As(err, &verrs) {
-		for _, fe := range verrs {
-			var ve validation.Error
-			if errors.As(fe, &ve) && ve.Code() == "validation_not_unique" {
-				return true
-			}
-		}
-	}
-	return false
 }

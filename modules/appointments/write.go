@@ -3,6 +3,8 @@ package appointments
 import (
 	"time"
 
+	"camellos/internal/records"
+
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -29,7 +31,7 @@ func Create(app core.App, n New) (*Appointment, error) {
 	rec.Set("end", n.Start.UTC().Add(Length))
 	rec.Set("status", Scheduled)
 	if err := app.Save(rec); err != nil {
-		if isUniqueViolation(err) {
+		if records.IsUniqueViolation(err) {
 			return nil, ErrSlotTaken
 		}
 		return nil, err
@@ -51,7 +53,7 @@ func Reschedule(app core.App, id string, start, now time.Time) (bool, error) {
 		Column(&camellos)
 	changed(app, camellos)
 	if err != nil {
-		if isUniqueViolation(err) {
+		if records.IsUniqueViolation(err) {
 			return false, ErrSlotTaken
 		}
 		return false, err

@@ -219,7 +219,13 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	}
 	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(anyWrite)
-	ev.ReviewChanged.BindFunc(anyWrite)
+	review := func(e *core.RecordEvent) error {
+		x.cache.Invalidate()
+		return e.Next()
+	}
+	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
+	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
+	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
 	// The public verified badge follows the user's flag.
 	ev.UserChanged.BindFunc(func(e *bus.Change) error {
 		if e.Record.GetString("role") == users.RoleCamello {

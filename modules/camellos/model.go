@@ -165,13 +165,3 @@ type Rating struct {
 	Average float64 `db:"average"`
 	Count   int     `db:"count"`
 }
-
-// SetRating stores a camello's rating, computed by the owner of the
-// reviews (jobs), with one UPDATE in the caller's transaction. No camello
-// record hook runs (the rating is not the camello's input); the public
-// index follows the reviews through events.ReviewChanged.
-func SetRating(app core.App, camelloID string, r Rating) error {
-	_, err := app.DB().NewQuery("UPDATE " + Collection + " SET ratingAvg = {:avg}, ratingCount = {:n} WHERE id = {:id}").
-		Bind(dbx.Params{"avg": r.Average, "n": r.Count, "id": camelloID}).Execute()
-	return err
-}

@@ -10,6 +10,7 @@ import (
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
 	"camellos/modules/search"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/apis"
@@ -201,14 +202,14 @@ func reviewsList(e *core.RequestEvent) error {
 		Count   int64   `db:"n"`
 		Average float64 `db:"average"`
 	}
-	err = e.App.DB().Select("COUNT(*) AS n", "COALESCE(AVG(rating), 0) AS average").From("reviews").
+	err = e.App.DB().Select("COUNT(*) AS n", "COALESCE(AVG(rating), 0) AS average").From(ReviewsCollection).
 		Where(dbx.HashExp{"camello": rec.Id}).One(&stats)
 	if err != nil {
 		return err
 	}
 	reviews := []Review{}
 	err = e.App.DB().Select("r.id", "r.rating", "r.comment", "r.created", "COALESCE(u.name, '') AS authorName").
-		From("reviews r").LeftJoin("users u", dbx.NewExp("u.id = r.client")).
+		From(ReviewsCollection+" r").LeftJoin(users.Collection+" u", dbx.NewExp("u.id = r.client")).
 		Where(dbx.HashExp{"r.camello": rec.Id}).OrderBy("r.created DESC", "r.id DESC").
 		Limit(int64(page.PerPage)).Offset(page.Offset()).All(&reviews)
 	if err != nil {

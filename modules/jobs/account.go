@@ -4,6 +4,7 @@ import (
 	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
+	"camellos/modules/camellos"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -41,14 +42,14 @@ func bindDataRights(app core.App) {
 			return err
 		}
 		e.Data["jobs"] = list
-		written, err := e.App.FindAllRecords(ReviewsCollection, dbx.HashExp{"client": e.User.Id})
+		written, err := e.App.FindAllRecords(camellos.ReviewsCollection, dbx.HashExp{"client": e.User.Id})
 		if err != nil {
 			return err
 		}
 		e.Data["reviewsWritten"] = reviewsJSON(written)
 		received := []*core.Record{}
 		if camID != "" {
-			if received, err = e.App.FindAllRecords(ReviewsCollection, dbx.HashExp{"camello": camID}); err != nil {
+			if received, err = e.App.FindAllRecords(camellos.ReviewsCollection, dbx.HashExp{"camello": camID}); err != nil {
 				return err
 			}
 		}

@@ -152,22 +152,13 @@ func partiesOf(app core.App, recs []*core.Record) (map[string]string, map[string
 	if len(recs) == 0 {
 		return names, reviewed, nil
 	}
-	var users []struct {
-		ID   string `db:"id"`
-		Name string `db:"name"`
-	}
-	if err := app.DB().Select("id", "name").From("users").Where(dbx.In("id", clientIDs...)).All(&users); err != nil {
+	names, err := users.Names(app, clientIDs)
+	if err != nil {
 		return nil, nil, err
 	}
-	for _, u := range users {
-		names[u.ID] = u.Name
-	}
-	var withReview []string
-	if err := app.DB().Select("job").From("reviews").Where(dbx.In("job", jobIDs...)).Column(&withReview); err != nil {
+	reviewed, err = camellos.ReviewedJobs(app, jobIDs)
+	if err != nil {
 		return nil, nil, err
-	}
-	for _, id := range withReview {
-		reviewed[id] = true
 	}
 	return names, reviewed, nil
 }

@@ -40,27 +40,3 @@ func (j *Job) ProviderID() string { return j.GetString("provider") }
 
 // ServiceID is the job's service.
 func (j *Job) ServiceID() string { return j.GetString("service") }
-
-// Review is a typed reviews record.
-type Review struct {
-	core.BaseRecordProxy
-}
-
-// WrapReview returns rec as a Review.
-func WrapReview(rec *core.Record) *Review {
-	r := &Review{}
-	r.SetProxyRecord(rec)
-	return r
-}
-
-// JobID is the reviewed job.
-func (r *Review) JobID() string { return r.GetString("job") }
-
-// CamelloID is the reviewed camello.
-func (r *Review) CamelloID() string { return r.GetString("camello") }
-
-// Rating is 1 to 5.
-func (r *Review) Rating() int { return r.GetInt("rating") }
-
-// Comment is the client's comment ("" when none).
-func (r *Review) Comment() string { return r.GetString("comment") }

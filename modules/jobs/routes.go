@@ -10,7 +10,6 @@ import (
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // Register binds the jobs area's record hooks, the reminder schedule and routes.
@@ -29,8 +28,6 @@ func Register(app core.App) {
 		}
 		return e.Next()
 	})
-	// ReviewChanged after every committed write of a review.
-	bus.EmitChanges(app, ReviewsCollection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.ReviewChanged })
 	scheduleReminders(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)

@@ -7,7 +7,6 @@ import (
 
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
-	"camellos/modules/jobs"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
 
@@ -175,7 +174,7 @@ func (s *seeder) categoryOf(c *core.Record) string {
 }
 
 func (s *seeder) review(tx core.App, job, camello, client *core.Record, k int) error {
-	col, err := tx.FindCachedCollectionByNameOrId("reviews")
+	col, err := tx.FindCachedCollectionByNameOrId(camellos.ReviewsCollection)
 	if err != nil {
 		return err
 	}
@@ -240,18 +239,7 @@ func (s *seeder) appointment(tx core.App, job, camello, client *core.Record, k i
 // (idempotent), through the owners: jobs reads the reviews, camellos
 // stores the rating.
 func (s *seeder) ratings() error {
-	all, err := jobs.Ratings(s.app)
-	if err != nil {
-		return err
-	}
-	return s.app.RunInTransaction(func(tx core.App) error {
-		for id, r := range all {
-			if err := camellos.SetRating(tx, id, r); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return camellos.RecomputeRatings(s.app)
 }
 
 // inbox gives the demo client and the demo camello a few notifications to

@@ -44,3 +44,22 @@ func CountExisting(app core.App, ids []string) (int, error) {
 		" WHERE id IN (SELECT value FROM json_each({:ids}))").Bind(dbx.Params{"ids": string(raw)}).Row(&n)
 	return n, err
 }
+
+// Names returns the names of the users among ids, by id, in one query.
+func Names(app core.App, ids []any) (map[string]string, error) {
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		ID   string `db:"id"`
+		Name string `db:"name"`
+	}
+	if err := app.DB().Select("id", "name").From(Collection).Where(dbx.In("id", ids...)).All(&rows); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.ID] = r.Name
+	}
+	return out, nil
+}
