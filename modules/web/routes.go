@@ -42,6 +42,7 @@ func Register(app core.App) {
 			if err != nil {
 				return err
 			}
+			se.App.Store().Set(storeKey, s)
 			se.Router.GET("/v/{version}/{path...}", s.serveVersioned)
 			se.Router.GET("/{path...}", s.serve)
 			se.Router.POST("/{path...}", s.servePost)
@@ -49,6 +50,19 @@ func Register(app core.App) {
 		},
 		Priority: 999,
 	})
+}
+
+// storeKey holds the app's site in app.Store() (per app, no package state).
+const storeKey = "web.site"
+
+// NotFound answers the site's HTML 404 page: other modules use it so that a
+// hidden route (e.g. /metrics without its token) answers exactly like any
+// unknown page.
+func NotFound(e *core.RequestEvent) error {
+	if s, ok := e.App.Store().Get(storeKey).(*site); ok {
+		return s.notFound(e)
+	}
+	return apis.NewNotFoundError("", nil)
 }
 
 // acceptsGzip reports whether the client takes gzip.
