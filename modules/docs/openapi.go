@@ -32,8 +32,8 @@ func mustJSON(src []byte) []byte {
 // JSON returns the OpenAPI document as JSON bytes.
 func JSON() []byte { return documentJSON }
 
-// document answers the OpenAPI document.
-func document(e *core.RequestEvent) error {
+// openapiGet answers the OpenAPI document.
+func openapiGet(e *core.RequestEvent) error {
 	e.Response.Header().Set("Cache-Control", "no-cache")
 	return e.Blob(http.StatusOK, "application/json; charset=utf-8", documentJSON)
 }

@@ -15,7 +15,7 @@ func Register(app core.App) {
 		// The operations rendered as a small HTML page (no scripts, no CDN).
 		g.GET("", page)
 		// The OpenAPI 3.0.3 document as JSON.
-		g.GET("/openapi.json", document)
+		g.GET("/openapi.json", openapiGet)
 		return se.Next()
 	})
 }

@@ -34,7 +34,7 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
 		// The signed-in user's own live events (Server-Sent Events).
-		api.GET("/events", stream).Bind(session.RequireSession(httpapi.MsgUnauthorized))
+		api.GET("/events", eventsStream).Bind(session.RequireSession(httpapi.MsgUnauthorized))
 		return se.Next()
 	})
 }

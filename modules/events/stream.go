@@ -18,14 +18,14 @@ import (
 // maxReplay bounds how many inbox items a resumed stream replays.
 const maxReplay = 100
 
-// stream handles GET /api/events: the caller's own events as Server-Sent
+// eventsStream handles GET /api/events: the caller's own events as Server-Sent
 // Events. With Last-Event-ID (header, or ?lastEventId=) naming one of the
 // caller's notifications, the inbox items created after it are replayed
 // first. ?once=true ends the stream after the replay (a catch-up poll).
 // Comment lines are heartbeats. The stream ends when the client goes, the
 // session is revoked or expires, the client is too slow, or the service
 // stops.
-func stream(e *core.RequestEvent) error {
+func eventsStream(e *core.RequestEvent) error {
 	user := session.AuthUser(e)
 	q := e.Request.URL.Query()
 	once := false

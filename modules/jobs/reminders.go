@@ -208,10 +208,10 @@ func ReminderLocation(name, fallback string) *time.Location {
 	return time.UTC
 }
 
-// remindersCron handles POST /api/cron/appointment-reminders (endpoint 5):
+// remindersSweepCron handles POST /api/cron/appointment-reminders (endpoint 5):
 // 503 without CRON_SECRET, 401 "No autorizado" without the right bearer
 // (compared in constant time), else 200 {sent}.
-func remindersCron(e *core.RequestEvent) error {
+func remindersSweepCron(e *core.RequestEvent) error {
 	secret := config.Of(e.App).CronSecret
 	if secret == "" {
 		return httpapi.NewError(http.StatusServiceUnavailable, MsgRemindersOff)

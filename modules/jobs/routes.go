@@ -52,11 +52,11 @@ func Register(app core.App) {
 		// Its client rates a completed job, once.
 		api.POST("/jobs/{id}/review", jobReview).Bind(signedIn)
 		// Admins list every job, optionally by status.
-		api.GET("/admin/jobs", adminJobs).Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
+		api.GET("/admin/jobs", jobsAdminList).Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		// Admins assign an ACTIVO camello to a free pending job (endpoint 4).
 		api.POST("/admin/jobs/{id}/assign", jobAssign).Bind(session.RequireAdmin(httpapi.MsgUnauthorized))
 		// The external scheduler sends the due appointment reminders (endpoint 5).
-		api.POST("/cron/appointment-reminders", remindersCron)
+		api.POST("/cron/appointment-reminders", remindersSweepCron)
 		return se.Next()
 	})
 }

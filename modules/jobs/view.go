@@ -68,8 +68,8 @@ func jobsMine(e *core.RequestEvent) error {
 	return listJobs(e, where, p)
 }
 
-// adminJobs handles GET /api/admin/jobs?status=: every job, newest first.
-func adminJobs(e *core.RequestEvent) error {
+// jobsAdminList handles GET /api/admin/jobs?status=: every job, newest first.
+func jobsAdminList(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	p := httpapi.ReadPage(e, v)
 	status := ReadStatus(e, v)

@@ -270,10 +270,10 @@ var fileName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,150}\.(jpg|png|webp)$`)
 
 var fileTypes = map[string]string{".jpg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
 
-// serveFile handles GET /api/messages/files/{id}/{file}: an attachment,
+// messageFileGet handles GET /api/messages/files/{id}/{file}: an attachment,
 // only to those who can read its message (anyone else 404, as an unknown
 // file), as an image with nosniff, the sandbox CSP and private caching.
-func serveFile(e *core.RequestEvent) error {
+func messageFileGet(e *core.RequestEvent) error {
 	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ func Register(app core.App) {
 		// The job's client or a camello of it writes (JSON, or multipart with photos).
 		api.POST("/jobs/{id}/messages", messagePost).Bind(signedIn)
 		// An attachment, only to the readers of its message.
-		api.GET("/messages/files/{id}/{file}", serveFile)
+		api.GET("/messages/files/{id}/{file}", messageFileGet)
 		return se.Next()
 	})
 }

@@ -13,11 +13,11 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// openBoard handles GET /api/jobs/open?page&perPage&city&service: the
+// boardList handles GET /api/jobs/open?page&perPage&city&service: the
 // PENDIENTE jobs without provider of the services the ACTIVO caller offers,
 // newest first, optionally in one city (accent- and case-insensitive) or of
 // one service; without the client's address or contact data.
-func openBoard(e *core.RequestEvent) error {
+func boardList(e *core.RequestEvent) error {
 	cam, err := activeCamello(e, MsgOnlyActiveBoard)
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ func Register(app core.App) {
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
 
 		// ACTIVO camellos browse the open jobs of the services they offer.
-		api.GET("/jobs/open", openBoard).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyActiveBoard, users.RoleCamello))
+		api.GET("/jobs/open", boardList).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyActiveBoard, users.RoleCamello))
 		// An ACTIVO camello quotes an open job (or a direct request naming it).
 		api.POST("/jobs/{id}/quotes", quoteCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellos, users.RoleCamello))
 		// The job's client and admins see every quote; a camello its own.
