@@ -15,6 +15,7 @@ import (
 	"camellos/internal/s3test"
 	"camellos/internal/testkit"
 	"camellos/modules/backup"
+	"camellos/modules/users"
 )
 
 func setenv(t *testing.T, env map[string]string) {
@@ -61,7 +62,9 @@ func TestCamelloPhotoOnS3(t *testing.T) {
 	}
 	photo := res.Str("camello.photo")
 	name := filepath.Base(photo)
-	served := k.Get(photo, "")
+	// The camello is PENDIENTE: its photo is not public (issue 14), an admin reads it.
+	_, admin := k.UserWithSession(users.RoleAdmin)
+	served := k.Get(photo, admin)
 	if served.Status != 200 || !bytes.Equal(served.Raw, img) || served.Header.Get("Content-Type") != "image/png" {
 		t.Fatalf("photo from S3: %d %q (%d bytes)", served.Status, served.Header.Get("Content-Type"), len(served.Raw))
 	}
