@@ -82,8 +82,11 @@ the floor are much stricter than the issue-7 ratios to health.
    service (counted in full for the total) against ~7 at 1,000, so the cost grows with the data. A
    position list per (city, service) pair would make it flat; not done in the time left.
 
-8. **Password flood — missed while the abuse branch is not merged.** Without the abuse branch's bounded hashing pool, 200 concurrent logins are
-   200 concurrent bcrypt hashes on 2 cores: health p99 0.6–2.7 s and listing p99 2.4–3.8 s in the
-   development runs, and 0–5 logins answered in 13 s. The run above states whether that branch had
-   landed.
+8. **Password flood — met once the hashing pool leaves a core free.** Unbounded, 200 concurrent
+   logins are 200 concurrent bcrypt hashes on 2 cores: health p99 0.6–2.7 s and listing p99 2.4–3.8 s
+   in the development runs. The bounded pool (issue 14) first had 2 slots on 2 cores: both cores
+   hashed and the quiet large run measured health p99 157 ms and listing p99 115 ms. With one slot
+   per two CPUs (at least 1) one core is always left to the rest of the service: health and listing
+   p99 14.5 ms and 8.3 ms in a flood-only run on the same machine, at the cost of fewer logins
+   checked per second (188 against 272 in 13 s; the rest wait up to 5 s, then 503).
 `

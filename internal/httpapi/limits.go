@@ -18,8 +18,10 @@ import (
 // or sign-ups never takes the CPU from the rest of the service.
 const HashWait = 5 * time.Second
 
-// HashWorkers is the size of the hashing pool: half the CPUs, at least 2.
-func HashWorkers() int { return max(2, runtime.GOMAXPROCS(0)/2) }
+// HashWorkers is the size of the hashing pool: half the CPUs, at least 1,
+// so at least one core is always left to the rest of the service (on 2
+// cores a pool of 2 let a flood push health p99 to 157 ms; see BENCHMARKS.md).
+func HashWorkers() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // MsgBusy answers a request refused because the hashing pool stayed full.
 const MsgBusy = "Servicio ocupado, inténtalo de nuevo en unos segundos"
