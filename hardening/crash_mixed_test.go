@@ -229,20 +229,11 @@ func TestCrashDuringMixedWrites(t *testing.T) {
 		}(g)
 	}
 	// Kill once a fair number of writes were acknowledged (or after 8 s).
-	deadline := time.Now().Add(8 * time.Second)
-	for time.Now().Before(deadline) {
+	killWhen(t, srv, func() int {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 60 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatalf("kill: %v", err)
-	}
-	_ = srv.Wait()
+		defer mu.Unlock()
+		return len(acked)
+	}, 60, 8*time.Second)
 	cancel()
 	wg.Wait()
 	mu.Lock()

@@ -71,20 +71,11 @@ func TestCrashDuringWrites(t *testing.T) {
 		}(g)
 	}
 	// Kill once a fair number of writes were acknowledged (or after 5 s).
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	killWhen(t, srv, func() int {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 20 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatalf("kill: %v", err)
-	}
-	_ = srv.Wait()
+		defer mu.Unlock()
+		return len(acked)
+	}, 20, 5*time.Second)
 	cancel()
 	wg.Wait()
 	mu.Lock()
@@ -162,4 +153,18 @@ func startServer(t *testing.T, bin, data string) (*exec.Cmd, string) {
 	}
 	t.Fatalf("service did not start on %s:\n%s", addr, logs.String())
 	return nil, ""
+}
+
+// killWhen kills the service with SIGKILL once count() reaches want (or
+// after wait) and reaps it: the "machine" is lost mid-write.
+func killWhen(t *testing.T, srv *exec.Cmd, count func() int, want int, wait time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) && count() < want {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatalf("kill: %v", err)
+	}
+	_ = srv.Wait()
 }
