@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -247,24 +246,8 @@ func TestCrashDuringMixedWrites(t *testing.T) {
 		t.Fatalf("too few writes acknowledged before the kill: %v", kinds)
 	}
 
-	srv2, base2 := startServer(t, bin, data)
-	res, err := http.Get(base2 + "/api/health")
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("restarted service unhealthy: %v", err)
-	}
-	res.Body.Close()
-	_ = srv2.Process.Signal(syscall.SIGTERM)
-	_ = srv2.Wait()
-
-	db, err := core.DefaultDBConnect(filepath.Join(data, "data.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := restartAndCheck(t, bin, data)
 	defer db.Close()
-	var check string
-	if err := db.NewQuery("PRAGMA integrity_check").Row(&check); err != nil || check != "ok" {
-		t.Fatalf("integrity_check = %q (%v)", check, err)
-	}
 	for _, a := range got {
 		if a.id == "" {
 			t.Errorf("acknowledged %s without an id in the answer", a.kind)

@@ -85,25 +85,8 @@ func TestCrashDuringWrites(t *testing.T) {
 		t.Fatal("no sign-up was acknowledged before the kill")
 	}
 
-	// Restart on the same data dir: it must boot and answer.
-	srv2, base2 := startServer(t, bin, data)
-	res, err := http.Get(base2 + "/api/health")
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("restarted service unhealthy: %v", err)
-	}
-	res.Body.Close()
-	_ = srv2.Process.Signal(syscall.SIGTERM)
-	_ = srv2.Wait()
-
-	db, err := core.DefaultDBConnect(filepath.Join(data, "data.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := restartAndCheck(t, bin, data)
 	defer db.Close()
-	var check string
-	if err := db.NewQuery("PRAGMA integrity_check").Row(&check); err != nil || check != "ok" {
-		t.Fatalf("integrity_check = %q (%v)", check, err)
-	}
 	for _, email := range got {
 		var n int
 		if err := db.Select("COUNT(*)").From("users").Where(dbx.HashExp{"email": email}).Row(&n); err != nil || n != 1 {
@@ -167,4 +150,29 @@ func killWhen(t *testing.T, srv *exec.Cmd, count func() int, want int, wait time
 		t.Fatalf("kill: %v", err)
 	}
 	_ = srv.Wait()
+}
+
+// restartAndCheck restarts the service on the data dir of a killed one
+// (it must boot and answer), stops it, and returns the database after
+// PRAGMA integrity_check answered "ok".
+func restartAndCheck(t *testing.T, bin, data string) *dbx.DB {
+	t.Helper()
+	srv, base := startServer(t, bin, data)
+	res, err := http.Get(base + "/api/health")
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("restarted service unhealthy: %v", err)
+	}
+	res.Body.Close()
+	_ = srv.Process.Signal(syscall.SIGTERM)
+	_ = srv.Wait()
+	db, err := core.DefaultDBConnect(filepath.Join(data, "data.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check string
+	if err := db.NewQuery("PRAGMA integrity_check").Row(&check); err != nil || check != "ok" {
+		db.Close()
+		t.Fatalf("integrity_check = %q (%v)", check, err)
+	}
+	return db
 }
