@@ -3,23 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ecdh"
 	"crypto/ecdsa"
 	"crypto/elliptic"
-	"crypto/hkdf"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"database/sql"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -32,6 +26,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"camellos/internal/pushtest"
 
 	"camellos/modules/users"
 
@@ -72,71 +68,10 @@ func (b *browserKey) p256dh() string {
 }
 func (b *browserKey) authB64() string { return base64.RawURLEncoding.EncodeToString(b.auth) }
 
-// decrypt opens an aes128gcm Web Push message (RFC 8188 + RFC 8291) the
-// way a browser does, returning the plaintext without padding.
+// decrypt opens a Web Push message with this subscriber's keys, as a
+// browser does (pushtest.Decrypt).
 func (b *browserKey) decrypt(body []byte) ([]byte, error) {
-	if len(body) < 21 {
-		return nil, errors.New("body shorter than the header")
-	}
-	salt := body[:16]
-	rs := binary.BigEndian.Uint32(body[16:20])
-	idLen := int(body[20])
-	if len(body) < 21+idLen {
-		return nil, errors.New("truncated key id")
-	}
-	asPublicRaw := body[21 : 21+idLen]
-	ciphertext := body[21+idLen:]
-	if rs < 18 || uint32(len(ciphertext)) > rs {
-		return nil, fmt.Errorf("expected one record of at most rs=%d bytes, got %d", rs, len(ciphertext))
-	}
-	asPublic, err := ecdh.P256().NewPublicKey(asPublicRaw)
-	if err != nil {
-		return nil, err
-	}
-	secret, err := b.priv.ECDH(asPublic)
-	if err != nil {
-		return nil, err
-	}
-	prkKey, err := hkdf.Extract(sha256.New, secret, b.auth)
-	if err != nil {
-		return nil, err
-	}
-	ikm, err := hkdf.Expand(sha256.New, prkKey, "WebPush: info\x00"+string(b.priv.PublicKey().Bytes())+string(asPublicRaw), 32)
-	if err != nil {
-		return nil, err
-	}
-	prk, err := hkdf.Extract(sha256.New, ikm, salt)
-	if err != nil {
-		return nil, err
-	}
-	cek, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: aes128gcm\x00", 16)
-	if err != nil {
-		return nil, err
-	}
-	nonce, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: nonce\x00", 12)
-	if err != nil {
-		return nil, err
-	}
-	block, err := aes.NewCipher(cek)
-	if err != nil {
-		return nil, err
-	}
-	gcm, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	plain, err := gcm.Open(nil, nonce, ciphertext, nil)
-	if err != nil {
-		return nil, err
-	}
-	end := len(plain) - 1
-	for end >= 0 && plain[end] == 0 {
-		end--
-	}
-	if end < 0 || plain[end] != 0x02 {
-		return nil, errors.New("missing padding delimiter")
-	}
-	return plain[:end], nil
+	return pushtest.Decrypt(b.priv, b.auth, body)
 }
 
 // pushReceiver is an HTTPS push service on 127.0.0.1 that decrypts every

@@ -1,19 +1,13 @@
 package notifications_test
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ecdh"
 	"crypto/ecdsa"
 	"crypto/elliptic"
-	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"math/big"
 	"net/http"
@@ -23,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/pushtest"
 	"camellos/internal/testkit"
 	"camellos/modules/notifications"
 
@@ -146,77 +141,9 @@ func (b *browser) subscription(endpoint string) map[string]any {
 	return map[string]any{"endpoint": endpoint, "keys": map[string]any{"p256dh": b.p256dh(), "auth": b.authB64()}}
 }
 
-// decrypt opens an aes128gcm Web Push message (RFC 8188 + RFC 8291) the
-// way a browser does, returning the plaintext without padding.
-func (b *browser) decrypt(body []byte) ([]byte, error) {
-	// RFC 8188 header: salt(16) | rs(4) | idlen(1) | keyid(idlen)
-	if len(body) < 21 {
-		return nil, errors.New("body shorter than the header")
-	}
-	salt := body[:16]
-	rs := binary.BigEndian.Uint32(body[16:20])
-	idLen := int(body[20])
-	if len(body) < 21+idLen {
-		return nil, errors.New("truncated key id")
-	}
-	asPublicRaw := body[21 : 21+idLen] // the service's ephemeral public key
-	ciphertext := body[21+idLen:]
-	if rs < 18 || uint32(len(ciphertext)) > rs {
-		return nil, fmt.Errorf("expected one record of at most rs=%d bytes, got %d", rs, len(ciphertext))
-	}
-	asPublic, err := ecdh.P256().NewPublicKey(asPublicRaw)
-	if err != nil {
-		return nil, fmt.Errorf("ephemeral key: %w", err)
-	}
-	ecdhSecret, err := b.priv.ECDH(asPublic)
-	if err != nil {
-		return nil, err
-	}
-	// RFC 8291 §3.3: IKM from the ECDH secret and the auth secret.
-	prkKey, err := hkdf.Extract(sha256.New, ecdhSecret, b.auth)
-	if err != nil {
-		return nil, err
-	}
-	keyInfo := "WebPush: info\x00" + string(b.priv.PublicKey().Bytes()) + string(asPublicRaw)
-	ikm, err := hkdf.Expand(sha256.New, prkKey, keyInfo, 32)
-	if err != nil {
-		return nil, err
-	}
-	// RFC 8188 §2.2/2.3: content encryption key and nonce.
-	prk, err := hkdf.Extract(sha256.New, ikm, salt)
-	if err != nil {
-		return nil, err
-	}
-	cek, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: aes128gcm\x00", 16)
-	if err != nil {
-		return nil, err
-	}
-	nonce, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: nonce\x00", 12)
-	if err != nil {
-		return nil, err
-	}
-	block, err := aes.NewCipher(cek)
-	if err != nil {
-		return nil, err
-	}
-	gcm, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	plain, err := gcm.Open(nil, nonce, ciphertext, nil) // single record: sequence 0
-	if err != nil {
-		return nil, fmt.Errorf("aes-gcm: %w", err)
-	}
-	// Last record: data | 0x02 | zero padding.
-	end := len(plain) - 1
-	for end >= 0 && plain[end] == 0 {
-		end--
-	}
-	if end < 0 || plain[end] != 0x02 {
-		return nil, errors.New("missing 0x02 padding delimiter of the last record")
-	}
-	return plain[:end], nil
-}
+// decrypt opens a Web Push message with this subscriber's keys, as a
+// browser does (pushtest.Decrypt).
+func (b *browser) decrypt(body []byte) ([]byte, error) { return pushtest.Decrypt(b.priv, b.auth, body) }
 
 // vapid is the parsed Authorization header of a push request.
 type vapid struct {

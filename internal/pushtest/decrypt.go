@@ -1,0 +1,88 @@
+// Package pushtest holds what a Web Push subscriber does that tests and the
+// benchmark need on their receiving side: opening a payload as a browser
+// does. It is not used by the service.
+package pushtest
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdh"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Decrypt opens an aes128gcm Web Push message (RFC 8188 + RFC 8291) with
+// the subscriber's P-256 private key and 16-byte authentication secret, the
+// way a browser does, returning the plaintext without padding.
+func Decrypt(priv *ecdh.PrivateKey, auth, body []byte) ([]byte, error) {
+	// RFC 8188 header: salt(16) | rs(4) | idlen(1) | keyid(idlen)
+	if len(body) < 21 {
+		return nil, errors.New("body shorter than the header")
+	}
+	salt := body[:16]
+	rs := binary.BigEndian.Uint32(body[16:20])
+	idLen := int(body[20])
+	if len(body) < 21+idLen {
+		return nil, errors.New("truncated key id")
+	}
+	asPublicRaw := body[21 : 21+idLen] // the service's ephemeral public key
+	ciphertext := body[21+idLen:]
+	if rs < 18 || uint32(len(ciphertext)) > rs {
+		return nil, fmt.Errorf("expected one record of at most rs=%d bytes, got %d", rs, len(ciphertext))
+	}
+	asPublic, err := ecdh.P256().NewPublicKey(asPublicRaw)
+	if err != nil {
+		return nil, fmt.Errorf("ephemeral key: %w", err)
+	}
+	ecdhSecret, err := priv.ECDH(asPublic)
+	if err != nil {
+		return nil, err
+	}
+	// RFC 8291 §3.3: IKM from the ECDH secret and the auth secret.
+	prkKey, err := hkdf.Extract(sha256.New, ecdhSecret, auth)
+	if err != nil {
+		return nil, err
+	}
+	keyInfo := "WebPush: info\x00" + string(priv.PublicKey().Bytes()) + string(asPublicRaw)
+	ikm, err := hkdf.Expand(sha256.New, prkKey, keyInfo, 32)
+	if err != nil {
+		return nil, err
+	}
+	// RFC 8188 §2.2/2.3: content encryption key and nonce.
+	prk, err := hkdf.Extract(sha256.New, ikm, salt)
+	if err != nil {
+		return nil, err
+	}
+	cek, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: aes128gcm\x00", 16)
+	if err != nil {
+		return nil, err
+	}
+	nonce, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: nonce\x00", 12)
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(cek)
+	if err != nil {
+		return nil, err
+	}
+	gcm, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := gcm.Open(nil, nonce, ciphertext, nil) // single record: sequence 0
+	if err != nil {
+		return nil, fmt.Errorf("aes-gcm: %w", err)
+	}
+	// Last record: data | 0x02 | zero padding.
+	end := len(plain) - 1
+	for end >= 0 && plain[end] == 0 {
+		end--
+	}
+	if end < 0 || plain[end] != 0x02 {
+		return nil, errors.New("missing 0x02 padding delimiter of the last record")
+	}
+	return plain[:end], nil
+}
