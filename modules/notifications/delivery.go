@@ -122,6 +122,8 @@ type dispatcher struct {
 	vapidMu sync.Mutex
 	vapid   *vapidKeys
 
+	vapidHeaders vapidHeaders // signed Authorization headers per audience
+
 	// outcomes counts push attempts by outcome (PushStats).
 	outcomes [numOutcomes]atomic.Int64
 }
