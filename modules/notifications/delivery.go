@@ -86,6 +86,17 @@ type job struct {
 	Body   string
 	URL    string
 	Data   map[string]any
+	// known is what the writer of the notification read of the user
+	// (NotifyMany): the preferences and push subscriptions as of that
+	// write, shared by the user's jobs of one call; nil: the worker reads
+	// them when it delivers.
+	known *recipient
+}
+
+// recipient is a user's preferences and push subscriptions.
+type recipient struct {
+	prefs Preferences
+	subs  []subscription
 }
 
 // task is one unit of work of the queue: a notification to fan out, or a
@@ -457,15 +468,25 @@ func (d *dispatcher) run(t task) {
 		d.pushAttempt(t.job, *t.sub, t.attempt)
 		return
 	}
-	prefs, err := loadPreferences(d.app, t.job.UserID)
-	if err != nil {
-		d.app.Logger().Error("notifications: preferences", "user", t.job.UserID, "error", err.Error())
-		return
+	var prefs Preferences
+	if k := t.job.known; k != nil {
+		prefs = k.prefs
+	} else {
+		var err error
+		if prefs, err = loadPreferences(d.app, t.job.UserID); err != nil {
+			d.app.Logger().Error("notifications: preferences", "user", t.job.UserID, "error", err.Error())
+			return
+		}
 	}
 	if prefs.allows(t.job.Kind, ChannelPush) && d.pushDue(t.job) {
-		subs, err := userSubscriptions(d.app, t.job.UserID)
-		if err != nil {
-			d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())
+		var subs []subscription
+		if k := t.job.known; k != nil {
+			subs = k.subs
+		} else {
+			var err error
+			if subs, err = userSubscriptions(d.app, t.job.UserID); err != nil {
+				d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())
+			}
 		}
 		// Every endpoint at once, each with its own deadline: one slow
 		// endpoint does not delay the others.
