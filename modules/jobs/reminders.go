@@ -34,20 +34,25 @@ const (
 
 // dueAppointment is what a reminder needs of an appointment: the claimed
 // columns and, read by the claim itself, the camello's user and time zone
-// (its availability's, else its profile's) and the job's title.
+// (its availability's, else its profile's) as "user|zone" (user ids have
+// no "|") and the job's title.
 type dueAppointment struct {
 	appointments.Due
-	CamelloUser string `db:"camelloUser"`
+	CamelloInfo string `db:"camelloInfo"`
 	Title       string `db:"title"`
-	Timezone    string `db:"timezone"`
+}
+
+// camello splits CamelloInfo into the camello's user and time zone.
+func (a dueAppointment) camello() (user, zone string) {
+	user, zone, _ = strings.Cut(a.CamelloInfo, "|")
+	return user, zone
 }
 
 // describeDue are the claim's extra RETURNING columns (scalar subqueries
 // over the claimed appointment): one statement claims and describes a
 // batch, instead of the claim plus a query per table by the claimed ids.
-const describeDue = "COALESCE((SELECT c.user FROM camellos c WHERE c.id = appointments.camello), '') AS camelloUser, " +
-	"COALESCE((SELECT COALESCE(NULLIF(av.timezone, ''), c.timezone, '') FROM camellos c " +
-	"LEFT JOIN availability av ON av.camello = c.id WHERE c.id = appointments.camello), '') AS timezone, " +
+const describeDue = "COALESCE((SELECT c.user || '|' || COALESCE(NULLIF(av.timezone, ''), c.timezone, '') FROM camellos c " +
+	"LEFT JOIN availability av ON av.camello = c.id WHERE c.id = appointments.camello), '') AS camelloInfo, " +
 	"COALESCE((SELECT j.title FROM jobs j WHERE j.id = appointments.job), '') AS title"
 
 // SendReminders reminds every PROGRAMADA appointment starting in (now,
@@ -109,12 +114,13 @@ func RemindersSent(app core.App) int64 { return remindersCounter(app).Load() }
 // appendReminders adds the client's and the camello's reminder of a to
 // items; zones caches the time zones already loaded.
 func appendReminders(items []notifications.Addressed, a dueAppointment, zones map[string]*time.Location, fallback string) []notifications.Addressed {
+	camelloUser, zone := a.camello()
 	when := a.Start
 	if t, err := time.Parse(DBTime, a.Start); err == nil {
-		loc, ok := zones[a.Timezone]
+		loc, ok := zones[zone]
 		if !ok {
-			loc = ReminderLocation(a.Timezone, fallback)
-			zones[a.Timezone] = loc
+			loc = ReminderLocation(zone, fallback)
+			zones[zone] = loc
 		}
 		when = t.In(loc).Format("02/01/2006 15:04") + " (" + loc.String() + ")"
 	}
@@ -130,7 +136,7 @@ func appendReminders(items []notifications.Addressed, a dueAppointment, zones ma
 		URL:   JobURL(a.Job),
 		Data:  data,
 	}
-	for _, user := range []string{a.Client, a.CamelloUser} {
+	for _, user := range []string{a.Client, camelloUser} {
 		if user != "" {
 			items = append(items, notifications.Addressed{UserID: user, Message: msg})
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -40,14 +41,14 @@ const maxDataBytes = 16 << 10
 // inbox; push and e-mail only after the write commits), at the cost of a
 // few queries instead of a full record save per notification:
 //
-//   - the users and their preferences are read with one query (an unknown
-//     user fails the whole call, like Notify's relation check);
+//   - the users, their preferences and their push subscriptions are read
+//     with one query (an unknown user fails the whole call, like Notify's
+//     relation check);
 //   - the inbox rows are written with multi-row INSERTs through app.DB();
-//   - one query reads the push subscriptions of the users, so deliveries
-//     are queued only for users who can receive something (a push
-//     subscription with push on, or e-mail on while SMTP is enabled); the
-//     deliveries carry those subscriptions and preferences (as of this
-//     write) to the workers, which then read nothing per user.
+//   - deliveries are queued only for users who can receive something (a
+//     push subscription with push on, or e-mail on while SMTP is
+//     enabled); they carry those subscriptions and preferences (as of
+//     this write) to the workers, which then read nothing per user.
 //
 // app may be a transaction: the rows commit or roll back with it, and the
 // deliveries are queued only once it commits. Without a transaction the
@@ -92,7 +93,7 @@ func NotifyMany(app core.App, items []Addressed) error {
 			users = append(users, items[i].UserID)
 		}
 	}
-	prefs, err := loadPreferencesMany(app, users)
+	recips, err := loadRecipients(app, users)
 	if err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func NotifyMany(app core.App, items []Addressed) error {
 	inbox := make([]int, 0, len(items)) // indexes of the items stored in the inbox
 	taken := make(map[string]bool, len(items))
 	for i, it := range items {
-		if prefs[it.UserID].allows(it.Kind, ChannelInApp) {
+		if recips[it.UserID].prefs.allows(it.Kind, ChannelInApp) {
 			for ids[i] == "" || taken[ids[i]] {
 				ids[i] = newOrderedID(time.Now())
 			}
@@ -115,9 +116,9 @@ func NotifyMany(app core.App, items []Addressed) error {
 	}
 	emitInboxMany(app, items, ids, inbox, created)
 
-	jobs, err := deliverable(app, items, ids, prefs)
-	if err != nil || len(jobs) == 0 {
-		return err
+	jobs := deliverable(app, items, ids, recips)
+	if len(jobs) == 0 {
+		return nil
 	}
 	app.TxInfo().OnComplete(func(txErr error) error {
 		if txErr == nil {
@@ -174,39 +175,60 @@ func idsParam(ids []string) string {
 	return string(raw)
 }
 
-// loadPreferencesMany reads the preferences of users (distinct ids) with
-// one query, failing like a relation check when one of them does not exist
-// (asked of the users' owner).
-func loadPreferencesMany(app core.App, userIDs []string) (map[string]Preferences, error) {
-	n, err := users.CountExisting(app, userIDs)
-	if err != nil {
-		return nil, err
-	}
-	if n != len(userIDs) {
-		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
-	}
+// loadRecipients reads the preferences and push subscriptions (oldest
+// first) of users (distinct ids) with one query, failing like a relation
+// check when one of them does not exist.
+func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, error) {
 	var rows []struct {
-		ID    string `db:"id"`
-		Prefs string `db:"prefs"`
+		ID       string `db:"id"`
+		Prefs    string `db:"prefs"`
+		SubID    string `db:"subId"`
+		Endpoint string `db:"endpoint"`
+		P256dh   string `db:"p256dh"`
+		Auth     string `db:"auth"`
+		Created  string `db:"created"`
 	}
-	err = app.DB().NewQuery("SELECT user AS id, COALESCE(prefs, '') AS prefs FROM " + colPreferences +
-		" WHERE user IN (SELECT value FROM json_each({:ids}))").
+	err := app.DB().NewQuery("SELECT u.id AS id, COALESCE(p.prefs, '') AS prefs, COALESCE(s.id, '') AS subId, " +
+		"COALESCE(s.endpoint, '') AS endpoint, COALESCE(s.p256dh, '') AS p256dh, COALESCE(s.auth, '') AS auth, " +
+		"COALESCE(s.created, '') AS created FROM " + users.Collection + " u " +
+		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
+		"LEFT JOIN " + colSubscriptions + " s ON s.user = u.id " +
+		"WHERE u.id IN (SELECT value FROM json_each({:ids}))").
 		Bind(dbx.Params{"ids": idsParam(userIDs)}).All(&rows)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]Preferences, len(userIDs))
-	for _, id := range userIDs {
-		out[id] = Preferences{}
-	}
+	out := make(map[string]*recipient, len(userIDs))
+	created := map[string]string{} // of each subscription, to order a user's
 	for _, r := range rows {
-		p := Preferences{}
-		if r.Prefs != "" && r.Prefs != "null" {
-			if json.Unmarshal([]byte(r.Prefs), &p) != nil || p == nil {
-				p = Preferences{} // unreadable: defaults
+		rc := out[r.ID]
+		if rc == nil {
+			rc = &recipient{prefs: Preferences{}}
+			if r.Prefs != "" && r.Prefs != "null" {
+				if json.Unmarshal([]byte(r.Prefs), &rc.prefs) != nil || rc.prefs == nil {
+					rc.prefs = Preferences{} // unreadable: defaults
+				}
 			}
+			out[r.ID] = rc
 		}
-		out[r.ID] = p
+		if r.SubID != "" {
+			rc.subs = append(rc.subs, subscription{ID: r.SubID, Endpoint: r.Endpoint, P256dh: r.P256dh, Auth: r.Auth})
+			created[r.SubID] = r.Created
+		}
+	}
+	if len(out) != len(userIDs) {
+		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
+	}
+	for _, rc := range out {
+		if len(rc.subs) > 1 {
+			sort.Slice(rc.subs, func(i, j int) bool {
+				a, b := rc.subs[i], rc.subs[j]
+				if created[a.ID] != created[b.ID] {
+					return created[a.ID] < created[b.ID]
+				}
+				return a.ID < b.ID
+			})
+		}
 	}
 	return out, nil
 }
@@ -316,55 +338,23 @@ func newOrderedID(now time.Time) string {
 
 // deliverable returns the deliveries beyond the inbox that can reach
 // someone: push when the user has a subscription and push on for the
-// kind, e-mail when SMTP is enabled and e-mail on. One query at most: the
-// subscriptions of the users who want push, which the jobs carry with
-// the preferences read here, so the delivery workers do not read them
-// again per user (a broadcast's workers spent a quarter of their time on
-// those two queries).
-func deliverable(app core.App, items []Addressed, ids []string, prefs map[string]Preferences) ([]job, error) {
+// kind, e-mail when SMTP is enabled and e-mail on. The jobs carry the
+// recipient read by loadRecipients, so the delivery workers do not read
+// the preferences and subscriptions again per user (a broadcast's workers
+// spent a quarter of their time on those two queries).
+func deliverable(app core.App, items []Addressed, ids []string, recips map[string]*recipient) []job {
 	mail := app.Settings().SMTP.Enabled
-	var wantPush []string
-	asked := map[string]bool{}
-	for _, it := range items {
-		if !asked[it.UserID] && prefs[it.UserID].allows(it.Kind, ChannelPush) {
-			asked[it.UserID] = true
-			wantPush = append(wantPush, it.UserID)
-		}
-	}
-	subscribed := map[string][]subscription{}
-	if len(wantPush) > 0 {
-		var rows []struct {
-			subscription
-			User string `db:"user"`
-		}
-		err := app.DB().NewQuery("SELECT id, user, endpoint, p256dh, auth FROM " + colSubscriptions +
-			" WHERE user IN (SELECT value FROM json_each({:ids})) ORDER BY created, id").
-			Bind(dbx.Params{"ids": idsParam(wantPush)}).All(&rows)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			subscribed[r.User] = append(subscribed[r.User], r.subscription)
-		}
-	}
-	known := map[string]*recipient{}
 	var jobs []job
 	for i, it := range items {
-		p := prefs[it.UserID]
-		subs := subscribed[it.UserID]
-		if (len(subs) > 0 && p.allows(it.Kind, ChannelPush)) || (mail && p.allows(it.Kind, ChannelEmail)) {
+		r := recips[it.UserID]
+		if (len(r.subs) > 0 && r.prefs.allows(it.Kind, ChannelPush)) || (mail && r.prefs.allows(it.Kind, ChannelEmail)) {
 			data := it.Data
 			if data == nil {
 				data = map[string]any{}
-			}
-			r := known[it.UserID]
-			if r == nil {
-				r = &recipient{prefs: p, subs: subs}
-				known[it.UserID] = r
 			}
 			jobs = append(jobs, job{ID: ids[i], UserID: it.UserID, Kind: it.Kind,
 				Title: it.Title, Body: it.Body, URL: it.URL, Data: data, known: r})
 		}
 	}
-	return jobs, nil
+	return jobs
 }
