@@ -115,10 +115,12 @@ type Due struct {
 // claimDue marks up to {:limit} due appointments reminded and returns
 // them. The inner SELECT repeats the partial index's WHERE (status =
 // 'PROGRAMADA' AND reminderSentAt = ”) so SQLite walks
-// idx_appointments_reminder_due by start; the outer conditions make the
-// claim atomic against a concurrent sweep.
+// idx_appointments_reminder_due by start, and picks rowids (which the
+// index holds) so the UPDATE reaches each row directly instead of through
+// the id index; the outer conditions make the claim atomic against a
+// concurrent sweep.
 const claimDue = "UPDATE " + Collection + " SET reminderSentAt = {:now}, updated = {:now} " +
-	"WHERE id IN (SELECT id FROM " + Collection + " " +
+	"WHERE rowid IN (SELECT rowid FROM " + Collection + " " +
 	"WHERE status = '" + Scheduled + "' AND reminderSentAt = '' " +
 	"AND start > {:now} AND start <= {:until} ORDER BY start LIMIT {:limit}) " +
 	"AND reminderSentAt = '' AND status = '" + Scheduled + "' " +
