@@ -68,6 +68,13 @@ type Watcher struct {
 	closed    bool
 	external  atomic.Int64 // external commits noticed (metrics, tests)
 	ownCommit atomic.Int64 // own commits accounted
+	probes    atomic.Int64 // checks that ran the probe's SQL (tests)
+
+	// The fast path (shm_unix.go): data.db-shm mapped, and its wal-index
+	// header as it was before the last probe that left nothing unaccounted
+	// (nil: take the slow path).
+	shm  atomic.Pointer[shmView]
+	snap atomic.Pointer[shmHeader]
 }
 
 // New returns a Watcher with no database yet.
@@ -98,6 +105,7 @@ func (w *Watcher) Open(dsn string) (*dbx.DB, error) {
 	if w.dsn != dsn && w.probe != nil {
 		_ = w.probe.Close()
 		w.probe, w.baseOK = nil, false
+		w.dropShmLocked()
 	}
 	w.drv, w.dsn, w.closed = drv, dsn, false
 	w.mu.Unlock()
@@ -109,6 +117,7 @@ func (w *Watcher) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
+	w.dropShmLocked()
 	if w.probe == nil {
 		return nil
 	}
@@ -116,6 +125,16 @@ func (w *Watcher) Close() error {
 	w.probe, w.baseOK = nil, false
 	return err
 }
+
+// dropShmLocked forgets the fast path (the probe is going away).
+func (w *Watcher) dropShmLocked() {
+	w.snap.Store(nil)
+	w.shm.Swap(nil).close()
+}
+
+// Probes is how many checks ran the probe's SQL (the others took the fast
+// path: nothing had been committed since the last probe).
+func (w *Watcher) Probes() int64 { return w.probes.Load() }
 
 // External is how many foreign commits were noticed so far.
 func (w *Watcher) External() int64 { return w.external.Load() }
@@ -125,11 +144,17 @@ func (w *Watcher) Own() int64 { return w.ownCommit.Load() }
 
 // Check notices the commits made by others since the last call and fires
 // OnExternalCommit for them before it returns. Cheap when nothing changed:
-// one `PRAGMA data_version` on the probe connection.
+// one `PRAGMA data_version` on the probe connection, and no SQL at all
+// while data.db-shm shows no commit since the last probe (shm_unix.go).
 func (w *Watcher) Check() error {
+	if w.quiet() {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for {
+		h := w.headerLocked() // before the probe: a commit after it changes it
+		w.probes.Add(1)
 		v, err := w.probeVersionLocked()
 		if err != nil {
 			w.fireLocked() // unknown: assume the worst
@@ -140,11 +165,15 @@ func (w *Watcher) Check() error {
 			return nil
 		}
 		if v == w.base {
+			if w.inFlight == 0 {
+				w.snap.Store(h)
+			}
 			return nil
 		}
 		if w.inFlight == 0 {
 			w.base = v
 			w.fireLocked()
+			w.snap.Store(h)
 			return nil
 		}
 		// An own commit is in flight and may explain the change: its end
@@ -170,6 +199,7 @@ func (w *Watcher) probeVersionLocked() (int64, error) {
 	if err != nil {
 		_ = w.probe.Close()
 		w.probe, w.baseOK = nil, false
+		w.dropShmLocked()
 	}
 	return v, err
 }
@@ -202,8 +232,11 @@ func (w *Watcher) endCommit(c *conn) {
 	w.ownCommit.Add(1)
 	// 1. The probe's version now includes our commit (and any foreign one
 	//    before this instant): it becomes the baseline.
+	h := w.headerLocked()
+	probed := false
 	if v, err := w.probeVersionLocked(); err == nil {
 		w.base, w.baseOK = v, true
+		probed = true
 	}
 	// 2. Our connection's own version changes only for commits by others
 	//    since its last read: one that raced ours is caught here.
@@ -214,6 +247,13 @@ func (w *Watcher) endCommit(c *conn) {
 	c.dv, c.dvOK = v, err == nil
 	w.inFlight--
 	if w.inFlight == 0 {
+		// Everything up to h is accounted (or its caches dropped): the
+		// next checks may skip the probe until data.db-shm moves again.
+		if probed {
+			w.snap.Store(h)
+		} else {
+			w.snap.Store(nil)
+		}
 		w.idle.Broadcast()
 	}
 }

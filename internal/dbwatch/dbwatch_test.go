@@ -196,6 +196,63 @@ func TestCheckIsCheap(t *testing.T) {
 	}
 }
 
+// With nothing committed since the last probe, Check runs no SQL (the
+// wal-index header in data.db-shm has not moved); every commit, own or
+// foreign, sends the next Check to the probe, and a foreign one is noticed
+// there, each time, however the commits alternate.
+func TestCheckSkipsTheProbeOnlyWhileNothingIsCommitted(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	w := dbwatch.Of(k.App)
+	db := other(t, k)
+	if _, err := db.Exec("CREATE TABLE scratch (n TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		_ = w.Check()
+	}
+	p := w.Probes()
+	for i := 0; i < 500; i++ {
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := w.Probes() - p; got != 0 {
+		t.Fatalf("idle checks ran the probe %d times", got)
+	}
+	ext := w.External()
+	for i := 0; i < 40; i++ {
+		name := fmt.Sprintf("Nombre %d", i)
+		if i%2 == 0 { // foreign: another connection
+			exec(t, db, "INSERT INTO scratch (n) VALUES (?)", name)
+		} else if _, err := k.App.DB().NewQuery("INSERT INTO scratch (n) VALUES ({:n})").Bind(map[string]any{"n": name}).Execute(); err != nil {
+			t.Fatal(err)
+		}
+		p := w.Probes()
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+		// A foreign commit is noticed. (An own commit right after a foreign
+		// one may be counted too: its connection saw the foreign commit
+		// and cannot tell it was already noticed, so it errs towards
+		// dropping the caches.)
+		if i%2 == 0 && w.External() == ext {
+			t.Fatalf("foreign commit %d was not noticed", i)
+		}
+		ext = w.External()
+		if i%2 == 0 && w.Probes() == p {
+			t.Fatalf("commit %d: a foreign commit did not send Check to the probe", i)
+		}
+		p = w.Probes()
+		for j := 0; j < 5; j++ {
+			_ = w.Check()
+		}
+		if got := w.Probes() - p; got != 0 {
+			t.Fatalf("commit %d: idle checks after it ran the probe %d times", i, got)
+		}
+	}
+}
+
 // An app without a watcher (PocketBase's own connections) checks nothing.
 func TestNoWatcher(t *testing.T) {
 	if dbwatch.Of(core.NewBaseApp(core.BaseAppConfig{DataDir: t.TempDir()})) != nil {
