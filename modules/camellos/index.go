@@ -48,8 +48,14 @@ type listing struct {
 	byCity     map[string][]int
 	byService  map[string][]int
 	byCategory map[string][]int
-	slugs      map[string]string // service slug → id
+	// by folded city and service id together (cityServiceKey): the
+	// listing's most common query answered without filtering, at any size
+	byCityService map[string][]int
+	slugs         map[string]string // service slug → id
 }
+
+// cityServiceKey keys byCityService.
+func cityServiceKey(cityKey, serviceID string) string { return cityKey + "\x00" + serviceID }
 
 // publicIndex is the listing index of one app, rebuilt after any write that
 // can change a public answer (see bindIndexHooks).
@@ -115,7 +121,7 @@ func buildListing(app core.App) (*listing, error) {
 	}
 	l := &listing{entries: make([]*entry, 0, len(rows)), byID: make(map[string]*entry, len(rows)), byUser: make(map[string]bool, len(rows)),
 		byCity: map[string][]int{}, byService: map[string][]int{}, byCategory: map[string][]int{},
-		slugs: make(map[string]string, len(svcRows))}
+		byCityService: map[string][]int{}, slugs: make(map[string]string, len(svcRows))}
 	for _, s := range svcRows {
 		l.slugs[s.Slug] = s.ID
 	}
@@ -147,6 +153,8 @@ func buildListing(app core.App) (*listing, error) {
 		l.byCity[en.cityKey] = append(l.byCity[en.cityKey], pos)
 		for _, s := range en.services {
 			l.byService[s.ID] = append(l.byService[s.ID], pos)
+			k := cityServiceKey(en.cityKey, s.ID)
+			l.byCityService[k] = append(l.byCityService[k], pos)
 			if c := l.byCategory[s.category]; len(c) == 0 || c[len(c)-1] != pos {
 				l.byCategory[s.category] = append(c, pos)
 			}
@@ -254,23 +262,50 @@ type filter struct {
 }
 
 // candidates returns the positions of the entries that can match f, in
-// order, from the narrowest of the city, service and category lists; all
-// is true when f has none of those conditions.
-func (l *listing) candidates(f *filter) (pos []int, all bool) {
-	var lists [][]int
+// order, from the narrowest of the city, service and category lists (the
+// city-and-service list when both are asked); all is true when f has none
+// of those conditions. exact is true when every position matches f as it
+// is (no words, trades or further list to check): the caller then needs no
+// filtering at all, and the total is the list's length.
+func (l *listing) candidates(f *filter) (pos []int, all, exact bool) {
+	plain := len(f.words) == 0 && len(f.trades) == 0
+	var services []string
+	if f.service != "" {
+		services = append(services, f.service)
+		if id, ok := l.slugs[f.service]; ok && id != f.service {
+			services = append(services, id)
+		}
+	}
+	var cities []string
 	if f.city != "" {
-		var parts [][]int
-		for k, p := range l.byCity {
+		for k := range l.byCity {
 			if k == f.city || strings.HasPrefix(k, f.cityPrefix) {
-				parts = append(parts, p)
+				cities = append(cities, k)
+			}
+		}
+	}
+	var lists [][]int
+	switch {
+	case f.city != "" && f.service != "":
+		var parts [][]int
+		for _, c := range cities {
+			for _, s := range services {
+				if p := l.byCityService[cityServiceKey(c, s)]; len(p) > 0 {
+					parts = append(parts, p)
+				}
 			}
 		}
 		lists = append(lists, union(parts))
-	}
-	if f.service != "" {
-		parts := [][]int{l.byService[f.service]}
-		if id, ok := l.slugs[f.service]; ok && id != f.service {
-			parts = append(parts, l.byService[id])
+	case f.city != "":
+		var parts [][]int
+		for _, c := range cities {
+			parts = append(parts, l.byCity[c])
+		}
+		lists = append(lists, union(parts))
+	case f.service != "":
+		var parts [][]int
+		for _, s := range services {
+			parts = append(parts, l.byService[s])
 		}
 		lists = append(lists, union(parts))
 	}
@@ -278,7 +313,7 @@ func (l *listing) candidates(f *filter) (pos []int, all bool) {
 		lists = append(lists, l.byCategory[f.category])
 	}
 	if len(lists) == 0 {
-		return nil, true
+		return nil, true, plain
 	}
 	best := lists[0]
 	for _, p := range lists[1:] {
@@ -286,7 +321,7 @@ func (l *listing) candidates(f *filter) (pos []int, all bool) {
 			best = p
 		}
 	}
-	return best, false
+	return best, false, plain && len(lists) == 1
 }
 
 // union merges ascending position lists into one, without repeats.
