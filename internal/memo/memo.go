@@ -7,6 +7,7 @@ package memo
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,12 +18,21 @@ type Cache[T any] struct {
 	// around the record hooks (raw SQL, another process).
 	MaxAge time.Duration
 
+	// cur is the stored value for readers that need no lock (nil: none);
+	// it is written under mu, together with val and ok.
+	cur atomic.Pointer[stored[T]]
+
 	mu       sync.Mutex
 	gen      uint64
 	val      T
 	ok       bool
 	builtAt  time.Time
 	building chan struct{}
+}
+
+type stored[T any] struct {
+	val     T
+	builtAt time.Time
 }
 
 // Invalidate drops the value; the next Get builds it again.
@@ -32,6 +42,7 @@ func (c *Cache[T]) Invalidate() {
 	c.ok = false
 	var zero T
 	c.val = zero
+	c.cur.Store(nil)
 	c.mu.Unlock()
 }
 
@@ -44,6 +55,10 @@ func (c *Cache[T]) Peek() (T, bool) {
 
 // Get returns the value, building it with build when there is none.
 func (c *Cache[T]) Get(build func() (T, error)) (T, error) {
+	// The common case, a fresh value, without the lock.
+	if p := c.cur.Load(); p != nil && (c.MaxAge <= 0 || time.Since(p.builtAt) <= c.MaxAge) {
+		return p.val, nil
+	}
 	for {
 		c.mu.Lock()
 		if c.ok {
@@ -80,6 +95,7 @@ func (c *Cache[T]) finish(build func() (T, error), done chan struct{}, gen uint6
 		c.mu.Lock()
 		if err == nil && c.gen == gen {
 			c.val, c.ok, c.builtAt = v, true, time.Now()
+			c.cur.Store(&stored[T]{val: v, builtAt: c.builtAt})
 		}
 		c.building = nil
 		close(done)

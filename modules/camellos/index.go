@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"time"
 
 	"camellos/internal/bus"
 	"camellos/internal/dbwatch"
@@ -16,10 +15,6 @@ import (
 	"github.com/pocketbase/pocketbase/tools/list"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
-
-// indexMaxAge refreshes the listing index in the background at least this
-// often, for writes made around the record hooks (raw SQL, another process).
-const indexMaxAge = time.Minute
 
 // entry is one ACTIVO camello of the listing index: what the filters
 // compare, and its public JSON rendered once.
@@ -58,13 +53,27 @@ type listing struct {
 func cityServiceKey(cityKey, serviceID string) string { return cityKey + "\x00" + serviceID }
 
 // publicIndex is the listing index of one app, rebuilt after any write that
-// can change a public answer (see bindIndexHooks).
+// can change a public answer (see bindIndexHooks) and after any commit by
+// another process (internal/dbwatch). It has no age limit: at 100,000
+// camellos a rebuild is 1.5 s of CPU and a second index in memory while it
+// runs, so it happens only when an answer may have changed.
 type publicIndex struct {
 	cache memo.Cache[*listing]
 }
 
+// indexKey keeps the app's index in its store (dropIndex).
+const indexKey = "camellos.listingIndex"
+
 func newPublicIndex() *publicIndex {
-	return &publicIndex{cache: memo.Cache[*listing]{MaxAge: indexMaxAge}}
+	return &publicIndex{}
+}
+
+// dropIndex drops app's listing index after a write of this package that
+// no record hook sees (a raw UPDATE of many camellos).
+func dropIndex(app core.App) {
+	if x, ok := app.Store().Get(indexKey).(*publicIndex); ok {
+		x.cache.Invalidate()
+	}
 }
 
 // get returns the current index, building it when needed.

@@ -15,6 +15,7 @@ func Register(app core.App) {
 	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CamelloChanged })
 	bindDataRights(app)
 	x := newPublicIndex()
+	app.Store().Set(indexKey, x)
 	bindIndexHooks(app, x)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		bindPublic(httpapi.API(se), x)
