@@ -24,9 +24,11 @@
 //
 // Fire runs every handler bound to OnExternalCommit before the request that
 // noticed it goes on, so no cache answers from before a commit it did not
-// see. A commit the wrappers cannot attribute (a write through a query with
-// RETURNING, or two own connections committing at once) counts as foreign:
-// the rule errs towards dropping caches, never towards staleness.
+// see. A write run as a query (UPDATE … RETURNING) is accounted from before
+// the query until its rows are closed (SQLite commits it when the statement
+// is done). A commit the wrappers cannot attribute (two own connections
+// committing at once) counts as foreign: the rule errs towards dropping
+// caches, never towards staleness.
 package dbwatch
 
 import (
@@ -35,6 +37,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -369,7 +372,7 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	if err != nil {
 		return nil, err
 	}
-	return &stmt{Stmt: s, c: c}, nil
+	return &stmt{Stmt: s, c: c, write: writes(query)}, nil
 }
 
 func (c *conn) Prepare(query string) (driver.Stmt, error) {
@@ -395,7 +398,54 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if !ok {
 		return nil, driver.ErrSkip
 	}
-	return q.QueryContext(ctx, query, args)
+	if c.inTx || !writes(query) {
+		return q.QueryContext(ctx, query, args)
+	}
+	return c.ownRows(func() (driver.Rows, error) { return q.QueryContext(ctx, query, args) })
+}
+
+// ownRows runs an autocommit write that returns rows (UPDATE … RETURNING)
+// as an own commit: SQLite commits it when the statement is done, so it is
+// accounted from before the query until its rows are closed.
+func (c *conn) ownRows(run func() (driver.Rows, error)) (driver.Rows, error) {
+	c.w.beginCommit()
+	rows, err := run()
+	if err != nil {
+		c.w.endCommit(c)
+		return nil, err
+	}
+	return &committingRows{Rows: rows, end: func() { c.w.endCommit(c) }}, nil
+}
+
+// committingRows ends the accounting of its write when closed.
+type committingRows struct {
+	driver.Rows
+	end  func()
+	done bool
+}
+
+func (r *committingRows) Close() error {
+	err := r.Rows.Close()
+	if !r.done {
+		r.done = true
+		r.end()
+	}
+	return err
+}
+
+// writes reports whether a statement run as a query can write: it starts
+// with INSERT, UPDATE, DELETE or REPLACE, or it has a RETURNING clause.
+func writes(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n(")
+	if i := strings.IndexAny(q, " \t\r\n"); i > 0 {
+		switch strings.ToUpper(q[:i]) {
+		case "INSERT", "UPDATE", "DELETE", "REPLACE":
+			return true
+		case "SELECT", "PRAGMA", "EXPLAIN":
+			return false
+		}
+	}
+	return strings.Contains(strings.ToUpper(query), "RETURNING")
 }
 
 func (c *conn) Ping(ctx context.Context) error {
@@ -445,7 +495,8 @@ func (t *tx) Rollback() error {
 
 type stmt struct {
 	driver.Stmt
-	c *conn
+	c     *conn
+	write bool // writes(its query)
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
@@ -467,14 +518,20 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	if q, ok := s.Stmt.(driver.StmtQueryContext); ok {
-		return q.QueryContext(ctx, args)
+	run := func() (driver.Rows, error) {
+		if q, ok := s.Stmt.(driver.StmtQueryContext); ok {
+			return q.QueryContext(ctx, args)
+		}
+		vals := make([]driver.Value, len(args))
+		for i, a := range args {
+			vals[i] = a.Value
+		}
+		return s.Stmt.Query(vals) //nolint:staticcheck // fallback
 	}
-	vals := make([]driver.Value, len(args))
-	for i, a := range args {
-		vals[i] = a.Value
+	if s.c.inTx || !s.write {
+		return run()
 	}
-	return s.Stmt.Query(vals) //nolint:staticcheck // fallback
+	return s.c.ownRows(run)
 }
 
 // ---------------------------------------------------------------------------

@@ -175,6 +175,31 @@ func TestOwnCommitsAreNotExternal(t *testing.T) {
 	if got := w.External() - before; got != 0 {
 		t.Fatalf("a raw own write was taken for an external one (%d)", got)
 	}
+	// So is a write run as a query (UPDATE … RETURNING, as the
+	// appointments' claims and cancellations are), read to the end or not.
+	for i, q := range []string{
+		"UPDATE users SET name = 'Con Returning' WHERE id IN (SELECT id FROM users LIMIT 2) RETURNING id",
+		"  update users SET name = 'Minúsculas' WHERE id IN (SELECT id FROM users LIMIT 2) returning id, name",
+	} {
+		var ids []string
+		if err := k.App.DB().NewQuery(q).Column(&ids); err != nil || len(ids) == 0 {
+			t.Fatalf("%s: %v %v", q, ids, err)
+		}
+		own := w.Own()
+		rows, err := k.App.DB().NewQuery(q).Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows.Next() // one row of two, then closed
+		rows.Close()
+		if w.Own() != own+1 {
+			t.Fatalf("query %d: the write was not accounted", i)
+		}
+		k.Get("/api/camellos", "")
+		if got := w.External() - before; got != 0 {
+			t.Fatalf("query %d: an own UPDATE … RETURNING was taken for an external one (%d)", i, got)
+		}
+	}
 }
 
 // The check costs microseconds when nothing changed.
