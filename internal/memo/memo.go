@@ -22,6 +22,9 @@ type Cache[T any] struct {
 	// it is written under mu, together with val and ok.
 	cur atomic.Pointer[stored[T]]
 
+	// umu serialises Update calls (each derives from the last).
+	umu sync.Mutex
+
 	mu       sync.Mutex
 	gen      uint64
 	val      T
@@ -44,6 +47,44 @@ func (c *Cache[T]) Invalidate() {
 	c.val = zero
 	c.cur.Store(nil)
 	c.mu.Unlock()
+}
+
+// Update replaces a built value with fn(value), so that a small write need
+// not throw away a value that is costly to build. fn runs without the
+// read lock (readers keep the old value meanwhile) and must read what the
+// write changed itself, after its commit; Update calls are serialised, so
+// each one derives from the last. With no value built, or when fn fails
+// or an Invalidate comes in meanwhile, the value is dropped instead (the
+// next Get builds it). Builds that started before Update are not kept.
+func (c *Cache[T]) Update(fn func(T) (T, error)) {
+	c.umu.Lock()
+	defer c.umu.Unlock()
+	c.mu.Lock()
+	if !c.ok {
+		c.mu.Unlock()
+		c.Invalidate()
+		return
+	}
+	old, gen := c.val, c.gen
+	c.mu.Unlock()
+	v, err := fn(old)
+	if err != nil {
+		c.Invalidate()
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen || !c.ok {
+		c.gen++
+		c.ok = false
+		var zero T
+		c.val = zero
+		c.cur.Store(nil)
+		return
+	}
+	c.gen++ // a build that started before is not kept
+	c.val = v
+	c.cur.Store(&stored[T]{val: v, builtAt: c.builtAt})
 }
 
 // Peek returns the current value without building it.
