@@ -241,15 +241,19 @@ func insertInbox(app core.App, items []Addressed, datas, ids []string, at []int,
 	if full > 0 {
 		q := app.DB().NewQuery(insertSQL(insertChunk)).Prepare()
 		defer q.Close()
+		params := make(dbx.Params, insertChunk*7+1) // refilled for every chunk
 		for start := 0; start < full; start += insertChunk {
-			_, err := q.Bind(insertParams(items, datas, ids, at[start:start+insertChunk], created)).Execute()
+			fillInsertParams(params, items, datas, ids, at[start:start+insertChunk], created)
+			_, err := q.Bind(params).Execute()
 			if err != nil {
 				return err
 			}
 		}
 	}
 	if rest := at[full:]; len(rest) > 0 {
-		_, err := app.DB().NewQuery(insertSQL(len(rest))).Bind(insertParams(items, datas, ids, rest, created)).Execute()
+		params := make(dbx.Params, len(rest)*7+1)
+		fillInsertParams(params, items, datas, ids, rest, created)
+		_, err := app.DB().NewQuery(insertSQL(len(rest))).Bind(params).Execute()
 		return err
 	}
 	return nil
@@ -271,22 +275,33 @@ func insertSQL(n int) string {
 	return sql.String()
 }
 
-// insertParams are the values of insertSQL(len(at)) for items[at...].
-func insertParams(items []Addressed, datas, ids []string, at []int, created string) dbx.Params {
-	params := make(dbx.Params, len(at)*7+1)
+// insertNames are the placeholder names of insertSQL's rows: row r's
+// seven values are insertNames[r][0..6].
+var insertNames = func() (names [insertChunk][7]string) {
+	for r := range names {
+		p := "p" + strconv.Itoa(r) + "_"
+		for c, f := range "iuktbld" {
+			names[r][c] = p + string(f)
+		}
+	}
+	return names
+}()
+
+// fillInsertParams sets params to the values of insertSQL(len(at)) for
+// items[at...] (len(at) ≤ insertChunk; the same keys every chunk).
+func fillInsertParams(params dbx.Params, items []Addressed, datas, ids []string, at []int, created string) {
 	params["created"] = created
 	for r, i := range at {
-		p := "p" + strconv.Itoa(r) + "_"
+		n := &insertNames[r]
 		it := &items[i]
-		params[p+"i"] = ids[i]
-		params[p+"u"] = it.UserID
-		params[p+"k"] = it.Kind
-		params[p+"t"] = it.Title
-		params[p+"b"] = it.Body
-		params[p+"l"] = it.URL
-		params[p+"d"] = datas[i]
+		params[n[0]] = ids[i]
+		params[n[1]] = it.UserID
+		params[n[2]] = it.Kind
+		params[n[3]] = it.Title
+		params[n[4]] = it.Body
+		params[n[5]] = it.URL
+		params[n[6]] = datas[i]
 	}
-	return params
 }
 
 // newID is a record id like PocketBase's: 15 characters of [a-z0-9],
