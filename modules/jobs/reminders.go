@@ -29,7 +29,7 @@ const (
 	// DefaultReminderSchedule is the built-in sweep's cron expression.
 	DefaultReminderSchedule = "*/15 * * * *"
 	// reminderBatch is how many appointments one transaction claims.
-	reminderBatch = 10000
+	reminderBatch = 5000
 )
 
 // dueAppointment is what a reminder needs of an appointment: the claimed
