@@ -56,11 +56,17 @@ func (o Options) withDefaults() Options {
 	if o.PushTimeout <= 0 {
 		o.PushTimeout = 10 * time.Second
 	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Timeout: o.PushTimeout}
-	}
 	if o.Workers <= 0 {
 		o.Workers = 4
+	}
+	if o.HTTPClient == nil {
+		// Its own transport, keeping enough idle connections per push
+		// service for every worker and their users' other devices: the
+		// shared default keeps 2, so a push service without HTTP/2 would
+		// see a new TLS handshake for most pushes.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 8 * o.Workers
+		o.HTTPClient = &http.Client{Timeout: o.PushTimeout, Transport: tr}
 	}
 	if o.QueueSize <= 0 {
 		o.QueueSize = 4096
