@@ -16,6 +16,7 @@ func Register(app core.App) {
 	bindDataRights(app)
 	x := newPublicIndex()
 	bindIndexHooks(app, x)
+	bindSummaryCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		bindPublic(httpapi.API(se), x)
 		return se.Next()
