@@ -13,7 +13,7 @@ import (
 
 // maxCachedSummaries bounds the rated-summary cache: the camellos most
 // recently shown (a few hundred bytes each), not every camello.
-const maxCachedSummaries = 20_000
+const maxCachedSummaries = 10_000
 
 // ratedSummary is Summary plus ratingAvg, its fields in the order
 // encoding/json writes that map's keys (sorted): the same bytes.
@@ -80,4 +80,10 @@ func bindSummaryCache(app core.App) {
 	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
 	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
 	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
+}
+
+// CachedSummaries is how many rated summaries are in memory (bench, metrics).
+func CachedSummaries(app core.App) int {
+	n, _ := summariesOf(app).byID.Len()
+	return n
 }

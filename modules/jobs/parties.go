@@ -12,8 +12,9 @@ import (
 )
 
 // maxCachedParties bounds the parties cache: the jobs most recently read
-// (~150 bytes each), not all 200,000 of a city.
-const maxCachedParties = 50_000
+// (~300 bytes each with the cache's own bookkeeping), not all 200,000 of a
+// city.
+const maxCachedParties = 30_000
 
 // Parties is who takes part in a job and where it stands: what the access
 // rules of the job's quotes and conversation read on every request.

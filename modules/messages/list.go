@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"camellos/internal/bus"
@@ -23,8 +24,8 @@ import (
 // Bounds of the conversation caches: the jobs and authors most recently
 // read, not the 500,000 messages of a city.
 const (
-	maxCachedMessageBytes = 32 << 20
-	maxCachedAuthors      = 20_000
+	maxCachedMessageBytes = 16 << 20
+	maxCachedAuthors      = 10_000
 	// maxCachedPerJob is the most messages of one job kept in memory; a
 	// longer conversation is read page by page from the database.
 	maxCachedPerJob = 2000
@@ -142,9 +143,15 @@ func renderMessages(recs []*core.Record) (*jobMessages, error) {
 		}
 		tail = append(tail, '}')
 		cam := r.GetString("camello")
-		l.items = append(l.items, messageItem{camello: cam, author: r.GetString("author"), head: head, tail: tail})
+		it := messageItem{camello: cam, author: r.GetString("author"), head: slices.Clone(head), tail: slices.Clone(tail)}
+		l.items = append(l.items, it)
 		l.byThread[cam] = append(l.byThread[cam], i)
-		l.cost += int64(len(head)+len(tail)) + 128
+		l.cost += int64(len(it.head)+len(it.tail)+len(it.camello)+len(it.author)) + 96
+	}
+	l.items = slices.Clip(l.items)
+	for cam, pos := range l.byThread {
+		l.byThread[cam] = slices.Clip(pos)
+		l.cost += int64(8*len(pos)) + 64
 	}
 	return l, nil
 }

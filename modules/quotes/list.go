@@ -2,6 +2,7 @@ package quotes
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 
 // maxCachedQuoteBytes bounds the per-job quote lists kept in memory (the
 // jobs most recently read, not the 100,000 of a city).
-const maxCachedQuoteBytes = 16 << 20
+const maxCachedQuoteBytes = 8 << 20
 
 // quoteItem is one quote of a job's list, rendered once around the two
 // parts read live: the camello (camellos.RatedSummaryJSON, dropped by the
@@ -103,10 +104,12 @@ func renderQuotes(recs []*core.Record) (*jobQuotes, error) {
 			}
 		}
 		tail = append(tail, `,"status":`...)
-		l.items = append(l.items, quoteItem{camello: q.CamelloID(), status: r.GetString("status"),
-			expiresAt: q.ExpiresAt(), head: head, tail: tail})
-		l.cost += int64(len(head)+len(tail)) + 128
+		it := quoteItem{camello: q.CamelloID(), status: r.GetString("status"), expiresAt: q.ExpiresAt(),
+			head: slices.Clone(head), tail: slices.Clone(tail)}
+		l.items = append(l.items, it)
+		l.cost += int64(len(it.head)+len(it.tail)+len(it.camello)+len(it.status)) + 96
 	}
+	l.items = slices.Clip(l.items)
 	return l, nil
 }
 
