@@ -148,6 +148,31 @@ func (c *Keyed[K, V]) Drop(key K) {
 	c.mu.Unlock()
 }
 
+// Patch replaces key's stored value by what fn makes of it, in place of a
+// Drop when the owner knows what its write changed (a message appended to
+// a conversation): fn returns the new value, or false to drop it. fn runs
+// under the cache's lock (keep it short) and must not modify the value it
+// gets (readers may hold it): it returns a new one. A build of key in
+// flight is made unusable, as by Drop; without a stored value nothing
+// happens.
+func (c *Keyed[K, V]) Patch(key K, fn func(V) (V, bool)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.building[key]; b != nil {
+		b.dropped = true
+		delete(c.building, key)
+	}
+	el, ok := c.items[key]
+	if !ok {
+		return
+	}
+	v, keep := fn(el.Value.(*keyedItem[K, V]).val)
+	c.removeLocked(el)
+	if keep {
+		c.storeLocked(key, v)
+	}
+}
+
 // DropAll forgets every value and makes every build in flight unusable.
 func (c *Keyed[K, V]) DropAll() {
 	c.mu.Lock()

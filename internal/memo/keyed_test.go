@@ -103,3 +103,26 @@ func TestKeyedOneBuildPerKey(t *testing.T) {
 		t.Fatalf("builds %d", builds)
 	}
 }
+
+// Patch replaces a stored value (or drops it), makes a build in flight
+// unusable and does nothing without a stored value.
+func TestKeyedPatch(t *testing.T) {
+	c := NewKeyed[string, int](100, nil)
+	c.Patch("k", func(v int) (int, bool) { t.Fatal("patched nothing"); return 0, true })
+	c.Get("k", func() (int, bool, error) { return 1, true, nil })
+	c.Patch("k", func(v int) (int, bool) { return v + 1, true })
+	if v, _, _ := c.Get("k", func() (int, bool, error) { return 0, true, nil }); v != 2 {
+		t.Fatalf("patched %d", v)
+	}
+	c.Patch("k", func(v int) (int, bool) { return 0, false })
+	if v, _, _ := c.Get("k", func() (int, bool, error) { return 5, true, nil }); v != 5 {
+		t.Fatalf("dropped by patch: %d", v)
+	}
+	c.Get("j", func() (int, bool, error) {
+		c.Patch("j", func(v int) (int, bool) { return v, true })
+		return 1, true, nil
+	})
+	if v, _, _ := c.Get("j", func() (int, bool, error) { return 9, true, nil }); v != 9 {
+		t.Fatalf("a build across a patch was kept: %d", v)
+	}
+}

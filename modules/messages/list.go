@@ -48,6 +48,34 @@ type jobMessages struct {
 	byThread map[string][]int
 	tooMany  bool // longer than maxCachedPerJob: not kept, read from SQL
 	cost     int64
+	// the order key of the last message (created as stored, then id)
+	lastCreated, lastID string
+}
+
+// appended is l with rec's message added at the end (l is left as it is:
+// readers may hold it), or false when rec does not sort after every
+// message of l (a commit overtaken by a later one, or a message the list
+// already has): then the list is dropped and built again.
+func (l *jobMessages) appended(rec *core.Record, one *jobMessages) (*jobMessages, bool) {
+	if l.tooMany {
+		return l, true
+	}
+	created := rec.GetDateTime("created").String()
+	if len(l.items) > 0 && !(created > l.lastCreated || (created == l.lastCreated && rec.Id > l.lastID)) {
+		return nil, false
+	}
+	if len(l.items)+1 > maxCachedPerJob {
+		return &jobMessages{tooMany: true, cost: 64}, true
+	}
+	n := &jobMessages{items: make([]messageItem, 0, len(l.items)+1), byThread: make(map[string][]int, len(l.byThread)+1),
+		cost: l.cost + one.cost - 64, lastCreated: created, lastID: rec.Id}
+	n.items = append(append(n.items, l.items...), one.items[0])
+	for cam, pos := range l.byThread {
+		n.byThread[cam] = pos
+	}
+	cam := one.items[0].camello
+	n.byThread[cam] = append(slices.Clip(l.byThread[cam]), len(l.items))
+	return n, true
 }
 
 type listCaches struct {
@@ -80,7 +108,19 @@ func bindListCaches(app core.App) {
 		c.byJob.Drop(e.Record.GetString("job"))
 		return e.Next()
 	}
-	app.OnRecordAfterCreateSuccess(Collection).BindFunc(drop)
+	// A new message is appended to its cached conversation (a busy thread
+	// is not read again from the database after each message), unless it
+	// does not sort last: then the conversation is dropped.
+	app.OnRecordAfterCreateSuccess(Collection).BindFunc(func(e *core.RecordEvent) error {
+		rec := e.Record
+		one, err := renderMessages([]*core.Record{rec})
+		if err != nil {
+			c.byJob.Drop(rec.GetString("job"))
+			return e.Next()
+		}
+		c.byJob.Patch(rec.GetString("job"), func(l *jobMessages) (*jobMessages, bool) { return l.appended(rec, one) })
+		return e.Next()
+	})
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(drop)
 	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(drop)
 	bus.Of(app).UserChanged.BindFunc(func(e *bus.Change) error {
@@ -149,6 +189,10 @@ func renderMessages(recs []*core.Record) (*jobMessages, error) {
 		l.cost += int64(len(it.head)+len(it.tail)+len(it.camello)+len(it.author)) + 96
 	}
 	l.items = slices.Clip(l.items)
+	if len(recs) > 0 {
+		last := recs[len(recs)-1]
+		l.lastCreated, l.lastID = last.GetDateTime("created").String(), last.Id
+	}
 	for cam, pos := range l.byThread {
 		l.byThread[cam] = slices.Clip(pos)
 		l.cost += int64(8*len(pos)) + 64
