@@ -97,6 +97,7 @@ func RecomputeRatings(app core.App) error {
 		"ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id), 0), " +
 		"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id)").Execute()
 	memo.AfterCommit(app, summariesOf(app).byID.DropAll)
+	dropIndex(app)
 	return err
 }
 
