@@ -9,6 +9,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
+	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/quotes"
 	"camellos/modules/users"
@@ -79,11 +80,11 @@ func accessTo(app core.App, user *core.Record, job jobs.Parties) (Access, bool) 
 	case user.GetString("role") != users.RoleCamello:
 		return a, false
 	}
-	cam := jobs.CamelloOfUser(app, user.Id)
-	if cam == nil || !participatesIn(app, job, cam.Id) {
+	cam, ok, err := camellos.CachedOfUser(app, user.Id)
+	if err != nil || !ok || !participatesIn(app, job, cam.ID) {
 		return a, false
 	}
-	a.Thread = cam.Id
+	a.Thread = cam.ID
 	return a, true
 }
 

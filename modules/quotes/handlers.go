@@ -89,8 +89,9 @@ func quoteCreate(e *core.RequestEvent) error {
 
 // quotesList handles GET /api/jobs/{id}/quotes: newest first; the job's
 // client and admins see all, a camello its own; another client 403. The
-// job's parties and its quotes come from memory (jobs.PartiesOf,
-// jobQuotesOf), dropped by every write that changes them.
+// job's parties, its quotes and the caller's camello come from memory
+// (jobs.PartiesOf, jobQuotesOf, camellos.CachedOfUser), dropped by every
+// write that changes them.
 func quotesList(e *core.RequestEvent) error {
 	jobID, err := httpapi.PathID(e, "id")
 	if err != nil {
@@ -109,12 +110,12 @@ func quotesList(e *core.RequestEvent) error {
 	switch {
 	case user.GetString("role") == users.RoleAdmin || job.Client == user.Id:
 	case user.GetString("role") == users.RoleCamello:
-		cam := jobs.CamelloOfUser(e.App, user.Id)
-		if cam == nil || !(job.Provider == cam.Id || list.has(cam.Id) || refusal(job, cam) == "") {
+		cam, ok, err := camellos.CachedOfUser(e.App, user.Id)
+		if err != nil || !ok || !(job.Provider == cam.ID || list.has(cam.ID) || refusal(job, cam) == "") {
 			// Not its job, never quoted it, may not quote it: none of its business.
 			return httpapi.Forbidden(httpapi.MsgUnauthorized)
 		}
-		only = cam.Id
+		only = cam.ID
 	default:
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}

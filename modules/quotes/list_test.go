@@ -219,6 +219,37 @@ func TestQuotesListAccessEveryRole(t *testing.T) {
 	expect(t, k.Post("/api/jobs/"+job2+"/cancel", m.clientCookie, nil), 200, "")
 	expect(t, k.Get("/api/jobs/"+job2+"/quotes", m.camCookies[2]), 403, "No autorizado")
 
+	// The caller's camello profile: its services, its status, its user.
+	job4 := m.openJob(t, "Bogotá")
+	path4 := "/api/jobs/" + job4 + "/quotes"
+	sameAsSQL(t, k, job4, m.camCookies[2], m.cams[2].Id, "may quote")
+	cam := reload(t, k, "camellos", m.cams[2].Id)
+	cam.Set("services", []string{k.CreateService().Id})
+	if err := k.App.Save(cam); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, k.Get(path4, m.camCookies[2]), 403, "No autorizado")
+	cam.Set("services", []string{m.service.Id})
+	if err := k.App.Save(cam); err != nil {
+		t.Fatal(err)
+	}
+	sameAsSQL(t, k, job4, m.camCookies[2], m.cams[2].Id, "offers the service again")
+	newUser, newCk := k.UserWithSession("CAMELLOS")
+	expect(t, k.Get(path4, newCk), 403, "No autorizado")
+	cam.Set("user", newUser.Id) // the dashboard moves the profile to another user
+	if err := k.App.Save(cam); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, k.Get(path4, m.camCookies[2]), 403, "No autorizado")
+	sameAsSQL(t, k, job4, newCk, m.cams[2].Id, "the profile's new user")
+	cam.Set("status", "SUSPENDIDO")
+	if err := k.App.Save(cam); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, k.Get(path4, newCk), 403, "No autorizado")
+	externalExec(t, k, "UPDATE camellos SET status = 'ACTIVO' WHERE id = ?", m.cams[2].Id)
+	sameAsSQL(t, k, job4, newCk, m.cams[2].Id, "made ACTIVO by another process")
+
 	// The job's client changed by another process: the old client loses it.
 	job3 := m.openJob(t, "Bogotá")
 	sameAsSQL(t, k, job3, m.clientCookie, "", "job 3")
