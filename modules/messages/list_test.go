@@ -290,3 +290,55 @@ func TestLongConversationFromSQL(t *testing.T) {
 		}
 	}
 }
+
+// Readers racing writers: once the writes are answered, the next read is
+// the database's answer (no build that raced a write was kept).
+func TestMessagesListUnderConcurrentWrites(t *testing.T) {
+	w := newTalk(t)
+	k := w.k
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	for r := 0; r < 4; r++ {
+		go func(r int) {
+			defer func() { done <- struct{}{} }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if got := k.Get(w.path(), []string{w.clientCk, w.camCks[0], w.camCks[1], w.adminCk}[r]); got.Status != 200 {
+					t.Errorf("read: %d %s", got.Status, got.Raw)
+					return
+				}
+			}
+		}(r)
+	}
+	var wg = make(chan struct{}, 3)
+	for g := 0; g < 3; g++ {
+		go func(g int) {
+			defer func() { wg <- struct{}{} }()
+			for i := 0; i < 10; i++ {
+				ck, to := w.clientCk, w.cams[i%2].Id
+				if g > 0 {
+					ck, to = w.camCks[g-1], ""
+				}
+				in := map[string]any{"body": fmt.Sprintf("m %d %d", g, i)}
+				if to != "" {
+					in["toCamelloId"] = to
+				}
+				if r := k.Post(w.path(), ck, in); r.Status != 201 {
+					t.Errorf("post: %d %s", r.Status, r.Raw)
+				}
+			}
+		}(g)
+	}
+	for g := 0; g < 3; g++ {
+		<-wg
+	}
+	close(stop)
+	for r := 0; r < 4; r++ {
+		<-done
+	}
+	w.samePages(t, "after concurrent writes", 7, 100)
+}

@@ -279,3 +279,55 @@ func TestHasQuoteFollowsWrites(t *testing.T) {
 		t.Fatal("deleted quote still seen")
 	}
 }
+
+// Readers racing quotes and withdrawals: once the writes are answered, the
+// next read is the database's answer.
+func TestQuotesListUnderConcurrentWrites(t *testing.T) {
+	m := newMarket(t, 4)
+	k := m.k
+	job := m.openJob(t, "Bogotá")
+	stop, done := make(chan struct{}), make(chan struct{})
+	for r := 0; r < 3; r++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if got := k.Get("/api/jobs/"+job+"/quotes", m.clientCookie); got.Status != 200 {
+					t.Errorf("read: %d %s", got.Status, got.Raw)
+					return
+				}
+			}
+		}()
+	}
+	wrote := make(chan struct{})
+	for i := range m.cams {
+		go func(i int) {
+			defer func() { wrote <- struct{}{} }()
+			r := k.Post("/api/jobs/"+job+"/quotes", m.camCookies[i], map[string]any{"amount": 50000 + i})
+			if r.Status != 201 {
+				t.Errorf("quote: %d %s", r.Status, r.Raw)
+				return
+			}
+			if i%2 == 0 {
+				if w := k.Post("/api/quotes/"+r.Str("quote.id")+"/withdraw", m.camCookies[i], nil); w.Status != 200 {
+					t.Errorf("withdraw: %d %s", w.Status, w.Raw)
+				}
+			}
+		}(i)
+	}
+	for range m.cams {
+		<-wrote
+	}
+	close(stop)
+	for r := 0; r < 3; r++ {
+		<-done
+	}
+	sameAsSQL(t, k, job, m.clientCookie, "", "after concurrent writes")
+	for i, c := range m.cams {
+		sameAsSQL(t, k, job, m.camCookies[i], c.Id, "after concurrent writes (camello)")
+	}
+}
