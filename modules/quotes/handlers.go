@@ -101,15 +101,19 @@ func quotesList(e *core.RequestEvent) error {
 	if err != nil || !ok {
 		return httpapi.NotFound(jobs.MsgJobNotFound)
 	}
+	user := session.AuthUser(e)
+	role := user.GetString("role")
+	if role != users.RoleAdmin && job.Client != user.Id && role != users.RoleCamello {
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
+	}
 	list, err := jobQuotesOf(e.App, job.ID)
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	user := session.AuthUser(e)
 	only := ""
 	switch {
-	case user.GetString("role") == users.RoleAdmin || job.Client == user.Id:
-	case user.GetString("role") == users.RoleCamello:
+	case role == users.RoleAdmin || job.Client == user.Id:
+	case role == users.RoleCamello:
 		cam, ok, err := camellos.CachedOfUser(e.App, user.Id)
 		if err != nil || !ok || !(job.Provider == cam.ID || list.has(cam.ID) || refusal(job, cam) == "") {
 			// Not its job, never quoted it, may not quote it: none of its business.
