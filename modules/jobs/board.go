@@ -122,6 +122,7 @@ type openBoard struct {
 	st      *boardState // nil until built, or after a drop
 	gen     uint64      // counts drops: a build that raced one is not kept
 	callers callerCache
+	bodies  sync.Pool // *[]byte: buffers of rendered pages (one of 20 is ~13 KB)
 }
 
 const boardKey = "camellos.jobs.board"
@@ -558,10 +559,12 @@ func bindBoard(app core.App) {
 // city "" for any): the body of {jobs, page, perPage, total} exactly as
 // e.JSON(p.Answer("jobs", …)) renders it from jobs.JSON without the
 // address. No SQL once the board is built.
-func BoardPage(app core.App, services []string, city string, p httpapi.Page) ([]byte, error) {
-	st, done, err := boardOf(app).state()
+// Hand the body back with release once written (its buffer is reused).
+func BoardPage(app core.App, services []string, city string, p httpapi.Page) (body []byte, release func(), err error) {
+	b := boardOf(app)
+	st, done, err := b.state()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer done()
 	cityKey := text.Fold(city)
@@ -581,8 +584,11 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) ([]
 			total += int64(len(l))
 		}
 	}
-	buf := make([]byte, 0, 64+700*min(p.PerPage, int(total)))
-	buf = append(buf, `{"jobs":[`...)
+	pooled, _ := b.bodies.Get().(*[]byte)
+	if pooled == nil {
+		pooled = new([]byte)
+	}
+	buf := append((*pooled)[:0], `{"jobs":[`...)
 	skip := p.Offset()
 	for n := 0; n < p.PerPage; {
 		best := -1
@@ -613,8 +619,16 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) ([]
 	buf = append(buf, `,"total":`...)
 	buf = strconv.AppendInt(buf, total, 10)
 	buf = append(buf, "}\n"...)
-	return buf, nil
+	return buf, func() {
+		if cap(buf) <= maxPooledBody {
+			*pooled = buf
+			b.bodies.Put(pooled)
+		}
+	}, nil
 }
+
+// maxPooledBody: larger buffers (pages of 100 long jobs) are not kept.
+const maxPooledBody = 256 << 10
 
 // appendJSON renders the job as jobs.JSON's map (keys sorted, as
 // encoding/json writes a map) without "address".

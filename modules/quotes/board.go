@@ -46,9 +46,10 @@ func boardList(e *core.RequestEvent) error {
 	if len(services) == 0 {
 		return e.JSON(http.StatusOK, p.Answer("jobs", []any{}, 0))
 	}
-	body, err := jobs.BoardPage(e.App, services, city, p)
+	body, release, err := jobs.BoardPage(e.App, services, city, p)
 	if err != nil {
 		return httpapi.Internal(err)
 	}
+	defer release()
 	return httpapi.WriteRendered(e, body)
 }
