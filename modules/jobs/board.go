@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"camellos/internal/bus"
 	"camellos/internal/dbwatch"
@@ -66,11 +67,15 @@ type boardClient struct {
 
 // boardService is a service as the board renders it (catalog.ServiceRef).
 type boardService struct {
+	id   string
 	json string
 }
 
 // openJob is one open job: its order key, filter keys and JSON values in
-// one string (f(i) is field i), the shared client and service.
+// one string (f(i) is field i), the shared client and service. The
+// fields that usually follow from others are stored empty then: the JSON
+// id is the id quoted, createdAt the stored date with a "T", updatedAt
+// the same as createdAt.
 type openJob struct {
 	s        string
 	ends     [nFields]uint32
@@ -83,17 +88,16 @@ type openJob struct {
 const (
 	fID      = iota // raw
 	fCreated        // raw, as stored: the order key
-	fService        // raw
 	fCityKey        // raw
 	fCity           // JSON from here on
-	fCreatedAt
 	fDescription
-	fIDJSON
 	fNeighborhood
 	fPrice
 	fSource
 	fTitle
-	fUpdatedAt
+	fIDJSON    // "" when it is the id quoted
+	fCreatedAt // "" when it is the stored date with a "T"
+	fUpdatedAt // "" when it is createdAt
 	nFields
 )
 
@@ -156,67 +160,58 @@ type boardRow struct {
 	Service      string  `db:"service"`
 	Client       string  `db:"client"`
 	PriceAmount  float64 `db:"priceAmount"`
+	ClientName   string  `db:"clientName"`
+	Reviewed     bool    `db:"reviewed"`
 }
 
-const boardColumns = "id, created, updated, title, description, source, city, cityKey, neighborhood, service, client, priceAmount"
+// boardSelect reads open jobs with what jobs.JSON adds to them: the
+// client's name (users.Names: "" when unknown) and whether the job has its
+// review (camellos.ReviewedJobs), looked up per row by primary key and
+// idx_reviews_job. The condition is idx_jobs_open's.
+const boardSelect = "SELECT j.id, j.created, j.updated, j.title, j.description, j.source, j.city, j.cityKey, " +
+	"j.neighborhood, j.service, j.client, j.priceAmount, " +
+	"COALESCE((SELECT u.name FROM " + users.Collection + " u WHERE u.id = j.client), '') AS clientName, " +
+	"EXISTS (SELECT 1 FROM " + camellos.ReviewsCollection + " r WHERE r.job = j.id) AS reviewed " +
+	"FROM " + Collection + " j WHERE j.status = 'PENDIENTE' AND j.provider = ''"
 
-// openCond is the board's condition: the same as idx_jobs_open's.
-const openCond = "status = 'PENDIENTE' AND provider = ''"
-
-// inChunk bounds the ids of one IN (…) (SQLite's variable limit).
-const inChunk = 5000
-
-// build reads every open job, their clients' names, their reviews and
-// their services (a few queries whatever the count).
+// build reads every open job in one query (rows rendered as they come)
+// and their services in another.
 func (b *openBoard) build() (*boardState, error) {
-	var rows []boardRow
-	err := b.app.DB().NewQuery("SELECT " + boardColumns + " FROM " + Collection + " WHERE " + openCond).All(&rows)
+	var n int
+	if err := b.app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection + " WHERE status = 'PENDIENTE' AND provider = ''").Row(&n); err != nil {
+		return nil, err
+	}
+	st := &boardState{byID: make(map[string]*openJob, n), byService: map[string]*serviceJobs{},
+		clients: map[string]*boardClient{}, services: map[string]*boardService{}}
+	rows, err := b.app.DB().NewQuery(boardSelect).Rows()
 	if err != nil {
 		return nil, err
 	}
-	st := &boardState{byID: make(map[string]*openJob, len(rows)), byService: map[string]*serviceJobs{},
-		clients: map[string]*boardClient{}, services: map[string]*boardService{}}
-	clientIDs, jobIDs, serviceIDs := []any{}, make([]any, 0, len(rows)), []string{}
-	for i := range rows {
-		r := &rows[i]
-		jobIDs = append(jobIDs, r.ID)
+	defer rows.Close()
+	serviceIDs := []string{}
+	jobsOf := map[string][]*openJob{}
+	for rows.Next() {
+		var r boardRow
+		if err := rows.ScanStruct(&r); err != nil {
+			return nil, err
+		}
 		if st.clients[r.Client] == nil {
-			st.clients[r.Client] = &boardClient{id: r.Client, idJSON: jsonString(r.Client), nameJSON: `""`}
-			clientIDs = append(clientIDs, r.Client)
+			st.clients[r.Client] = &boardClient{id: r.Client, idJSON: jsonString(r.Client), nameJSON: jsonString(r.ClientName)}
 		}
 		if st.services[r.Service] == nil {
-			st.services[r.Service] = &boardService{}
+			st.services[r.Service] = &boardService{id: r.Service}
 			serviceIDs = append(serviceIDs, r.Service)
 		}
+		j := newOpenJob(&r, st)
+		j.client.jobs++
+		st.byID[j.f(fID)] = j
+		jobsOf[r.Service] = append(jobsOf[r.Service], j)
 	}
-	for start := 0; start < len(clientIDs); start += inChunk {
-		names, err := users.Names(b.app, clientIDs[start:min(start+inChunk, len(clientIDs))])
-		if err != nil {
-			return nil, err
-		}
-		for id, name := range names {
-			st.clients[id].nameJSON = jsonString(name)
-		}
-	}
-	reviewed := map[string]bool{}
-	for start := 0; start < len(jobIDs); start += inChunk {
-		got, err := camellos.ReviewedJobs(b.app, jobIDs[start:min(start+inChunk, len(jobIDs))])
-		if err != nil {
-			return nil, err
-		}
-		for id := range got {
-			reviewed[id] = true
-		}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	if err := st.loadServices(b.app, serviceIDs); err != nil {
 		return nil, err
-	}
-	jobsOf := map[string][]*openJob{}
-	for i := range rows {
-		j := newOpenJob(&rows[i], reviewed[rows[i].ID], st)
-		j.client.jobs++
-		st.byID[j.f(fID)] = j
-		jobsOf[j.f(fService)] = append(jobsOf[j.f(fService)], j)
 	}
 	for svc, list := range jobsOf {
 		sort.Slice(list, func(a, b int) bool { return newer(list[a], list[b]) })
@@ -247,7 +242,7 @@ func (st *boardState) loadServices(app core.App, ids []string) error {
 		}
 		s := st.services[id]
 		if s == nil {
-			s = &boardService{}
+			s = &boardService{id: id}
 			st.services[id] = s
 		}
 		s.json = string(raw)
@@ -256,18 +251,29 @@ func (st *boardState) loadServices(app core.App, ids []string) error {
 }
 
 // newOpenJob renders one row (its client and service must be in st).
-func newOpenJob(r *boardRow, reviewed bool, st *boardState) *openJob {
+func newOpenJob(r *boardRow, st *boardState) *openJob {
 	price := "null"
 	if n := int(r.PriceAmount); n > 0 {
 		price = `{"amount":` + strconv.Itoa(n) + `,"currency":"` + Currency + `"}`
 	}
 	parts := [nFields]string{
-		fID: r.ID, fCreated: r.Created, fService: r.Service, fCityKey: r.CityKey,
-		fCity: jsonString(r.City), fCreatedAt: jsonString(isoOf(r.Created)), fDescription: jsonString(r.Description),
-		fIDJSON: jsonString(r.ID), fNeighborhood: jsonString(r.Neighborhood), fPrice: price,
-		fSource: jsonString(r.Source), fTitle: jsonString(r.Title), fUpdatedAt: jsonString(isoOf(r.Updated)),
+		fID: r.ID, fCreated: r.Created, fCityKey: r.CityKey,
+		fCity: jsonString(r.City), fDescription: jsonString(r.Description), fNeighborhood: jsonString(r.Neighborhood),
+		fPrice: price, fSource: jsonString(r.Source), fTitle: jsonString(r.Title),
 	}
-	j := &openJob{reviewed: reviewed, client: st.clients[r.Client], service: st.services[r.Service]}
+	if id := jsonString(r.ID); id != `"`+r.ID+`"` {
+		parts[fIDJSON] = id
+	}
+	created := jsonString(isoOf(r.Created))
+	if created != derivedISO(r.Created) {
+		parts[fCreatedAt] = created
+	}
+	if r.Updated != r.Created {
+		if updated := jsonString(isoOf(r.Updated)); updated != created {
+			parts[fUpdatedAt] = updated
+		}
+	}
+	j := &openJob{reviewed: r.Reviewed, client: st.clients[r.Client], service: st.services[r.Service]}
 	n := 0
 	for _, p := range parts {
 		n += len(p)
@@ -281,10 +287,50 @@ func newOpenJob(r *boardRow, reviewed bool, st *boardState) *openJob {
 	return j
 }
 
-// jsonString renders s as encoding/json does (HTML characters escaped).
+// jsonString renders s as encoding/json does (HTML characters escaped):
+// quoted as it is when nothing in it needs escaping (a check of its bytes,
+// not json.Marshal: the build renders ~7 strings per open job). 0xE2
+// starts U+2028 and U+2029, which encoding/json escapes.
 func jsonString(s string) string {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c != 0xE2
+	}
+	if plain && utf8.ValidString(s) {
+		return `"` + s + `"`
+	}
 	raw, _ := json.Marshal(s)
 	return string(raw)
+}
+
+// derivedISO is the createdAt a stored date in PocketBase's format
+// ("2006-01-02 15:04:05.000Z") renders as, quoted; "" for another form.
+func derivedISO(stored string) string {
+	if len(stored) != len(DBTime) || stored[10] != ' ' {
+		return ""
+	}
+	return `"` + stored[:10] + "T" + stored[11:] + `"`
+}
+
+// appendCreatedAt and appendUpdatedAt append the JSON of those fields.
+func (j *openJob) appendCreatedAt(buf []byte) []byte {
+	if v := j.f(fCreatedAt); v != "" {
+		return append(buf, v...)
+	}
+	c := j.f(fCreated) // derivedISO, without building the string
+	buf = append(buf, '"')
+	buf = append(buf, c[:10]...)
+	buf = append(buf, 'T')
+	buf = append(buf, c[11:]...)
+	return append(buf, '"')
+}
+
+func (j *openJob) appendUpdatedAt(buf []byte) []byte {
+	if v := j.f(fUpdatedAt); v != "" {
+		return append(buf, v...)
+	}
+	return j.appendCreatedAt(buf)
 }
 
 // isoOf formats a stored date as GetDateTime(...).Time() would.
@@ -346,33 +392,15 @@ func (b *openBoard) refreshJob(jobID string) {
 
 func (b *openBoard) refreshJobLocked(jobID string) error {
 	var row boardRow
-	err := b.app.DB().NewQuery("SELECT " + boardColumns + " FROM " + Collection + " WHERE id = {:id} AND " + openCond).
-		Bind(dbx.Params{"id": jobID}).One(&row)
+	err := b.app.DB().NewQuery(boardSelect + " AND j.id = {:id}").Bind(dbx.Params{"id": jobID}).One(&row)
 	found := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	var name string
-	var reviewed bool
 	b.mu.RLock()
 	st := b.st
-	haveClient := found && st.clients[row.Client] != nil
 	haveService := found && st.services[row.Service] != nil
 	b.mu.RUnlock()
-	if found {
-		if !haveClient {
-			names, err := users.Names(b.app, []any{row.Client})
-			if err != nil {
-				return err
-			}
-			name = names[row.Client]
-		}
-		got, err := camellos.ReviewedJobs(b.app, []any{jobID})
-		if err != nil {
-			return err
-		}
-		reviewed = got[jobID]
-	}
 	var svcJSON string
 	if found && !haveService {
 		tmp := &boardState{services: map[string]*boardService{}}
@@ -390,13 +418,13 @@ func (b *openBoard) refreshJobLocked(jobID string) error {
 	if !found {
 		return nil
 	}
-	if !haveClient {
-		st.clients[row.Client] = &boardClient{id: row.Client, idJSON: jsonString(row.Client), nameJSON: jsonString(name)}
+	if st.clients[row.Client] == nil { // also when remove took the client's last job
+		st.clients[row.Client] = &boardClient{id: row.Client, idJSON: jsonString(row.Client), nameJSON: jsonString(row.ClientName)}
 	}
-	if !haveService {
-		st.services[row.Service] = &boardService{json: svcJSON}
+	if st.services[row.Service] == nil {
+		st.services[row.Service] = &boardService{id: row.Service, json: svcJSON}
 	}
-	st.insert(newOpenJob(&row, reviewed, st))
+	st.insert(newOpenJob(&row, st))
 	return nil
 }
 
@@ -407,7 +435,7 @@ func (st *boardState) remove(jobID string) {
 		return
 	}
 	delete(st.byID, jobID)
-	sj := st.byService[j.f(fService)]
+	sj := st.byService[j.service.id]
 	sj.all = removeJob(sj.all, j)
 	city := j.f(fCityKey)
 	if l := removeJob(sj.byCity[city], j); len(l) > 0 {
@@ -416,7 +444,7 @@ func (st *boardState) remove(jobID string) {
 		delete(sj.byCity, city)
 	}
 	if len(sj.all) == 0 {
-		delete(st.byService, j.f(fService))
+		delete(st.byService, j.service.id)
 	}
 	if j.client.jobs--; j.client.jobs <= 0 {
 		delete(st.clients, j.client.id)
@@ -426,10 +454,10 @@ func (st *boardState) remove(jobID string) {
 // insert puts a job on the board in its place (b.mu held).
 func (st *boardState) insert(j *openJob) {
 	st.byID[j.f(fID)] = j
-	sj := st.byService[j.f(fService)]
+	sj := st.byService[j.service.id]
 	if sj == nil {
 		sj = &serviceJobs{byCity: map[string][]*openJob{}}
-		st.byService[j.f(fService)] = sj
+		st.byService[j.service.id] = sj
 	}
 	sj.all = insertJob(sj.all, j)
 	sj.byCity[j.f(fCityKey)] = insertJob(sj.byCity[j.f(fCityKey)], j)
@@ -642,11 +670,17 @@ func (j *openJob) appendJSON(buf []byte) []byte {
 	buf = append(buf, `},"clientId":`...)
 	buf = append(buf, j.client.idJSON...)
 	buf = append(buf, `,"createdAt":`...)
-	buf = append(buf, j.f(fCreatedAt)...)
+	buf = j.appendCreatedAt(buf)
 	buf = append(buf, `,"description":`...)
 	buf = append(buf, j.f(fDescription)...)
 	buf = append(buf, `,"id":`...)
-	buf = append(buf, j.f(fIDJSON)...)
+	if id := j.f(fIDJSON); id != "" {
+		buf = append(buf, id...)
+	} else {
+		buf = append(buf, '"')
+		buf = append(buf, j.f(fID)...)
+		buf = append(buf, '"')
+	}
 	buf = append(buf, `,"neighborhood":`...)
 	buf = append(buf, j.f(fNeighborhood)...)
 	buf = append(buf, `,"price":`...)
@@ -660,7 +694,7 @@ func (j *openJob) appendJSON(buf []byte) []byte {
 	buf = append(buf, `,"status":"`+StatusPending+`","title":`...)
 	buf = append(buf, j.f(fTitle)...)
 	buf = append(buf, `,"updatedAt":`...)
-	buf = append(buf, j.f(fUpdatedAt)...)
+	buf = j.appendUpdatedAt(buf)
 	return append(buf, '}')
 }
 

@@ -100,7 +100,7 @@ func newBoardWorld(t *testing.T) *boardWorld {
 	w.other = k.CreateService().Id
 	w.camUser, w.cam, w.camCk = k.CreateCamello(testkit.CamelloOpts{Services: w.svcs})
 	_, w.quoter, w.quoterCk = k.CreateCamello(testkit.CamelloOpts{Services: append([]string{w.other}, w.svcs...)})
-	for i := 0; i < 2; i++ {
+	for i := 0; i < 3; i++ {
 		c, ck := k.UserWithSession(users.RoleClient, testkit.UserOpts{Name: fmt.Sprintf("Cliente %d", i)})
 		w.clients = append(w.clients, c)
 		w.clientCks = append(w.clientCks, ck)
@@ -205,6 +205,13 @@ func TestBoardProjectionEqualsSQL(t *testing.T) {
 		t.Fatalf("edit: %d %s", r.Status, r.Raw)
 	}
 	w.compare(t, "a job edited")
+	// A client whose only open job is edited (its client entry is shared).
+	only := w.post(t, 2, w.svcs[1])
+	w.compare(t, "a job posted by a third client")
+	if r := k.Patch("/api/jobs/"+only, w.clientCks[2], map[string]any{"description": "Única"}); r.Status != 200 {
+		t.Fatalf("edit: %d %s", r.Status, r.Raw)
+	}
+	w.compare(t, "the only job of a client edited")
 
 	if r := k.Post("/api/jobs/"+ids[1]+"/cancel", w.clientCks[1], nil); r.Status != 200 {
 		t.Fatalf("cancel: %d %s", r.Status, r.Raw)
@@ -235,6 +242,7 @@ func TestBoardProjectionEqualsSQL(t *testing.T) {
 	rec.Set("service", w.svcs[0])
 	rec.Set("city", "Bogotá D.C.")
 	rec.Set("priceAmount", 120000)
+	rec.Set("description", "Línea\u2028separada\tcon\x01control – y \xff inválido \\ fin")
 	if err := k.App.Save(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -336,6 +344,8 @@ func TestBoardProjectionEqualsSQL(t *testing.T) {
 	w.compare(t, "a raw SQL title")
 	rawExec("UPDATE jobs SET created = '2026-01-01 10:00:00.000Z' WHERE status = 'PENDIENTE'")
 	w.compare(t, "raw SQL ties on created")
+	rawExec("UPDATE jobs SET created = '2026-01-01 10:00:00Z', updated = '2026-02-03T04:05:06.789Z' WHERE id = ?", ids[7])
+	w.compare(t, "raw SQL dates in another form")
 	rawExec("UPDATE users SET name = 'Nombre por SQL' WHERE id = ?", w.clients[0].Id)
 	w.compare(t, "a raw SQL rename")
 	rawExec("UPDATE jobs SET status = 'CANCELADO' WHERE id = ?", ids[3])
