@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"camellos/internal/httpapi"
@@ -393,4 +394,59 @@ func TestBoardAccessUnchanged(t *testing.T) {
 	if r := k.Get("/api/jobs/open?fields=total", w.camCk); strings.TrimSpace(string(r.Raw)) != `{"total":0}` {
 		t.Errorf("fields: %s", r.Raw)
 	}
+}
+
+// TestBoardExactAfterConcurrentWrites: jobs posted, edited and cancelled
+// by several clients at once while the board is read: once the writes are
+// answered the board equals the SQL answer (patches re-read the database,
+// so hooks running in any order end at its state).
+func TestBoardExactAfterConcurrentWrites(t *testing.T) {
+	w := newBoardWorld(t)
+	k := w.k
+	for i := 0; i < 6; i++ {
+		w.post(t, i%3, w.svcs[i%3])
+	}
+	w.compare(t, "the first build")
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for c := 0; c < 3; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for i := 0; i < 6; i++ {
+				r := k.Post("/api/jobs", w.clientCks[c], map[string]any{"title": fmt.Sprintf("Concurrente %d-%d", c, i), "serviceId": w.svcs[(c+i)%3], "city": w.cities[i%3]})
+				if r.Status != 201 {
+					errs <- fmt.Sprintf("post: %d %s", r.Status, r.Raw)
+					return
+				}
+				id := r.Str("job.id")
+				switch i % 3 {
+				case 1:
+					r = k.Patch("/api/jobs/"+id, w.clientCks[c], map[string]any{"description": fmt.Sprintf("editado %d", i)})
+				case 2:
+					r = k.Post("/api/jobs/"+id+"/cancel", w.clientCks[c], nil)
+				}
+				if r.Status >= 300 {
+					errs <- fmt.Sprintf("write: %d %s", r.Status, r.Raw)
+					return
+				}
+			}
+		}(c)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 30; i++ {
+			if r := k.Get("/api/jobs/open?perPage=5", w.camCk); r.Status != 200 {
+				errs <- fmt.Sprintf("read: %d %s", r.Status, r.Raw)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	w.compare(t, "concurrent writes")
 }
