@@ -24,9 +24,11 @@
 //
 // Fire runs every handler bound to OnExternalCommit before the request that
 // noticed it goes on, so no cache answers from before a commit it did not
-// see. A commit the wrappers cannot attribute (a write through a query with
-// RETURNING, or two own connections committing at once) counts as foreign:
-// the rule errs towards dropping caches, never towards staleness.
+// see. A write run as a query (UPDATE … RETURNING) is accounted from before
+// the query until its rows are closed (SQLite commits it when the statement
+// is done). A commit the wrappers cannot attribute (two own connections
+// committing at once) counts as foreign: the rule errs towards dropping
+// caches, never towards staleness.
 package dbwatch
 
 import (
@@ -35,6 +37,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -68,6 +71,13 @@ type Watcher struct {
 	closed    bool
 	external  atomic.Int64 // external commits noticed (metrics, tests)
 	ownCommit atomic.Int64 // own commits accounted
+	probes    atomic.Int64 // checks that ran the probe's SQL (tests)
+
+	// The fast path (shm_unix.go): data.db-shm mapped, and its wal-index
+	// header as it was before the last probe that left nothing unaccounted
+	// (nil: take the slow path).
+	shm  atomic.Pointer[shmView]
+	snap atomic.Pointer[shmHeader]
 }
 
 // New returns a Watcher with no database yet.
@@ -98,6 +108,7 @@ func (w *Watcher) Open(dsn string) (*dbx.DB, error) {
 	if w.dsn != dsn && w.probe != nil {
 		_ = w.probe.Close()
 		w.probe, w.baseOK = nil, false
+		w.dropShmLocked()
 	}
 	w.drv, w.dsn, w.closed = drv, dsn, false
 	w.mu.Unlock()
@@ -109,6 +120,7 @@ func (w *Watcher) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
+	w.dropShmLocked()
 	if w.probe == nil {
 		return nil
 	}
@@ -116,6 +128,16 @@ func (w *Watcher) Close() error {
 	w.probe, w.baseOK = nil, false
 	return err
 }
+
+// dropShmLocked forgets the fast path (the probe is going away).
+func (w *Watcher) dropShmLocked() {
+	w.snap.Store(nil)
+	w.shm.Swap(nil).close()
+}
+
+// Probes is how many checks ran the probe's SQL (the others took the fast
+// path: nothing had been committed since the last probe).
+func (w *Watcher) Probes() int64 { return w.probes.Load() }
 
 // External is how many foreign commits were noticed so far.
 func (w *Watcher) External() int64 { return w.external.Load() }
@@ -125,11 +147,17 @@ func (w *Watcher) Own() int64 { return w.ownCommit.Load() }
 
 // Check notices the commits made by others since the last call and fires
 // OnExternalCommit for them before it returns. Cheap when nothing changed:
-// one `PRAGMA data_version` on the probe connection.
+// one `PRAGMA data_version` on the probe connection, and no SQL at all
+// while data.db-shm shows no commit since the last probe (shm_unix.go).
 func (w *Watcher) Check() error {
+	if w.quiet() {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for {
+		h := w.headerLocked() // before the probe: a commit after it changes it
+		w.probes.Add(1)
 		v, err := w.probeVersionLocked()
 		if err != nil {
 			w.fireLocked() // unknown: assume the worst
@@ -140,11 +168,15 @@ func (w *Watcher) Check() error {
 			return nil
 		}
 		if v == w.base {
+			if w.inFlight == 0 {
+				w.snap.Store(h)
+			}
 			return nil
 		}
 		if w.inFlight == 0 {
 			w.base = v
 			w.fireLocked()
+			w.snap.Store(h)
 			return nil
 		}
 		// An own commit is in flight and may explain the change: its end
@@ -170,6 +202,7 @@ func (w *Watcher) probeVersionLocked() (int64, error) {
 	if err != nil {
 		_ = w.probe.Close()
 		w.probe, w.baseOK = nil, false
+		w.dropShmLocked()
 	}
 	return v, err
 }
@@ -202,8 +235,11 @@ func (w *Watcher) endCommit(c *conn) {
 	w.ownCommit.Add(1)
 	// 1. The probe's version now includes our commit (and any foreign one
 	//    before this instant): it becomes the baseline.
+	h := w.headerLocked()
+	probed := false
 	if v, err := w.probeVersionLocked(); err == nil {
 		w.base, w.baseOK = v, true
+		probed = true
 	}
 	// 2. Our connection's own version changes only for commits by others
 	//    since its last read: one that raced ours is caught here.
@@ -214,6 +250,13 @@ func (w *Watcher) endCommit(c *conn) {
 	c.dv, c.dvOK = v, err == nil
 	w.inFlight--
 	if w.inFlight == 0 {
+		// Everything up to h is accounted (or its caches dropped): the
+		// next checks may skip the probe until data.db-shm moves again.
+		if probed {
+			w.snap.Store(h)
+		} else {
+			w.snap.Store(nil)
+		}
 		w.idle.Broadcast()
 	}
 }
@@ -329,7 +372,7 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	if err != nil {
 		return nil, err
 	}
-	return &stmt{Stmt: s, c: c}, nil
+	return &stmt{Stmt: s, c: c, write: writes(query)}, nil
 }
 
 func (c *conn) Prepare(query string) (driver.Stmt, error) {
@@ -355,7 +398,54 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if !ok {
 		return nil, driver.ErrSkip
 	}
-	return q.QueryContext(ctx, query, args)
+	if c.inTx || !writes(query) {
+		return q.QueryContext(ctx, query, args)
+	}
+	return c.ownRows(func() (driver.Rows, error) { return q.QueryContext(ctx, query, args) })
+}
+
+// ownRows runs an autocommit write that returns rows (UPDATE … RETURNING)
+// as an own commit: SQLite commits it when the statement is done, so it is
+// accounted from before the query until its rows are closed.
+func (c *conn) ownRows(run func() (driver.Rows, error)) (driver.Rows, error) {
+	c.w.beginCommit()
+	rows, err := run()
+	if err != nil {
+		c.w.endCommit(c)
+		return nil, err
+	}
+	return &committingRows{Rows: rows, end: func() { c.w.endCommit(c) }}, nil
+}
+
+// committingRows ends the accounting of its write when closed.
+type committingRows struct {
+	driver.Rows
+	end  func()
+	done bool
+}
+
+func (r *committingRows) Close() error {
+	err := r.Rows.Close()
+	if !r.done {
+		r.done = true
+		r.end()
+	}
+	return err
+}
+
+// writes reports whether a statement run as a query can write: it starts
+// with INSERT, UPDATE, DELETE or REPLACE, or it has a RETURNING clause.
+func writes(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n(")
+	if i := strings.IndexAny(q, " \t\r\n"); i > 0 {
+		switch strings.ToUpper(q[:i]) {
+		case "INSERT", "UPDATE", "DELETE", "REPLACE":
+			return true
+		case "SELECT", "PRAGMA", "EXPLAIN":
+			return false
+		}
+	}
+	return strings.Contains(strings.ToUpper(query), "RETURNING")
 }
 
 func (c *conn) Ping(ctx context.Context) error {
@@ -405,7 +495,8 @@ func (t *tx) Rollback() error {
 
 type stmt struct {
 	driver.Stmt
-	c *conn
+	c     *conn
+	write bool // writes(its query)
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
@@ -427,14 +518,20 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	if q, ok := s.Stmt.(driver.StmtQueryContext); ok {
-		return q.QueryContext(ctx, args)
+	run := func() (driver.Rows, error) {
+		if q, ok := s.Stmt.(driver.StmtQueryContext); ok {
+			return q.QueryContext(ctx, args)
+		}
+		vals := make([]driver.Value, len(args))
+		for i, a := range args {
+			vals[i] = a.Value
+		}
+		return s.Stmt.Query(vals) //nolint:staticcheck // fallback
 	}
-	vals := make([]driver.Value, len(args))
-	for i, a := range args {
-		vals[i] = a.Value
+	if s.c.inTx || !s.write {
+		return run()
 	}
-	return s.Stmt.Query(vals) //nolint:staticcheck // fallback
+	return s.c.ownRows(run)
 }
 
 // ---------------------------------------------------------------------------
