@@ -44,6 +44,7 @@ import (
 // boardState is one built projection.
 type boardState struct {
 	byID      map[string]*openJob
+	reviewed  map[string]bool // open jobs with a review (normally none)
 	byService map[string]*serviceJobs
 	clients   map[string]*boardClient
 	services  map[string]*boardService
@@ -181,7 +182,7 @@ func (b *openBoard) build() (*boardState, error) {
 	if err := b.app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection + " WHERE status = 'PENDIENTE' AND provider = ''").Row(&n); err != nil {
 		return nil, err
 	}
-	st := &boardState{byID: make(map[string]*openJob, n), byService: map[string]*serviceJobs{},
+	st := &boardState{byID: make(map[string]*openJob, n), reviewed: map[string]bool{}, byService: map[string]*serviceJobs{},
 		clients: map[string]*boardClient{}, services: map[string]*boardService{}}
 	rows, err := b.app.DB().NewQuery(boardSelect).Rows()
 	if err != nil {
@@ -205,6 +206,9 @@ func (b *openBoard) build() (*boardState, error) {
 		j := newOpenJob(&r, st)
 		j.client.jobs++
 		st.byID[j.f(fID)] = j
+		if j.reviewed {
+			st.reviewed[j.f(fID)] = true
+		}
 		jobsOf[r.Service] = append(jobsOf[r.Service], j)
 	}
 	if err := rows.Err(); err != nil {
@@ -368,8 +372,8 @@ func (b *openBoard) state() (st *boardState, done func(), err error) {
 	return built, func() {}, nil
 }
 
-// peek returns whether a projection is built (patches skip an unbuilt one:
-// the next build reads the committed state).
+// built reports whether a projection is built (patches skip an unbuilt
+// one: the next build reads the committed state).
 func (b *openBoard) built() bool {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -435,6 +439,7 @@ func (st *boardState) remove(jobID string) {
 		return
 	}
 	delete(st.byID, jobID)
+	delete(st.reviewed, jobID)
 	sj := st.byService[j.service.id]
 	sj.all = removeJob(sj.all, j)
 	city := j.f(fCityKey)
@@ -454,6 +459,9 @@ func (st *boardState) remove(jobID string) {
 // insert puts a job on the board in its place (b.mu held).
 func (st *boardState) insert(j *openJob) {
 	st.byID[j.f(fID)] = j
+	if j.reviewed {
+		st.reviewed[j.f(fID)] = true
+	}
 	sj := st.byService[j.service.id]
 	if sj == nil {
 		sj = &serviceJobs{byCity: map[string][]*openJob{}}
@@ -489,6 +497,19 @@ func removeJob(list []*openJob, j *openJob) []*openJob {
 		}
 	}
 	return list
+}
+
+// reviewedJobs lists the open jobs shown as reviewed.
+func (b *openBoard) reviewedJobs() []string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	var ids []string
+	if b.st != nil {
+		for id := range b.st.reviewed {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // refreshClient re-reads the name of a user whose jobs are on the board.
@@ -569,10 +590,12 @@ func bindBoard(app core.App) {
 		b.refreshServices()
 		return e.Next()
 	})
+	// A review names its job; the open jobs shown as reviewed (normally
+	// none) are read again too, in case the review moved off one of them.
 	camellos.OnReviewChanged(app).BindFunc(func(e *bus.Change) error {
 		b.refreshJob(e.Record.GetString("job"))
-		if orig := e.Record.Original(); orig != nil && orig.GetString("job") != e.Record.GetString("job") {
-			b.refreshJob(orig.GetString("job"))
+		for _, id := range b.reviewedJobs() {
+			b.refreshJob(id)
 		}
 		return e.Next()
 	})

@@ -288,6 +288,11 @@ func TestBoardProjectionEqualsSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.compare(t, "a review")
+	review.Set("job", ids[8])
+	if err := k.App.Save(review); err != nil {
+		t.Fatal(err)
+	}
+	w.compare(t, "a review moved to another job")
 	if err := k.App.Delete(review); err != nil {
 		t.Fatal(err)
 	}
