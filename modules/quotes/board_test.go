@@ -327,6 +327,11 @@ func TestBoardProjectionEqualsSQL(t *testing.T) {
 		t.Fatalf("erase: %d %s", r.Status, r.Raw)
 	}
 	w.compare(t, "a client erased")
+	// A client deleted from the dashboard: its jobs go with it (cascade).
+	if err := k.App.Delete(w.clients[2]); err != nil {
+		t.Fatal(err)
+	}
+	w.compare(t, "a client deleted from the dashboard")
 
 	// Raw SQL from another connection (another process): a title, ties on
 	// created across services, a client's name, a job cancelled and one
