@@ -726,7 +726,7 @@ func (j *openJob) appendJSON(buf []byte) []byte {
 // them. Any committed camello write clears it (bus.CamelloChanged), as
 // does a commit by another process; a read that raced a clear is not kept.
 type callerCache struct {
-	mu  sync.Mutex
+	mu  sync.RWMutex
 	gen uint64
 	m   map[string]boardCaller
 }
@@ -750,18 +750,18 @@ func (c *callerCache) clear() {
 // false when the user has no camello or it is not ACTIVO.
 func BoardCaller(app core.App, userID string) (services []string, ok bool) {
 	c := &boardOf(app).callers
-	c.mu.Lock()
-	if got, hit := c.m[userID]; hit {
-		c.mu.Unlock()
+	c.mu.RLock()
+	got, hit := c.m[userID]
+	gen := c.gen
+	c.mu.RUnlock()
+	if hit {
 		return got.services, got.active
 	}
-	gen := c.gen
-	c.mu.Unlock()
 	rec, err := app.FindFirstRecordByData(camellos.Collection, "user", userID)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, false // not remembered: the next request asks again
 	}
-	var got boardCaller
+	got = boardCaller{}
 	if err == nil && rec.GetString("status") == camellos.StatusActive {
 		got = boardCaller{active: true, services: list.ToUniqueStringSlice(rec.GetStringSlice("services"))}
 	}

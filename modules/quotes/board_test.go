@@ -365,6 +365,14 @@ func TestBoardProjectionEqualsSQL(t *testing.T) {
 		VALUES ('rawjob000000001', 'Insertado por SQL', '', 'PENDIENTE', 'ADMIN', 'Medellín', 'medellin', '', ?, ?, '', '', 0, '2026-01-01 10:00:00.000Z', '2026-01-01 10:00:00.000Z')`,
 		w.svcs[1], w.clients[0].Id)
 	w.compare(t, "a raw SQL insert")
+	rawExec("UPDATE camellos SET services = ? WHERE id = ?", `["`+w.svcs[1]+`"]`, w.cam.Id)
+	w.compare(t, "the camello's services by raw SQL")
+	rawExec("UPDATE camellos SET status = 'SUSPENDIDO' WHERE id = ?", w.cam.Id)
+	if st, _ := w.get(t, "/api/jobs/open"); st != 403 {
+		t.Fatalf("camello suspended by raw SQL: %d", st)
+	}
+	rawExec("UPDATE camellos SET status = 'ACTIVO', services = ? WHERE id = ?", `["`+strings.Join(w.svcs, `","`)+`"]`, w.cam.Id)
+	w.compare(t, "the camello active again by raw SQL")
 
 	// The own writes still patch the rebuilt board.
 	w.post(t, 0, w.svcs[1])
