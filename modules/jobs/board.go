@@ -61,9 +61,23 @@ type serviceJobs struct {
 // client's open jobs, patched when the user is written.
 type boardClient struct {
 	id       string
-	idJSON   string
 	nameJSON string
 	jobs     int
+}
+
+// newBoardClient is a client's entry (its id stored once).
+func newBoardClient(id, name string) *boardClient {
+	return &boardClient{id: id, nameJSON: jsonString(name)}
+}
+
+// appendID appends the client's id as JSON.
+func (c *boardClient) appendID(buf []byte) []byte {
+	if !plainJSON(c.id) {
+		return append(buf, jsonString(c.id)...) // only a raw-SQL id can need it
+	}
+	buf = append(buf, '"')
+	buf = append(buf, c.id...)
+	return append(buf, '"')
 }
 
 // boardService is a service as the board renders it (catalog.ServiceRef).
@@ -197,7 +211,7 @@ func (b *openBoard) build() (*boardState, error) {
 			return nil, err
 		}
 		if st.clients[r.Client] == nil {
-			st.clients[r.Client] = &boardClient{id: r.Client, idJSON: jsonString(r.Client), nameJSON: jsonString(r.ClientName)}
+			st.clients[r.Client] = newBoardClient(r.Client, r.ClientName)
 		}
 		if st.services[r.Service] == nil {
 			st.services[r.Service] = &boardService{id: r.Service}
@@ -296,16 +310,21 @@ func newOpenJob(r *boardRow, st *boardState) *openJob {
 // not json.Marshal: the build renders ~7 strings per open job). 0xE2
 // starts U+2028 and U+2029, which encoding/json escapes.
 func jsonString(s string) string {
-	plain := true
-	for i := 0; i < len(s) && plain; i++ {
-		c := s[i]
-		plain = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c != 0xE2
-	}
-	if plain && utf8.ValidString(s) {
+	if plainJSON(s) {
 		return `"` + s + `"`
 	}
 	raw, _ := json.Marshal(s)
 	return string(raw)
+}
+
+// plainJSON reports whether encoding/json writes s quoted as it is.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c == 0xE2 {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
 }
 
 // derivedISO is the createdAt a stored date in PocketBase's format
@@ -423,7 +442,7 @@ func (b *openBoard) refreshJobLocked(jobID string) error {
 		return nil
 	}
 	if st.clients[row.Client] == nil { // also when remove took the client's last job
-		st.clients[row.Client] = &boardClient{id: row.Client, idJSON: jsonString(row.Client), nameJSON: jsonString(row.ClientName)}
+		st.clients[row.Client] = newBoardClient(row.Client, row.ClientName)
 	}
 	if st.services[row.Service] == nil {
 		st.services[row.Service] = &boardService{id: row.Service, json: svcJSON}
@@ -687,11 +706,11 @@ func (j *openJob) appendJSON(buf []byte) []byte {
 	buf = append(buf, `{"city":`...)
 	buf = append(buf, j.f(fCity)...)
 	buf = append(buf, `,"client":{"id":`...)
-	buf = append(buf, j.client.idJSON...)
+	buf = j.client.appendID(buf)
 	buf = append(buf, `,"name":`...)
 	buf = append(buf, j.client.nameJSON...)
 	buf = append(buf, `},"clientId":`...)
-	buf = append(buf, j.client.idJSON...)
+	buf = j.client.appendID(buf)
 	buf = append(buf, `,"createdAt":`...)
 	buf = j.appendCreatedAt(buf)
 	buf = append(buf, `,"description":`...)
