@@ -98,29 +98,17 @@ func (x *publicIndex) camellosList(e *core.RequestEvent) error {
 		return err
 	}
 	offset := page.Offset()
-	pos, all, exact := l.candidates(f)
+	list, _, exact := l.candidates(f)
 	// The page's entries, and the total.
 	var total int64
 	var shown []*entry
 	if exact {
-		n := len(pos)
-		if all {
-			n = len(l.entries)
-		}
-		total = int64(n)
-		for i := offset; i < int64(n) && len(shown) < page.PerPage; i++ {
-			if all {
-				shown = append(shown, l.entries[i])
-			} else {
-				shown = append(shown, l.entries[pos[i]])
-			}
+		total = int64(len(list))
+		if offset < total {
+			shown = list[offset:min(total, offset+int64(page.PerPage))]
 		}
 	} else {
-		for i := 0; (all && i < len(l.entries)) || (!all && i < len(pos)); i++ {
-			en := l.entries[i]
-			if !all {
-				en = l.entries[pos[i]]
-			}
+		for _, en := range list {
 			if !f.match(en) {
 				continue
 			}
