@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"sort"
@@ -87,13 +88,14 @@ type boardService struct {
 }
 
 // openJob is one open job: its order key, filter keys and JSON values in
-// one string (f(i) is field i), the shared client and service. The
+// one string, each field after its length as a uvarint (f(i) is field i:
+// ~40 B less per job than offsets beside it), the shared client and
+// service. The
 // fields that usually follow from others are stored empty then: the JSON
 // id is the id quoted, createdAt the stored date with a "T", updatedAt
 // the same as createdAt.
 type openJob struct {
 	s        string
-	ends     [nFields]uint32
 	reviewed bool
 	client   *boardClient
 	service  *boardService
@@ -116,12 +118,43 @@ const (
 	nFields
 )
 
+// f returns field i (the order key and the id come first: cheap).
 func (j *openJob) f(i int) string {
-	start := uint32(0)
-	if i > 0 {
-		start = j.ends[i-1]
+	rest := j.s
+	for {
+		n, w := uvarint(rest)
+		if i == 0 {
+			return rest[w : w+n]
+		}
+		rest = rest[w+n:]
+		i--
 	}
-	return j.s[start:j.ends[i]]
+}
+
+// fields returns every field (one pass over s).
+func (j *openJob) fields() (out [nFields]string) {
+	rest := j.s
+	for i := range out {
+		n, w := uvarint(rest)
+		out[i] = rest[w : w+n]
+		rest = rest[w+n:]
+	}
+	return out
+}
+
+// uvarint decodes a length written by binary.AppendUvarint at the start
+// of s: the length and the bytes it took.
+func uvarint(s string) (n, w int) {
+	shift := 0
+	for {
+		b := s[w]
+		w++
+		n |= int(b&0x7f) << shift
+		if b < 0x80 {
+			return n, w
+		}
+		shift += 7
+	}
 }
 
 // newer reports whether a comes before b on the board.
@@ -294,12 +327,12 @@ func newOpenJob(r *boardRow, st *boardState) *openJob {
 	j := &openJob{reviewed: r.Reviewed, client: st.clients[r.Client], service: st.services[r.Service]}
 	n := 0
 	for _, p := range parts {
-		n += len(p)
+		n += len(p) + binary.MaxVarintLen32
 	}
 	buf := make([]byte, 0, n)
-	for i, p := range parts {
+	for _, p := range parts {
+		buf = binary.AppendUvarint(buf, uint64(len(p)))
 		buf = append(buf, p...)
-		j.ends[i] = uint32(len(buf))
 	}
 	j.s = string(buf)
 	return j
@@ -336,12 +369,13 @@ func derivedISO(stored string) string {
 	return `"` + stored[:10] + "T" + stored[11:] + `"`
 }
 
-// appendCreatedAt and appendUpdatedAt append the JSON of those fields.
-func (j *openJob) appendCreatedAt(buf []byte) []byte {
-	if v := j.f(fCreatedAt); v != "" {
+// appendCreatedAt and appendUpdatedAt append the JSON of those fields of
+// a job's fields f.
+func appendCreatedAt(buf []byte, f *[nFields]string) []byte {
+	if v := f[fCreatedAt]; v != "" {
 		return append(buf, v...)
 	}
-	c := j.f(fCreated) // derivedISO, without building the string
+	c := f[fCreated] // derivedISO, without building the string
 	buf = append(buf, '"')
 	buf = append(buf, c[:10]...)
 	buf = append(buf, 'T')
@@ -349,11 +383,11 @@ func (j *openJob) appendCreatedAt(buf []byte) []byte {
 	return append(buf, '"')
 }
 
-func (j *openJob) appendUpdatedAt(buf []byte) []byte {
-	if v := j.f(fUpdatedAt); v != "" {
+func appendUpdatedAt(buf []byte, f *[nFields]string) []byte {
+	if v := f[fUpdatedAt]; v != "" {
 		return append(buf, v...)
 	}
-	return j.appendCreatedAt(buf)
+	return appendCreatedAt(buf, f)
 }
 
 // isoOf formats a stored date as GetDateTime(...).Time() would.
@@ -703,8 +737,9 @@ const maxPooledBody = 256 << 10
 // appendJSON renders the job as jobs.JSON's map (keys sorted, as
 // encoding/json writes a map) without "address".
 func (j *openJob) appendJSON(buf []byte) []byte {
+	f := j.fields()
 	buf = append(buf, `{"city":`...)
-	buf = append(buf, j.f(fCity)...)
+	buf = append(buf, f[fCity]...)
 	buf = append(buf, `,"client":{"id":`...)
 	buf = j.client.appendID(buf)
 	buf = append(buf, `,"name":`...)
@@ -712,31 +747,31 @@ func (j *openJob) appendJSON(buf []byte) []byte {
 	buf = append(buf, `},"clientId":`...)
 	buf = j.client.appendID(buf)
 	buf = append(buf, `,"createdAt":`...)
-	buf = j.appendCreatedAt(buf)
+	buf = appendCreatedAt(buf, &f)
 	buf = append(buf, `,"description":`...)
-	buf = append(buf, j.f(fDescription)...)
+	buf = append(buf, f[fDescription]...)
 	buf = append(buf, `,"id":`...)
-	if id := j.f(fIDJSON); id != "" {
+	if id := f[fIDJSON]; id != "" {
 		buf = append(buf, id...)
 	} else {
 		buf = append(buf, '"')
-		buf = append(buf, j.f(fID)...)
+		buf = append(buf, f[fID]...)
 		buf = append(buf, '"')
 	}
 	buf = append(buf, `,"neighborhood":`...)
-	buf = append(buf, j.f(fNeighborhood)...)
+	buf = append(buf, f[fNeighborhood]...)
 	buf = append(buf, `,"price":`...)
-	buf = append(buf, j.f(fPrice)...)
+	buf = append(buf, f[fPrice]...)
 	buf = append(buf, `,"provider":null,"reviewed":`...)
 	buf = strconv.AppendBool(buf, j.reviewed)
 	buf = append(buf, `,"service":`...)
 	buf = append(buf, j.service.json...)
 	buf = append(buf, `,"source":`...)
-	buf = append(buf, j.f(fSource)...)
+	buf = append(buf, f[fSource]...)
 	buf = append(buf, `,"status":"`+StatusPending+`","title":`...)
-	buf = append(buf, j.f(fTitle)...)
+	buf = append(buf, f[fTitle]...)
 	buf = append(buf, `,"updatedAt":`...)
-	buf = j.appendUpdatedAt(buf)
+	buf = appendUpdatedAt(buf, &f)
 	return append(buf, '}')
 }
 

@@ -243,7 +243,7 @@ func TestBoardProjectionEqualsSQL(t *testing.T) {
 	rec.Set("service", w.svcs[0])
 	rec.Set("city", "Bogotá D.C.")
 	rec.Set("priceAmount", 120000)
-	rec.Set("description", "Línea\u2028separada\tcon\x01control – y \xff inválido \\ fin")
+	rec.Set("description", "Línea\u2028separada\tcon\x01control – y \xff inválido \\ fin"+strings.Repeat(" <a&b>", 250))
 	if err := k.App.Save(rec); err != nil {
 		t.Fatal(err)
 	}
