@@ -76,7 +76,7 @@ func runGrowth(r *report) []*growthPoint {
 		for _, pr := range probes {
 			ci := coldIndex{Name: pr.name, Request: pr.what}
 			var prof chan []byte
-			if r.Cfg.ProfileDir != "" && pr.name == "listing" {
+			if r.Cfg.ProfileDir != "" && (pr.name == "listing" || pr.name == "open-board") {
 				prof = profileAsync(svc.pprof, 10*time.Second)
 				time.Sleep(100 * time.Millisecond)
 			}
@@ -84,7 +84,7 @@ func runGrowth(r *report) []*growthPoint {
 			st, _ := once(client, cookieGet(svc.base, pr.path, pr.cookie))
 			ci.Took = time.Since(t0)
 			if prof != nil {
-				saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("cold-listing-%d", n), <-prof)
+				saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("cold-%s-%d", pr.name, n), <-prof)
 			}
 			ci.Available = st == http.StatusOK
 			after := svc.heap()
@@ -92,6 +92,20 @@ func runGrowth(r *report) []*growthPoint {
 			before = after
 			p.Cold = append(p.Cold, ci)
 			fmt.Printf("growth %-7d cold %-11s %-10s heap %+.1f MB (status %d)\n", n, pr.name, ci.Took.Round(time.Microsecond), float64(ci.HeapBytes)/(1<<20), st)
+		}
+		// A write of one listed camello (an admin toggles its premium flag)
+		// and the next listing: the index is patched, not built again.
+		if len(ds.CamelloIDs) > 0 {
+			ci := coldIndex{Name: "camello write", Request: "one camello written (admin `PATCH /api/admin/camellos/{id}` premium) and the next `GET /api/camellos`: the index patched"}
+			t0 := time.Now()
+			st, _ := once(client, cookieJSON(http.MethodPatch, svc.base, "/api/admin/camellos/"+ds.CamelloIDs[0], ds.AdminCookie, map[string]any{"premium": true}))
+			st2, _ := once(client, cookieGet(svc.base, "/api/camellos?city="+url.QueryEscape(city)+"&service="+svcID, ""))
+			ci.Took = time.Since(t0)
+			ci.Available = st == http.StatusOK && st2 == http.StatusOK
+			after := svc.heap()
+			ci.HeapBytes = after - before
+			p.Cold = append(p.Cold, ci)
+			fmt.Printf("growth %-7d cold %-11s %-10s (status %d, %d)\n", n, ci.Name, ci.Took.Round(time.Microsecond), st, st2)
 		}
 		var comboIdx, cityIdx atomic.Int64
 		loads := []scenario{

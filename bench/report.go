@@ -75,7 +75,7 @@ func (r *report) goals() []goal {
 		var worst coldIndex
 		var total int64
 		for _, c := range hi.Cold {
-			if c.Took > worst.Took {
+			if c.Took > worst.Took && c.Name != "camello write" { // a patch, not a build
 				worst = c
 			}
 			total += c.HeapBytes

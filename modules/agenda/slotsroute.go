@@ -103,7 +103,7 @@ func slotsList(e *core.RequestEvent) error {
 		vs := viewsOf(e.App)
 		key := answerKey{camello: id, from: from.UnixNano(), to: to.UnixNano()}
 		if body := vs.answers.get(key, v, now); body != nil {
-			return e.Blob(http.StatusOK, "application/json", body)
+			return httpapi.WriteJSONBytes(e, body)
 		}
 		slots, until := slotsAnswer(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
 			Rules: v.rules, From: from, To: to, Now: now}, v.busy)
@@ -111,7 +111,7 @@ func slotsList(e *core.RequestEvent) error {
 		if until.After(now) {
 			vs.answers.keep(key, &answer{v: v, body: body, at: now, until: until})
 		}
-		return e.Blob(http.StatusOK, "application/json", body)
+		return httpapi.WriteJSONBytes(e, body)
 	} else {
 		slots = freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
 			Rules: v.rules, From: from, To: to, Now: now}, v.busy)
@@ -124,7 +124,7 @@ func slotsList(e *core.RequestEvent) error {
 		}
 		return e.JSON(http.StatusOK, out)
 	}
-	return e.Blob(http.StatusOK, "application/json", body)
+	return httpapi.WriteJSONBytes(e, body)
 }
 
 // slotsForJob lists the slots as a booking for the caller's job jobID
