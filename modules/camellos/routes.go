@@ -13,10 +13,12 @@ func Register(app core.App) {
 	bindHooks(app)
 	// CamelloChanged after every committed write of a camello.
 	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CamelloChanged })
+	bindReviewEvents(app)
 	bindDataRights(app)
 	x := newPublicIndex(app)
 	app.Store().Set(indexKey, x)
 	bindIndexHooks(app, x)
+	bindSummaryCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		bindPublic(httpapi.API(se), x)
 		return se.Next()
