@@ -32,11 +32,17 @@ func dbConnect(dbPath string) (*dbx.DB, error) {
 	return dbx.Open("sqlite", dbPath+pragmas())
 }
 
-// pragmas of every connection: PocketBase's, with our page cache.
+// pragmas of every connection: PocketBase's, with our page cache, and no
+// cache spill: a write transaction keeps its pages in memory until it
+// commits instead of writing some to the WAL early. An early WAL write can
+// restart the WAL (after a full checkpoint), which shows to every other
+// connection as a change before anything is committed; the watcher
+// (internal/dbwatch) would take it for another process's commit and drop
+// every cache (the reminder sweep's batches did, 16 times per sweep).
 func pragmas() string {
 	return "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=journal_size_limit(200000000)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)" +
-		fmt.Sprintf("&_pragma=cache_size(-%d)", PageCacheKiB)
+		fmt.Sprintf("&_pragma=cache_size(-%d)", PageCacheKiB) + "&_pragma=cache_spill(0)"
 }
 
 // DBConnect opens data.db through w (every own commit accounted, so that

@@ -284,3 +284,50 @@ func TestNoWatcher(t *testing.T) {
 		t.Fatal("unexpected watcher")
 	}
 }
+
+// A write transaction larger than the page cache, right after a full
+// checkpoint, is not taken for another process's commit: not by a check
+// made while it is open, nor by its own commit. (With cache spill on, its
+// first pages went to the WAL before the commit and restarted it, which
+// every other connection sees as a change.)
+func TestBigOwnTransactionIsNotExternal(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	w := dbwatch.Of(k.App)
+	if _, err := k.App.DB().NewQuery("CREATE TABLE scratch (n TEXT)").Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 3; round++ {
+		// a commit, then a checkpoint that copies the whole WAL back but
+		// leaves it in place: the next write restarts it
+		if _, err := k.App.DB().NewQuery("INSERT INTO scratch (n) VALUES ('x')").Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := k.App.DB().NewQuery("PRAGMA wal_checkpoint(PASSIVE)").Execute(); err != nil {
+			t.Fatal(err)
+		}
+		_ = w.Check()
+		before := w.External()
+		pad := strings.Repeat("x", 1000)
+		err := k.App.RunInTransaction(func(tx core.App) error {
+			for i := 0; i < 20000; i++ { // ~20 MB, more than the 8 MB page cache
+				if _, err := tx.DB().NewQuery("INSERT INTO scratch (n) VALUES ({:n})").Bind(map[string]any{"n": fmt.Sprint(i, pad)}).Execute(); err != nil {
+					return err
+				}
+				if i%5000 == 4999 {
+					if err := w.Check(); err != nil { // a request meanwhile
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = w.Check()
+		if got := w.External() - before; got != 0 {
+			t.Fatalf("round %d: a big own transaction was taken for %d external commits", round, got)
+		}
+	}
+}
