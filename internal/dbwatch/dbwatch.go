@@ -11,12 +11,12 @@
 // Watcher also wraps the app's connections (Connect) and accounts for each
 // of our own commits as it happens:
 //
-//   - before an own commit, the probe is compared with its baseline (a
-//     difference then is foreign: fire) and the commit is counted in flight;
+//   - before an own commit, the commit is counted in flight;
 //   - after it, the probe is read into the baseline, and then the committing
 //     connection reads its own data_version: it changes only for commits by
-//     other connections, so a foreign commit that raced ours is seen there
-//     (fire);
+//     other connections since its previous read, so a foreign commit before
+//     or racing ours is seen there (fire); a new connection's first reading
+//     follows a Check, so nothing before it goes unnoticed;
 //   - Check compares the probe with the baseline; while own commits are in
 //     flight a difference is not yet explained, so Check waits for them
 //     (microseconds) and compares again; with none in flight a difference is
@@ -65,6 +65,7 @@ type Watcher struct {
 	base      int64
 	baseOK    bool
 	inFlight  int
+	waiting   int // Checks waiting for in-flight commits
 	closed    bool
 	external  atomic.Int64 // external commits noticed (metrics, tests)
 	ownCommit atomic.Int64 // own commits accounted
@@ -149,7 +150,9 @@ func (w *Watcher) Check() error {
 		}
 		// An own commit is in flight and may explain the change: its end
 		// accounts for it (and fires for a foreign one that raced it).
+		w.waiting++
 		w.idle.Wait()
+		w.waiting--
 	}
 }
 
@@ -164,7 +167,7 @@ func (w *Watcher) probeVersionLocked() (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		w.probe, w.baseOK = c, false
+		w.probe, w.baseOK = &conn{Conn: c, w: w, stmts: newStmtCache()}, false
 	}
 	v, err := dataVersion(w.probe)
 	if err != nil {
@@ -182,17 +185,13 @@ func (w *Watcher) fireLocked() {
 	_ = w.OnExternalCommit.Trigger(&Event{App: w.app})
 }
 
-// beginCommit is called before an own connection commits.
+// beginCommit is called before an own connection commits. It only counts
+// the commit in flight: a foreign commit before it is caught when it ends
+// (the committing connection's own data_version) or by a Check before it.
 func (w *Watcher) beginCommit() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.baseOK && !w.closed {
-		if v, err := w.probeVersionLocked(); err == nil && v != w.base {
-			w.base = v
-			w.fireLocked()
-		}
-	}
 	w.inFlight++
+	w.mu.Unlock()
 }
 
 // endCommit is called after an own connection c committed (or tried to).
@@ -207,13 +206,13 @@ func (w *Watcher) endCommit(c *conn) {
 	}
 	// 2. Our connection's own version changes only for commits by others
 	//    since its last read: one that raced ours is caught here.
-	v, err := dataVersion(c.Conn)
+	v, err := dataVersion(c)
 	if err != nil || !c.dvOK || v != c.dv {
 		w.fireLocked()
 	}
 	c.dv, c.dvOK = v, err == nil
 	w.inFlight--
-	if w.inFlight == 0 {
+	if w.inFlight == 0 && w.waiting > 0 {
 		w.idle.Broadcast()
 	}
 }
@@ -257,8 +256,12 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	wc := &conn{Conn: dc, w: c.w}
-	wc.dv, err = dataVersion(dc)
+	wc := &conn{Conn: dc, w: c.w, stmts: newStmtCache()}
+	// Commits by others before this instant are noticed now: the new
+	// connection's data_version (read next) is its baseline, so a commit it
+	// already includes could not be told from its own later.
+	_ = c.w.Check()
+	wc.dv, err = dataVersion(wc)
 	wc.dvOK = err == nil
 	return wc, nil
 }
@@ -269,10 +272,11 @@ func (c *connector) Driver() driver.Driver { return c.drv }
 // transaction's Commit are own commits.
 type conn struct {
 	driver.Conn
-	w    *Watcher
-	inTx bool
-	dv   int64 // this connection's data_version at its last own commit
-	dvOK bool
+	w     *Watcher
+	inTx  bool
+	dv    int64 // this connection's data_version at its last own commit
+	dvOK  bool
+	stmts *stmtCache // statements kept prepared (stmtcache.go)
 }
 
 var (
@@ -343,8 +347,11 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	}
 	var res driver.Result
 	err := c.own(func() error {
-		var err error
-		res, err = e.ExecContext(ctx, query, args)
+		r, cached, err := c.stmts.exec(ctx, c.Conn, query, args)
+		if !cached {
+			r, err = e.ExecContext(ctx, query, args)
+		}
+		res = r
 		return err
 	})
 	return res, err
@@ -355,7 +362,16 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if !ok {
 		return nil, driver.ErrSkip
 	}
+	if rows, cached, err := c.stmts.query(ctx, c.Conn, query, args); cached {
+		return rows, err
+	}
 	return q.QueryContext(ctx, query, args)
+}
+
+// Close finalizes the kept statements, then closes the connection.
+func (c *conn) Close() error {
+	c.stmts.close()
+	return c.Conn.Close()
 }
 
 func (c *conn) Ping(ctx context.Context) error {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -26,7 +27,7 @@ type Offer struct {
 // unseen is marked VENCIDA first, so it never blocks a new one.
 func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, error) {
 	var id string
-	err := app.RunInTransaction(func(txApp core.App) error {
+	err := writer.Transaction(app, func(txApp core.App) error {
 		job, err := txApp.FindRecordById(jobs.Collection, jobID)
 		if err != nil {
 			return httpapi.NotFound(jobs.MsgJobNotFound)
@@ -83,7 +84,7 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 // jobs.OnProviderSet). Of concurrent accepts, or an accept racing an admin
 // assignment, exactly one wins; the others change nothing and get 409.
 func Accept(app core.App, quoteID string) error {
-	return app.RunInTransaction(func(txApp core.App) error {
+	return writer.Transaction(app, func(txApp core.App) error {
 		now := jobs.Now(txApp)
 		if err := transition(txApp, quoteID, StatusAccepted, now); err != nil {
 			return err
@@ -103,7 +104,7 @@ func Accept(app core.App, quoteID string) error {
 // Reject is the client's refusal of a PENDIENTE quote (409 otherwise); the
 // camello is told (QUOTE_REJECTED).
 func Reject(app core.App, quoteID string) error {
-	return app.RunInTransaction(func(txApp core.App) error {
+	return writer.Transaction(app, func(txApp core.App) error {
 		if err := transition(txApp, quoteID, StatusRejected, jobs.Now(txApp)); err != nil {
 			return err
 		}
@@ -118,7 +119,7 @@ func Reject(app core.App, quoteID string) error {
 
 // Withdraw is the camello's withdrawal of its PENDIENTE quote (409 otherwise).
 func Withdraw(app core.App, quoteID string) error {
-	return app.RunInTransaction(func(txApp core.App) error {
+	return writer.Transaction(app, func(txApp core.App) error {
 		return transition(txApp, quoteID, StatusWithdrawn, jobs.Now(txApp))
 	})
 }
