@@ -59,8 +59,12 @@ func (r *report) goals() []goal {
 	ratioGoal("messages list vs bare floor", "messages-list", 0.30)
 
 	lo, hi := r.point(1_000), r.point(100_000)
-	for _, name := range []string{"listing", "slots"} {
-		g := goal{what: name + " at 100,000 camellos vs at 1,000", target: "≥ 0.80×", missing: true, note: "growth points 1,000 and 100,000 not measured"}
+	for _, name := range []string{"listing-city", "slots"} {
+		what := name + " at 100,000 camellos vs at 1,000"
+		if name == "listing-city" {
+			what = "listing (`?city=`, a full page of 20 at every size) at 100,000 camellos vs at 1,000"
+		}
+		g := goal{what: what, target: "≥ 0.80×", missing: true, note: "growth points 1,000 and 100,000 not measured"}
 		if lo != nil && hi != nil && lo.RPS[name] != nil && hi.RPS[name] != nil && lo.RPS[name].RPS > 0 && hi.RPS[name].Available {
 			v := hi.RPS[name].RPS / lo.RPS[name].RPS
 			g = goal{what: g.what, target: g.target, value: fmt.Sprintf("%.2f×", v), ok: v >= 0.8}
@@ -71,7 +75,7 @@ func (r *report) goals() []goal {
 		var worst coldIndex
 		var total int64
 		for _, c := range hi.Cold {
-			if c.Took > worst.Took {
+			if c.Took > worst.Took && c.Name != "camello write" { // a patch, not a build
 				worst = c
 			}
 			total += c.HeapBytes
@@ -287,7 +291,7 @@ func (r *report) Markdown() string {
 	if len(r.Growth) > 0 {
 		fmt.Fprintf(&b, "\n## Cost growth\n\nOne data dir per size (n ACTIVO camellos with one due appointment each, %d clients, the same catalog, slots camello and lanes), a fresh service each. "+
 			"Cold build: the latency of the first request that needs the index, and the live heap it added (HeapAlloc after a full GC, before and after, read in the service).\n\n", growthSizes(1).Clients)
-		fmt.Fprintf(&b, "| camellos | seed | listing req/s | slots req/s | open board req/s |")
+		fmt.Fprintf(&b, "| camellos | seed | listing `?city=` req/s | listing `?city=&service=` req/s | slots req/s | open board req/s |")
 		names := []string{}
 		if len(r.Growth) > 0 {
 			for _, c := range r.Growth[0].Cold {
@@ -295,7 +299,7 @@ func (r *report) Markdown() string {
 				fmt.Fprintf(&b, " cold %s |", c.Name)
 			}
 		}
-		fmt.Fprintf(&b, " heap at rest |\n|---:|---:|---:|---:|---:|%s---:|\n", strings.Repeat("---:|", len(names)))
+		fmt.Fprintf(&b, " heap at rest |\n|---:|---:|---:|---:|---:|---:|%s---:|\n", strings.Repeat("---:|", len(names)))
 		for _, p := range r.Growth {
 			if p.Note != "" {
 				fmt.Fprintf(&b, "| %d | %s |\n", p.Camellos, p.Note)
@@ -309,7 +313,7 @@ func (r *report) Markdown() string {
 				}
 				return "—"
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |", p.Camellos, p.SeedTime.Round(time.Millisecond), cell("listing"), cell("slots"), cell("open-board"))
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |", p.Camellos, p.SeedTime.Round(time.Millisecond), cell("listing-city"), cell("listing"), cell("slots"), cell("open-board"))
 			for _, c := range p.Cold {
 				if !c.Available {
 					fmt.Fprintf(&b, " — |")
@@ -376,7 +380,7 @@ func (r *report) Plot() string {
 	const W, H, left, right, top, bottom = 760, 420, 70, 170, 30, 50
 	series := []struct {
 		name, color string
-	}{{"listing", "#1f77b4"}, {"slots", "#d62728"}, {"open-board", "#2ca02c"}}
+	}{{"listing-city", "#1f77b4"}, {"listing", "#9467bd"}, {"slots", "#d62728"}, {"open-board", "#2ca02c"}}
 	maxY := 0.0
 	minX, maxX := math.Inf(1), math.Inf(-1)
 	for _, p := range r.Growth {

@@ -24,9 +24,11 @@
 //
 // Fire runs every handler bound to OnExternalCommit before the request that
 // noticed it goes on, so no cache answers from before a commit it did not
-// see. A commit the wrappers cannot attribute (a write through a query with
-// RETURNING, or two own connections committing at once) counts as foreign:
-// the rule errs towards dropping caches, never towards staleness.
+// see. A write run as a query (UPDATE … RETURNING) is accounted from before
+// the query until its rows are closed (SQLite commits it when the statement
+// is done). A commit the wrappers cannot attribute (two own connections
+// committing at once) counts as foreign: the rule errs towards dropping
+// caches, never towards staleness.
 package dbwatch
 
 import (
@@ -35,6 +37,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -74,6 +77,13 @@ type Watcher struct {
 	closed    bool
 	external  atomic.Int64 // external commits noticed (metrics, tests)
 	ownCommit atomic.Int64 // own commits accounted
+	probes    atomic.Int64 // checks that ran the probe's SQL (tests)
+
+	// The fast path (shm_unix.go): data.db-shm mapped, and its wal-index
+	// header as it was before the last probe that left nothing unaccounted
+	// (nil: take the slow path).
+	shm  atomic.Pointer[shmView]
+	snap atomic.Pointer[shmHeader]
 }
 
 // New returns a Watcher with no database yet.
@@ -105,6 +115,7 @@ func (w *Watcher) Open(dsn string) (*dbx.DB, error) {
 	if w.dsn != dsn && w.probe != nil {
 		_ = w.probe.Close()
 		w.probe, w.baseOK = nil, false
+		w.dropShmLocked()
 	}
 	w.drv, w.dsn, w.closed = drv, dsn, false
 	w.releaseProbeLocked()
@@ -119,6 +130,7 @@ func (w *Watcher) Close() error {
 	w.claimProbeLocked()
 	defer w.releaseProbeLocked()
 	w.closed = true
+	w.dropShmLocked()
 	if w.probe == nil {
 		return nil
 	}
@@ -126,6 +138,16 @@ func (w *Watcher) Close() error {
 	w.probe, w.baseOK = nil, false
 	return err
 }
+
+// dropShmLocked forgets the fast path (the probe is going away).
+func (w *Watcher) dropShmLocked() {
+	w.snap.Store(nil)
+	w.shm.Swap(nil).close()
+}
+
+// Probes is how many checks ran the probe's SQL (the others took the fast
+// path: nothing had been committed since the last probe).
+func (w *Watcher) Probes() int64 { return w.probes.Load() }
 
 // External is how many foreign commits were noticed so far.
 func (w *Watcher) External() int64 { return w.external.Load() }
@@ -135,13 +157,17 @@ func (w *Watcher) Own() int64 { return w.ownCommit.Load() }
 
 // Check notices the commits made by others since the last call and fires
 // OnExternalCommit for them before it returns. Cheap when nothing changed:
-// one `PRAGMA data_version` on the probe connection, shared by the Checks
-// that wait for it. Any reading of the probe that starts after a Check
-// began answers for it, so when many requests arrive at once one reading
-// serves them all instead of each taking its turn on the probe (under the
-// mixed benchmark load the turns alone cost ~1 ms per request, and the
-// commits waited behind them).
+// no SQL at all while data.db-shm shows no commit since the last probe
+// (shm_unix.go), else one `PRAGMA data_version` on the probe connection,
+// shared by the Checks that wait for it: any reading of the probe that
+// starts after a Check began answers for it, so when many requests arrive
+// at once one reading serves them all instead of each taking its turn on
+// the probe (under the mixed benchmark load the turns cost ~1 ms per
+// request, and the commits waited behind them).
 func (w *Watcher) Check() error {
+	if w.quiet() {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	want := w.started + 1
@@ -160,6 +186,8 @@ func (w *Watcher) Check() error {
 		w.started++
 		my := w.started
 		w.mu.Unlock()
+		h := w.headerLocked() // before the probe: a commit after it changes it
+		w.probes.Add(1)
 		v, fresh, err := w.probeVersion()
 		w.mu.Lock()
 		w.probing = false
@@ -171,9 +199,13 @@ func (w *Watcher) Check() error {
 		case fresh || !w.baseOK:
 			w.base, w.baseOK = v, true
 		case v == w.base:
+			if w.inFlight == 0 {
+				w.snap.Store(h)
+			}
 		case w.inFlight == 0:
 			w.base = v
 			w.fireLocked()
+			w.snap.Store(h)
 		default:
 			// An own commit is in flight and may explain the change: its
 			// end accounts for it (and fires for a foreign one that raced
@@ -236,6 +268,7 @@ func (w *Watcher) probeVersion() (v int64, fresh bool, err error) {
 	if err != nil {
 		_ = w.probe.Close()
 		w.probe = nil
+		w.dropShmLocked()
 	}
 	return v, fresh, err
 }
@@ -264,6 +297,7 @@ func (w *Watcher) endCommit(c *conn) {
 	w.mu.Unlock()
 	// 1. The probe's version now includes our commit (and any foreign one
 	//    before this instant): it becomes the baseline.
+	h := w.headerLocked()
 	pv, _, perr := w.probeVersion()
 	// 2. Our connection's own version changes only for commits by others
 	//    since its last read: one before or racing ours is caught here
@@ -282,6 +316,15 @@ func (w *Watcher) endCommit(c *conn) {
 	}
 	c.dv, c.dvOK = v, err == nil
 	w.inFlight--
+	if w.inFlight == 0 {
+		// Everything up to h is accounted (or its caches dropped): the
+		// next checks may skip the probe until data.db-shm moves again.
+		if perr == nil {
+			w.snap.Store(h)
+		} else {
+			w.snap.Store(nil)
+		}
+	}
 	w.releaseProbeLocked()
 }
 
@@ -401,7 +444,7 @@ func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	if err != nil {
 		return nil, err
 	}
-	return &stmt{Stmt: s, c: c}, nil
+	return &stmt{Stmt: s, c: c, write: writes(query)}, nil
 }
 
 func (c *conn) Prepare(query string) (driver.Stmt, error) {
@@ -430,16 +473,66 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if !ok {
 		return nil, driver.ErrSkip
 	}
-	if rows, cached, err := c.stmts.query(ctx, c.Conn, query, args); cached {
-		return rows, err
+	run := func() (driver.Rows, error) {
+		if rows, cached, err := c.stmts.query(ctx, c.Conn, query, args); cached {
+			return rows, err
+		}
+		return q.QueryContext(ctx, query, args)
 	}
-	return q.QueryContext(ctx, query, args)
+	if c.inTx || !writes(query) {
+		return run()
+	}
+	return c.ownRows(run)
 }
 
 // Close finalizes the kept statements, then closes the connection.
 func (c *conn) Close() error {
 	c.stmts.close()
 	return c.Conn.Close()
+}
+
+// ownRows runs an autocommit write that returns rows (UPDATE … RETURNING)
+// as an own commit: SQLite commits it when the statement is done, so it is
+// accounted from before the query until its rows are closed.
+func (c *conn) ownRows(run func() (driver.Rows, error)) (driver.Rows, error) {
+	c.w.beginCommit()
+	rows, err := run()
+	if err != nil {
+		c.w.endCommit(c)
+		return nil, err
+	}
+	return &committingRows{Rows: rows, end: func() { c.w.endCommit(c) }}, nil
+}
+
+// committingRows ends the accounting of its write when closed.
+type committingRows struct {
+	driver.Rows
+	end  func()
+	done bool
+}
+
+func (r *committingRows) Close() error {
+	err := r.Rows.Close()
+	if !r.done {
+		r.done = true
+		r.end()
+	}
+	return err
+}
+
+// writes reports whether a statement run as a query can write: it starts
+// with INSERT, UPDATE, DELETE or REPLACE, or it has a RETURNING clause.
+func writes(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n(")
+	if i := strings.IndexAny(q, " \t\r\n"); i > 0 {
+		switch strings.ToUpper(q[:i]) {
+		case "INSERT", "UPDATE", "DELETE", "REPLACE":
+			return true
+		case "SELECT", "PRAGMA", "EXPLAIN":
+			return false
+		}
+	}
+	return strings.Contains(strings.ToUpper(query), "RETURNING")
 }
 
 func (c *conn) Ping(ctx context.Context) error {
@@ -489,7 +582,8 @@ func (t *tx) Rollback() error {
 
 type stmt struct {
 	driver.Stmt
-	c *conn
+	c     *conn
+	write bool // writes(its query)
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
@@ -511,14 +605,20 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	if q, ok := s.Stmt.(driver.StmtQueryContext); ok {
-		return q.QueryContext(ctx, args)
+	run := func() (driver.Rows, error) {
+		if q, ok := s.Stmt.(driver.StmtQueryContext); ok {
+			return q.QueryContext(ctx, args)
+		}
+		vals := make([]driver.Value, len(args))
+		for i, a := range args {
+			vals[i] = a.Value
+		}
+		return s.Stmt.Query(vals) //nolint:staticcheck // fallback
 	}
-	vals := make([]driver.Value, len(args))
-	for i, a := range args {
-		vals[i] = a.Value
+	if s.c.inTx || !s.write {
+		return run()
 	}
-	return s.Stmt.Query(vals) //nolint:staticcheck // fallback
+	return s.c.ownRows(run)
 }
 
 // ---------------------------------------------------------------------------

@@ -175,6 +175,31 @@ func TestOwnCommitsAreNotExternal(t *testing.T) {
 	if got := w.External() - before; got != 0 {
 		t.Fatalf("a raw own write was taken for an external one (%d)", got)
 	}
+	// So is a write run as a query (UPDATE … RETURNING, as the
+	// appointments' claims and cancellations are), read to the end or not.
+	for i, q := range []string{
+		"UPDATE users SET name = 'Con Returning' WHERE id IN (SELECT id FROM users LIMIT 2) RETURNING id",
+		"  update users SET name = 'Minúsculas' WHERE id IN (SELECT id FROM users LIMIT 2) returning id, name",
+	} {
+		var ids []string
+		if err := k.App.DB().NewQuery(q).Column(&ids); err != nil || len(ids) == 0 {
+			t.Fatalf("%s: %v %v", q, ids, err)
+		}
+		own := w.Own()
+		rows, err := k.App.DB().NewQuery(q).Rows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows.Next() // one row of two, then closed
+		rows.Close()
+		if w.Own() != own+1 {
+			t.Fatalf("query %d: the write was not accounted", i)
+		}
+		k.Get("/api/camellos", "")
+		if got := w.External() - before; got != 0 {
+			t.Fatalf("query %d: an own UPDATE … RETURNING was taken for an external one (%d)", i, got)
+		}
+	}
 }
 
 // The check costs microseconds when nothing changed.
@@ -193,6 +218,63 @@ func TestCheckIsCheap(t *testing.T) {
 	t.Logf("Check: %v per call", per)
 	if per > time.Millisecond {
 		t.Fatalf("Check takes %v", per)
+	}
+}
+
+// With nothing committed since the last probe, Check runs no SQL (the
+// wal-index header in data.db-shm has not moved); every commit, own or
+// foreign, sends the next Check to the probe, and a foreign one is noticed
+// there, each time, however the commits alternate.
+func TestCheckSkipsTheProbeOnlyWhileNothingIsCommitted(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	w := dbwatch.Of(k.App)
+	db := other(t, k)
+	if _, err := db.Exec("CREATE TABLE scratch (n TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		_ = w.Check()
+	}
+	p := w.Probes()
+	for i := 0; i < 500; i++ {
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := w.Probes() - p; got != 0 {
+		t.Fatalf("idle checks ran the probe %d times", got)
+	}
+	ext := w.External()
+	for i := 0; i < 40; i++ {
+		name := fmt.Sprintf("Nombre %d", i)
+		if i%2 == 0 { // foreign: another connection
+			exec(t, db, "INSERT INTO scratch (n) VALUES (?)", name)
+		} else if _, err := k.App.DB().NewQuery("INSERT INTO scratch (n) VALUES ({:n})").Bind(map[string]any{"n": name}).Execute(); err != nil {
+			t.Fatal(err)
+		}
+		p := w.Probes()
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+		// A foreign commit is noticed. (An own commit right after a foreign
+		// one may be counted too: its connection saw the foreign commit
+		// and cannot tell it was already noticed, so it errs towards
+		// dropping the caches.)
+		if i%2 == 0 && w.External() == ext {
+			t.Fatalf("foreign commit %d was not noticed", i)
+		}
+		ext = w.External()
+		if i%2 == 0 && w.Probes() == p {
+			t.Fatalf("commit %d: a foreign commit did not send Check to the probe", i)
+		}
+		p = w.Probes()
+		for j := 0; j < 5; j++ {
+			_ = w.Check()
+		}
+		if got := w.Probes() - p; got != 0 {
+			t.Fatalf("commit %d: idle checks after it ran the probe %d times", i, got)
+		}
 	}
 }
 

@@ -19,6 +19,18 @@ const (
 		"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
 
+// The header values, each a full one-element slice (see SecurityHeaders).
+var (
+	hdrNosniff     = []string{"nosniff"}
+	hdrDeny        = []string{"DENY"}
+	hdrReferrer    = []string{"strict-origin-when-cross-origin"}
+	hdrCOOP        = []string{"same-origin"}
+	hdrPermissions = []string{"camera=(), microphone=(), geolocation=()"}
+	hdrCSPAPI      = []string{CSPAPI}
+	hdrCSPPage     = []string{CSPPage}
+	hdrNoStore     = []string{"no-store"}
+)
+
 // SecurityHeaders is the global middleware that sets the security headers of
 // every answer of ours: nosniff, no framing, a strict referrer policy and a
 // Content-Security-Policy (CSPAPI under /api and /uploads, CSPPage for
@@ -34,15 +46,17 @@ func SecurityHeaders() *hook.Handler[*core.RequestEvent] {
 				return e.Next()
 			}
 			h := e.Response.Header()
-			h.Set("X-Content-Type-Options", "nosniff")
-			h.Set("X-Frame-Options", "DENY")
-			h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-			h.Set("Cross-Origin-Opener-Policy", "same-origin")
-			h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+			// Canonical keys and shared one-value slices: no allocation per
+			// answer (a later Set replaces a slice, an Add copies it).
+			h["X-Content-Type-Options"] = hdrNosniff
+			h["X-Frame-Options"] = hdrDeny
+			h["Referrer-Policy"] = hdrReferrer
+			h["Cross-Origin-Opener-Policy"] = hdrCOOP
+			h["Permissions-Policy"] = hdrPermissions
 			if strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/uploads/") {
-				h.Set("Content-Security-Policy", CSPAPI)
+				h["Content-Security-Policy"] = hdrCSPAPI
 			} else {
-				h.Set("Content-Security-Policy", CSPPage)
+				h["Content-Security-Policy"] = hdrCSPPage
 			}
 			return e.Next()
 		},

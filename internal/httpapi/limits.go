@@ -96,7 +96,7 @@ func NoStore() *hook.Handler[*core.RequestEvent] {
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "camellosNoStore",
 		Func: func(e *core.RequestEvent) error {
-			e.Response.Header().Set("Cache-Control", "no-store")
+			e.Response.Header()["Cache-Control"] = hdrNoStore
 			return e.Next()
 		},
 	}

@@ -7,6 +7,7 @@ package memo
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,12 +18,24 @@ type Cache[T any] struct {
 	// around the record hooks (raw SQL, another process).
 	MaxAge time.Duration
 
+	// cur is the stored value for readers that need no lock (nil: none);
+	// it is written under mu, together with val and ok.
+	cur atomic.Pointer[stored[T]]
+
+	// umu serialises Update calls (each derives from the last).
+	umu sync.Mutex
+
 	mu       sync.Mutex
 	gen      uint64
 	val      T
 	ok       bool
 	builtAt  time.Time
 	building chan struct{}
+}
+
+type stored[T any] struct {
+	val     T
+	builtAt time.Time
 }
 
 // Invalidate drops the value; the next Get builds it again.
@@ -32,7 +45,46 @@ func (c *Cache[T]) Invalidate() {
 	c.ok = false
 	var zero T
 	c.val = zero
+	c.cur.Store(nil)
 	c.mu.Unlock()
+}
+
+// Update replaces a built value with fn(value), so that a small write need
+// not throw away a value that is costly to build. fn runs without the
+// read lock (readers keep the old value meanwhile) and must read what the
+// write changed itself, after its commit; Update calls are serialised, so
+// each one derives from the last. With no value built, or when fn fails
+// or an Invalidate comes in meanwhile, the value is dropped instead (the
+// next Get builds it). Builds that started before Update are not kept.
+func (c *Cache[T]) Update(fn func(T) (T, error)) {
+	c.umu.Lock()
+	defer c.umu.Unlock()
+	c.mu.Lock()
+	if !c.ok {
+		c.mu.Unlock()
+		c.Invalidate()
+		return
+	}
+	old, gen := c.val, c.gen
+	c.mu.Unlock()
+	v, err := fn(old)
+	if err != nil {
+		c.Invalidate()
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen || !c.ok {
+		c.gen++
+		c.ok = false
+		var zero T
+		c.val = zero
+		c.cur.Store(nil)
+		return
+	}
+	c.gen++ // a build that started before is not kept
+	c.val = v
+	c.cur.Store(&stored[T]{val: v, builtAt: c.builtAt})
 }
 
 // Peek returns the current value without building it.
@@ -44,6 +96,10 @@ func (c *Cache[T]) Peek() (T, bool) {
 
 // Get returns the value, building it with build when there is none.
 func (c *Cache[T]) Get(build func() (T, error)) (T, error) {
+	// The common case, a fresh value, without the lock.
+	if p := c.cur.Load(); p != nil && (c.MaxAge <= 0 || time.Since(p.builtAt) <= c.MaxAge) {
+		return p.val, nil
+	}
 	for {
 		c.mu.Lock()
 		if c.ok {
@@ -80,6 +136,7 @@ func (c *Cache[T]) finish(build func() (T, error), done chan struct{}, gen uint6
 		c.mu.Lock()
 		if err == nil && c.gen == gen {
 			c.val, c.ok, c.builtAt = v, true, time.Now()
+			c.cur.Store(&stored[T]{val: v, builtAt: c.builtAt})
 		}
 		c.building = nil
 		close(done)

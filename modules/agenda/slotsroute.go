@@ -91,25 +91,40 @@ func slotsList(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
+	q := e.Request.URL.Query()
 	var slots []Interval
-	if jobID := e.Request.URL.Query().Get("job"); jobID != "" {
+	if jobID := q.Get("job"); jobID != "" {
 		slots, err = slotsForJob(e, id, jobID, from, to, now)
 		if err != nil {
 			return err
 		}
+	} else if q.Get("from") != "" && q.Get("to") != "" && q.Get("fields") == "" {
+		// A fixed window: its answer is kept while it cannot change.
+		vs := viewsOf(e.App)
+		key := answerKey{camello: id, from: from.UnixNano(), to: to.UnixNano()}
+		if body := vs.answers.get(key, v, now); body != nil {
+			return httpapi.WriteJSONBytes(e, body)
+		}
+		slots, until := slotsAnswer(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
+			Rules: v.rules, From: from, To: to, Now: now}, v.busy)
+		body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*72), slots)
+		if until.After(now) {
+			vs.answers.keep(key, &answer{v: v, body: body, at: now, until: until})
+		}
+		return httpapi.WriteJSONBytes(e, body)
 	} else {
 		slots = freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
 			Rules: v.rules, From: from, To: to, Now: now}, v.busy)
 	}
-	body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*64), slots)
-	if e.Request.URL.Query().Get("fields") != "" {
+	body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*72), slots)
+	if q.Get("fields") != "" {
 		var out any
 		if err := json.Unmarshal(body, &out); err != nil {
 			return httpapi.Internal(err)
 		}
 		return e.JSON(http.StatusOK, out)
 	}
-	return e.Blob(http.StatusOK, "application/json", body)
+	return httpapi.WriteJSONBytes(e, body)
 }
 
 // slotsForJob lists the slots as a booking for the caller's job jobID

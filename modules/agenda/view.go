@@ -53,6 +53,8 @@ type view struct {
 type views struct {
 	mu sync.Mutex
 	m  map[string]*memo.Cache[*view]
+	// the slots answers rendered from them (answers.go)
+	answers answers
 }
 
 func viewsOf(app core.App) *views {

@@ -172,3 +172,46 @@ func TestSlotsSeeEveryWrite(t *testing.T) {
 		t.Fatalf("clock back: %s", s)
 	}
 }
+
+// A fixed window's answer is kept between requests, and the clock alone
+// changes it when it must: a slot that falls inside the notice is gone on
+// the next request, and with the clock back it is offered again.
+func TestSlotsFollowTheClock(t *testing.T) {
+	w := newWorld(t)
+	k := w.k
+	from, to := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	path := "/api/camellos/" + w.camello.Id + "/slots?from=2026-11-24T00:00:00Z&to=2026-11-26T00:00:00Z"
+	at := func(now time.Time) []string {
+		t.Helper()
+		jobs.SetClock(k.App, func() time.Time { return now })
+		r := k.Get(path, w.strangerCookie)
+		expect(t, r, 200, "")
+		got := slotStarts(r)
+		truth, err := agenda.FreeSlotsOf(k.App, reload(t, k, w.camello), from, to, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{}
+		for _, s := range truth {
+			want = append(want, s.Start.Format("2006-01-02T15:04:05.000Z"))
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("at %v: answered %v, database says %v", now, got, want)
+		}
+		return got
+	}
+	all := at(monday)
+	if len(all) < 3 {
+		t.Fatalf("too few slots to follow: %v", all)
+	}
+	at(monday) // the kept answer
+	first, _ := time.Parse("2006-01-02T15:04:05.000Z", all[0])
+	second, _ := time.Parse("2006-01-02T15:04:05.000Z", all[1])
+	for _, now := range []time.Time{first.Add(-25 * time.Hour), first.Add(-2 * time.Hour), first.Add(-time.Minute), first,
+		first.Add(time.Nanosecond), first.Add(time.Minute), second.Add(-time.Minute), second.Add(time.Minute), monday} {
+		got := at(now)
+		if now.After(first) && len(got) > 0 && got[0] == all[0] {
+			t.Fatalf("at %v the slot %s is still offered", now, all[0])
+		}
+	}
+}

@@ -98,30 +98,37 @@ func (x *publicIndex) camellosList(e *core.RequestEvent) error {
 		return err
 	}
 	offset := page.Offset()
+	list, _, exact := l.candidates(f)
+	// The page's entries, and the total.
 	var total int64
-	buf := make([]byte, 0, 1024*page.PerPage)
-	buf = append(buf, `{"camellos":[`...)
-	n := 0
-	pos, all := l.candidates(f)
-	if all {
-		pos = nil
-	}
-	for i := 0; (all && i < len(l.entries)) || (!all && i < len(pos)); i++ {
-		en := l.entries[i]
-		if !all {
-			en = l.entries[pos[i]]
+	var shown []*entry
+	if exact {
+		total = int64(len(list))
+		if offset < total {
+			shown = list[offset:min(total, offset+int64(page.PerPage))]
 		}
-		if !f.match(en) {
-			continue
-		}
-		if total >= offset && n < page.PerPage {
-			if n > 0 {
-				buf = append(buf, ',')
+	} else {
+		for _, en := range list {
+			if !f.match(en) {
+				continue
 			}
-			buf = append(buf, en.raw...)
-			n++
+			if total >= offset && len(shown) < page.PerPage {
+				shown = append(shown, en)
+			}
+			total++
 		}
-		total++
+	}
+	size := 64
+	for _, en := range shown {
+		size += len(en.raw) + 1
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"camellos":[`...)
+	for i, en := range shown {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, en.raw...)
 	}
 	buf = append(buf, `],"page":`...)
 	buf = strconv.AppendInt(buf, int64(page.Page), 10)

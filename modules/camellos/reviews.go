@@ -93,6 +93,7 @@ func RecomputeRatings(app core.App) error {
 	_, err := app.DB().NewQuery("UPDATE " + Collection + " SET " +
 		"ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id), 0), " +
 		"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id)").Execute()
+	dropIndex(app)
 	return err
 }
 

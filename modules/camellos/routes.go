@@ -14,7 +14,8 @@ func Register(app core.App) {
 	// CamelloChanged after every committed write of a camello.
 	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CamelloChanged })
 	bindDataRights(app)
-	x := newPublicIndex()
+	x := newPublicIndex(app)
+	app.Store().Set(indexKey, x)
 	bindIndexHooks(app, x)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		bindPublic(httpapi.API(se), x)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"camellos/internal/config"
@@ -40,6 +41,31 @@ type set struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	handler  http.Handler
+	// the series of each (route, method, status) once resolved: the
+	// middleware then hashes no label values and formats no status
+	series sync.Map // seriesKey → *series
+}
+
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+type series struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
+}
+
+// seriesOf returns the request counter and latency histogram of k.
+func (s *set) seriesOf(k seriesKey) *series {
+	if v, ok := s.series.Load(k); ok {
+		return v.(*series)
+	}
+	v, _ := s.series.LoadOrStore(k, &series{
+		count:   s.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status)),
+		latency: s.latency.WithLabelValues(k.route, k.method),
+	})
+	return v.(*series)
 }
 
 // Of returns app's registry (made on first use), so that other areas may
@@ -181,12 +207,23 @@ func (s *set) middleware() *hook.Handler[*core.RequestEvent] {
 			case err != nil:
 				status = httpapi.ToError(err).Status
 			}
-			method := e.Request.Method
-			s.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-			s.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+			x := s.seriesOf(seriesKey{route: route, method: methodLabel(e.Request.Method), status: status})
+			x.count.Inc()
+			x.latency.Observe(time.Since(start).Seconds())
 			return err
 		},
 	}
+}
+
+// methodLabel is the method as a label: the standard ones, else OTHER (a
+// client cannot grow the series with made-up methods).
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "OTHER"
 }
 
 // routeOf is the matched route pattern without its method ("GET

@@ -39,6 +39,9 @@ func TestMetricsBehindToken(t *testing.T) {
 	}
 	k.Get("/api/camellos/nope12345678901", "")
 	k.Get("/api/me", "")
+	for _, m := range []string{"FOO", "BAR", "PROPFIND"} { // made-up methods share one label
+		k.Do(testkit.Req{Method: m, Path: "/api/me"})
+	}
 	r := k.Do(testkit.Req{Method: "GET", Path: "/metrics", Headers: map[string]string{"Authorization": "Bearer s3cret-token"}})
 	if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") {
 		t.Fatalf("metrics: %d %s", r.Status, r.Header.Get("Content-Type"))
@@ -48,6 +51,7 @@ func TestMetricsBehindToken(t *testing.T) {
 		`camellos_http_requests_total{method="GET",route="/api/camellos/{id}",status="200"} 3`,
 		`camellos_http_requests_total{method="GET",route="/api/camellos/{id}",status="404"} 1`,
 		`camellos_http_requests_total{method="GET",route="/api/me",status="401"} 1`,
+		`camellos_http_requests_total{method="OTHER",route="/",status="404"} 3`,
 		`camellos_http_request_duration_seconds_bucket{method="GET",route="/api/camellos/{id}",le="+Inf"} 4`,
 		`camellos_push_deliveries_total{outcome="delivered"} 0`,
 		`camellos_push_deliveries_total{outcome="gone"} 0`,
