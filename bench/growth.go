@@ -76,7 +76,7 @@ func runGrowth(r *report) []*growthPoint {
 		for _, pr := range probes {
 			ci := coldIndex{Name: pr.name, Request: pr.what}
 			var prof chan []byte
-			if r.Cfg.ProfileDir != "" && pr.name == "listing" {
+			if r.Cfg.ProfileDir != "" && (pr.name == "listing" || pr.name == "open-board") {
 				prof = profileAsync(svc.pprof, 10*time.Second)
 				time.Sleep(100 * time.Millisecond)
 			}
@@ -84,7 +84,7 @@ func runGrowth(r *report) []*growthPoint {
 			st, _ := once(client, cookieGet(svc.base, pr.path, pr.cookie))
 			ci.Took = time.Since(t0)
 			if prof != nil {
-				saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("cold-listing-%d", n), <-prof)
+				saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("cold-%s-%d", pr.name, n), <-prof)
 			}
 			ci.Available = st == http.StatusOK
 			after := svc.heap()

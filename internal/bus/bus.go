@@ -6,11 +6,11 @@
 //
 // Who emits and who listens (keep docs/architecture.md in step):
 //
-//	CatalogChanged  catalog (categories, services)  → camellos (public index), search (vocabulary)
+//	CatalogChanged  catalog (categories, services)  → camellos (public index), search (vocabulary), jobs (open board)
 //	ServiceSaving   catalog (a service is updated)  → camellos (search text of its camellos)
 //	ServiceDeleting catalog (a service is deleted)  → jobs (refuses while jobs use it)
-//	CamelloChanged  camellos                        → search (vocabulary), agenda (free-slot views)
-//	UserChanged     auth (users)                    → session (session cache), camellos (verified badge)
+//	CamelloChanged  camellos                        → search (vocabulary), agenda (free-slot views), jobs (board callers)
+//	UserChanged     auth (users)                    → session (session cache), camellos (verified badge), jobs (board names)
 //	UserSignedUp    auth (client), registration     → legal (consent to the current texts)
 //	MeRendering     auth (GET /api/me)              → legal ("legal" part)
 //	UserExporting   auth (GET /api/me/export)       → every owner of data about a user (its part)

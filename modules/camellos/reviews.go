@@ -3,16 +3,43 @@ package camellos
 import (
 	"errors"
 
+	"camellos/internal/bus"
 	"camellos/internal/records"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
 // ReviewsCollection is the reviews collection: the clients' ratings of the
 // camellos, owned here with the rating they make (ratingAvg, ratingCount).
 // The jobs module decides when a job may be reviewed and calls AddReview.
 const ReviewsCollection = "reviews"
+
+const reviewChangedKey = "camellos.reviews.changed"
+
+// OnReviewChanged is the app's event fired after every committed write
+// (create, update, delete) of a review, Record as written (for a delete, as
+// it was). The jobs' open board follows a job's "reviewed" with it.
+func OnReviewChanged(app core.App) *hook.Hook[*bus.Change] {
+	return app.Store().GetOrSet(reviewChangedKey, func() any {
+		return &hook.Hook[*bus.Change]{}
+	}).(*hook.Hook[*bus.Change])
+}
+
+// bindReviewEvents emits OnReviewChanged after the reviews' record writes
+// (AddReview saves a record too).
+func bindReviewEvents(app core.App) {
+	emit := func(e *core.RecordEvent) error {
+		if err := OnReviewChanged(e.App).Trigger(&bus.Change{App: e.App, Record: e.Record}); err != nil {
+			return err
+		}
+		return e.Next()
+	}
+	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(emit)
+	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(emit)
+	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(emit)
+}
 
 // ErrAlreadyReviewed: the job already has its review.
 var ErrAlreadyReviewed = errors.New("camellos: job already reviewed")

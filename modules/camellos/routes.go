@@ -13,6 +13,7 @@ func Register(app core.App) {
 	bindHooks(app)
 	// CamelloChanged after every committed write of a camello.
 	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CamelloChanged })
+	bindReviewEvents(app)
 	bindDataRights(app)
 	x := newPublicIndex(app)
 	app.Store().Set(indexKey, x)

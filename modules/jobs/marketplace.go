@@ -111,8 +111,19 @@ func OnJobCancelled(app core.App) *hook.Hook[*JobCancelled] {
 // in the transaction txApp, once it commits (no record hook sees such a write).
 func changedAfterCommit(txApp core.App, jobID string) {
 	tx := txApp.TxInfo()
+	if tx == nil {
+		boardOf(txApp).refreshJob(jobID)
+		return
+	}
+	// The open board re-reads the job once the UPDATE has committed.
+	tx.OnComplete(func(txErr error) error {
+		if txErr == nil {
+			boardOf(txApp).refreshJob(jobID)
+		}
+		return nil
+	})
 	job, err := txApp.FindRecordById(Collection, jobID)
-	if tx == nil || err != nil {
+	if err != nil {
 		return
 	}
 	providerUser := ProviderUserID(txApp, job)

@@ -17,6 +17,7 @@ func Register(app core.App) {
 	bindHooks(app)
 	bindDataRights(app)
 	bindMarketplaceHooks(app)
+	bindBoard(app)
 	// A service used by a job is not deleted.
 	bus.Of(app).ServiceDeleting.BindFunc(func(e *bus.Saving) error {
 		n, err := e.App.CountRecords(Collection, dbx.HashExp{"service": e.Record.Id})

@@ -6,6 +6,7 @@ import (
 	"camellos/modules/jobs"
 	"camellos/modules/users"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -26,8 +27,9 @@ func Register(app core.App) {
 		api := httpapi.API(se)
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
 
-		// ACTIVO camellos browse the open jobs of the services they offer.
-		api.GET("/jobs/open", boardList).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyActiveBoard, users.RoleCamello))
+		// ACTIVO camellos browse the open jobs of the services they offer
+		// (a read like the listing: no activity-log row unless it fails).
+		api.GET("/jobs/open", boardList).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyActiveBoard, users.RoleCamello), apis.SkipSuccessActivityLog())
 		// An ACTIVO camello quotes an open job (or a direct request naming it).
 		api.POST("/jobs/{id}/quotes", quoteCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellos, users.RoleCamello))
 		// The job's client and admins see every quote; a camello its own.
