@@ -21,7 +21,6 @@ import (
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/list"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
@@ -173,8 +172,7 @@ type openBoard struct {
 	mu      sync.RWMutex
 	st      *boardState // nil until built, or after a drop
 	gen     uint64      // counts drops: a build that raced one is not kept
-	callers callerCache
-	bodies  sync.Pool // *[]byte: buffers of rendered pages (one of 20 is ~13 KB)
+	bodies  sync.Pool   // *[]byte: buffers of rendered pages (one of 20 is ~13 KB)
 }
 
 const boardKey = "camellos.jobs.board"
@@ -184,14 +182,13 @@ func boardOf(app core.App) *openBoard {
 	return app.Store().GetOrSet(boardKey, func() any { return &openBoard{app: app} }).(*openBoard)
 }
 
-// drop forgets the whole projection and the callers (a commit by another
-// process: anything may have changed).
+// drop forgets the whole projection (a commit by another process:
+// anything may have changed).
 func (b *openBoard) drop() {
 	b.mu.Lock()
 	b.st = nil
 	b.gen++
 	b.mu.Unlock()
-	b.callers.clear()
 }
 
 // boardRow is the columns of an open job the board renders.
@@ -623,7 +620,7 @@ func (b *openBoard) refreshServices() {
 
 // bindBoard keeps the board exact: the jobs' own writes, the clients'
 // names (users), the services' names (catalog), the reviews (camellos),
-// the callers' camellos, and commits by another process.
+// and commits by another process.
 func bindBoard(app core.App) {
 	b := boardOf(app)
 	dbwatch.OnExternalCommit(app, b.drop)
@@ -650,10 +647,6 @@ func bindBoard(app core.App) {
 		for _, id := range b.reviewedJobs() {
 			b.refreshJob(id)
 		}
-		return e.Next()
-	})
-	ev.CamelloChanged.BindFunc(func(e *bus.Change) error {
-		b.callers.clear()
 		return e.Next()
 	})
 }
@@ -773,59 +766,4 @@ func (j *openJob) appendJSON(buf []byte) []byte {
 	buf = append(buf, `,"updatedAt":`...)
 	buf = appendUpdatedAt(buf, &f)
 	return append(buf, '}')
-}
-
-// callerCache remembers, per user, whether the user's camello is ACTIVO
-// and the services it offers (the board's caller), as CamelloOfUser reads
-// them. Any committed camello write clears it (bus.CamelloChanged), as
-// does a commit by another process; a read that raced a clear is not kept.
-type callerCache struct {
-	mu  sync.RWMutex
-	gen uint64
-	m   map[string]boardCaller
-}
-
-type boardCaller struct {
-	active   bool
-	services []string
-}
-
-// maxCallers bounds the cache (it is cleared when full).
-const maxCallers = 100_000
-
-func (c *callerCache) clear() {
-	c.mu.Lock()
-	c.gen++
-	c.m = nil
-	c.mu.Unlock()
-}
-
-// BoardCaller returns the services of the ACTIVO camello of userID; ok is
-// false when the user has no camello or it is not ACTIVO.
-func BoardCaller(app core.App, userID string) (services []string, ok bool) {
-	c := &boardOf(app).callers
-	c.mu.RLock()
-	got, hit := c.m[userID]
-	gen := c.gen
-	c.mu.RUnlock()
-	if hit {
-		return got.services, got.active
-	}
-	rec, err := app.FindFirstRecordByData(camellos.Collection, "user", userID)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, false // not remembered: the next request asks again
-	}
-	got = boardCaller{}
-	if err == nil && rec.GetString("status") == camellos.StatusActive {
-		got = boardCaller{active: true, services: list.ToUniqueStringSlice(rec.GetStringSlice("services"))}
-	}
-	c.mu.Lock()
-	if c.gen == gen {
-		if c.m == nil || len(c.m) >= maxCallers {
-			c.m = map[string]boardCaller{}
-		}
-		c.m[userID] = got
-	}
-	c.mu.Unlock()
-	return got.services, got.active
 }

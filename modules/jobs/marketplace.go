@@ -110,6 +110,7 @@ func OnJobCancelled(app core.App) *hook.Hook[*JobCancelled] {
 // changedAfterCommit fires OnJobChanged for a job written by a raw UPDATE
 // in the transaction txApp, once it commits (no record hook sees such a write).
 func changedAfterCommit(txApp core.App, jobID string) {
+	dropPartiesAfterCommit(txApp, jobID)
 	tx := txApp.TxInfo()
 	if tx == nil {
 		boardOf(txApp).refreshJob(jobID)

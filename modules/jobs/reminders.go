@@ -3,7 +3,6 @@ package jobs
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -17,7 +16,6 @@ import (
 	"camellos/modules/appointments"
 	"camellos/modules/notifications"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/spf13/cobra"
 )
@@ -31,47 +29,58 @@ const (
 	// DefaultReminderSchedule is the built-in sweep's cron expression.
 	DefaultReminderSchedule = "*/15 * * * *"
 	// reminderBatch is how many appointments one transaction claims.
-	reminderBatch = 2000
+	reminderBatch = 5000
 )
 
-// dueAppointment is what a reminder needs of an appointment.
+// dueAppointment is what a reminder needs of an appointment: the claimed
+// columns and, read by the claim itself, the camello's user and time zone
+// (its availability's, else its profile's) as "user|zone" (user ids have
+// no "|") and the job's title.
 type dueAppointment struct {
 	appointments.Due
-	CamelloUser string
-	Title       string
-	Timezone    string
+	CamelloInfo string `db:"camelloInfo"`
+	Title       string `db:"title"`
 }
+
+// camello splits CamelloInfo into the camello's user and time zone.
+func (a dueAppointment) camello() (user, zone string) {
+	user, zone, _ = strings.Cut(a.CamelloInfo, "|")
+	return user, zone
+}
+
+// describeDue are the claim's extra RETURNING columns (scalar subqueries
+// over the claimed appointment): one statement claims and describes a
+// batch, instead of the claim plus a query per table by the claimed ids.
+const describeDue = "COALESCE((SELECT c.user || '|' || COALESCE(NULLIF(av.timezone, ''), c.timezone, '') FROM camellos c " +
+	"LEFT JOIN availability av ON av.camello = c.id WHERE c.id = appointments.camello), '') AS camelloInfo, " +
+	"COALESCE((SELECT j.title FROM jobs j WHERE j.id = appointments.job), '') AS title"
 
 // SendReminders reminds every PROGRAMADA appointment starting in (now,
 // now+24h] whose reminder was not sent, and returns how many it marked.
 // It works in batches, one transaction each: a single conditional UPDATE
 // claims up to reminderBatch due appointments whose reminderSentAt is
-// still empty (appointments.ClaimDue: only rows this sweep changed
-// count), then the client's and the camello's inbox notifications
-// are written in the same transaction. Concurrent or repeated sweeps never
-// remind twice; a crash rolls back the claim with its notifications, so
-// nothing is lost; memory holds one batch at a time.
+// still empty (appointments.ClaimDueDescribed: only rows this sweep
+// changed count) and returns what their reminders show, then the
+// client's and the camello's inbox notifications are written in the same
+// transaction. Concurrent or repeated sweeps never remind twice; a crash
+// rolls back the claim with its notifications, so nothing is lost; memory
+// holds one batch at a time.
 func SendReminders(app core.App, now time.Time) (int, error) {
 	now = now.UTC()
 	sent := 0
+	fallback := config.Of(app).Zone()
+	zones := map[string]*time.Location{}
 	for {
 		claimed := 0
 		err := app.RunInTransaction(func(txApp core.App) error {
 			claimed = 0
-			claims, err := appointments.ClaimDue(txApp, now, now.Add(ReminderWindow), reminderBatch)
-			if err != nil || len(claims) == 0 {
+			var due []dueAppointment
+			err := appointments.ClaimDueDescribed(txApp, now, now.Add(ReminderWindow), reminderBatch, describeDue, &due)
+			if err != nil || len(due) == 0 {
 				return err
 			}
-			due := make([]dueAppointment, len(claims))
-			for i, c := range claims {
-				due[i].Due = c
-			}
-			if err := describeDue(txApp, due); err != nil {
-				return err
-			}
+			sort.SliceStable(due, func(i, j int) bool { return due[i].Start < due[j].Start })
 			items := make([]notifications.Addressed, 0, 2*len(due))
-			zones := map[string]*time.Location{}
-			fallback := config.Of(app).Zone()
 			for _, a := range due {
 				items = appendReminders(items, a, zones, fallback)
 			}
@@ -102,68 +111,16 @@ func remindersCounter(app core.App) *atomic.Int64 {
 // started (the sweep, the cron route and the CLI), for the metrics.
 func RemindersSent(app core.App) int64 { return remindersCounter(app).Load() }
 
-// describeDue completes the claimed appointments with what their
-// reminders show (the camello's user and time zone, the job's title) by
-// reading each distinct camello and job once, and sorts them by start.
-func describeDue(app core.App, due []dueAppointment) error {
-	camelloIDs, jobIDs := []string{}, []string{}
-	seen := map[string]bool{}
-	for _, a := range due {
-		if !seen["c"+a.Camello] {
-			seen["c"+a.Camello] = true
-			camelloIDs = append(camelloIDs, a.Camello)
-		}
-		if !seen["j"+a.Job] {
-			seen["j"+a.Job] = true
-			jobIDs = append(jobIDs, a.Job)
-		}
-	}
-	var cams []struct {
-		ID       string `db:"id"`
-		User     string `db:"user"`
-		Timezone string `db:"timezone"`
-	}
-	err := app.DB().NewQuery("SELECT c.id AS id, c.user AS user, " +
-		"COALESCE(NULLIF(av.timezone, ''), c.timezone, '') AS timezone FROM camellos c " +
-		"LEFT JOIN availability av ON av.camello = c.id " +
-		"WHERE c.id IN (SELECT value FROM json_each({:ids}))").
-		Bind(dbx.Params{"ids": jsonList(camelloIDs)}).All(&cams)
-	if err != nil {
-		return err
-	}
-	var titles []struct {
-		ID    string `db:"id"`
-		Title string `db:"title"`
-	}
-	err = app.DB().NewQuery("SELECT id, title FROM jobs WHERE id IN (SELECT value FROM json_each({:ids}))").
-		Bind(dbx.Params{"ids": jsonList(jobIDs)}).All(&titles)
-	if err != nil {
-		return err
-	}
-	camUser, camZone, jobTitle := map[string]string{}, map[string]string{}, map[string]string{}
-	for _, c := range cams {
-		camUser[c.ID], camZone[c.ID] = c.User, c.Timezone
-	}
-	for _, j := range titles {
-		jobTitle[j.ID] = j.Title
-	}
-	for i := range due {
-		a := &due[i]
-		a.CamelloUser, a.Timezone, a.Title = camUser[a.Camello], camZone[a.Camello], jobTitle[a.Job]
-	}
-	sort.SliceStable(due, func(i, j int) bool { return due[i].Start < due[j].Start })
-	return nil
-}
-
 // appendReminders adds the client's and the camello's reminder of a to
 // items; zones caches the time zones already loaded.
 func appendReminders(items []notifications.Addressed, a dueAppointment, zones map[string]*time.Location, fallback string) []notifications.Addressed {
+	camelloUser, zone := a.camello()
 	when := a.Start
 	if t, err := time.Parse(DBTime, a.Start); err == nil {
-		loc, ok := zones[a.Timezone]
+		loc, ok := zones[zone]
 		if !ok {
-			loc = ReminderLocation(a.Timezone, fallback)
-			zones[a.Timezone] = loc
+			loc = ReminderLocation(zone, fallback)
+			zones[zone] = loc
 		}
 		when = t.In(loc).Format("02/01/2006 15:04") + " (" + loc.String() + ")"
 	}
@@ -179,18 +136,12 @@ func appendReminders(items []notifications.Addressed, a dueAppointment, zones ma
 		URL:   JobURL(a.Job),
 		Data:  data,
 	}
-	for _, user := range []string{a.Client, a.CamelloUser} {
+	for _, user := range []string{a.Client, camelloUser} {
 		if user != "" {
 			items = append(items, notifications.Addressed{UserID: user, Message: msg})
 		}
 	}
 	return items
-}
-
-// jsonList is ids as a JSON array, one bound value read with json_each.
-func jsonList(ids []string) string {
-	raw, _ := json.Marshal(ids)
-	return string(raw)
 }
 
 // ReminderLocation is the zone a reminder shows times in: the camello's

@@ -177,6 +177,64 @@ func TestRemindersConcurrentSweeps(t *testing.T) {
 	}
 }
 
+// TestRemindersConcurrentSweepsAcrossBatches: the cron route and direct
+// sweeps (what the CLI runs) at once over more than two batches of due
+// appointments: each is reminded exactly once, none is left.
+func TestRemindersConcurrentSweepsAcrossBatches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds more than two batches of appointments")
+	}
+	t.Setenv("CRON_SECRET", "otro-secreto")
+	w := newWorld(t)
+	k := w.k
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	jobs.SetClock(k.App, func() time.Time { return now })
+	n := 2*jobs.ReminderBatch + 321
+	bulkAppointmentsTB(t, k, w.job("ASIGNADO"), now.Add(time.Second), n, 86000*time.Second/time.Duration(n))
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := 0
+	add := func(sent int) {
+		mu.Lock()
+		total += sent
+		mu.Unlock()
+	}
+	start := make(chan struct{})
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if i%2 == 0 {
+				r := cron(k, "Bearer otro-secreto")
+				if r.Status != 200 {
+					t.Errorf("sweep: %d %s", r.Status, r.Raw)
+					return
+				}
+				add(int(r.Get("sent").(float64)))
+				return
+			}
+			sent, err := jobs.SendReminders(k.App, now)
+			if err != nil {
+				t.Errorf("sweep: %v", err)
+			}
+			add(sent)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if total != n {
+		t.Fatalf("sweeps sent %d in total, want %d", total, n)
+	}
+	if got := k.Count("notifications", "kind = 'APPOINTMENT_REMINDER'"); got != 2*n {
+		t.Fatalf("%d reminder notifications, want %d", got, 2*n)
+	}
+	if got := k.Count("appointments", "reminderSentAt = ''"); got != 0 {
+		t.Fatalf("%d appointments not reminded", got)
+	}
+}
+
 func TestRemindersCommandAndSchedule(t *testing.T) {
 	w := newWorld(t)
 	k := w.k

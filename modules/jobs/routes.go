@@ -17,6 +17,7 @@ func Register(app core.App) {
 	bindHooks(app)
 	bindDataRights(app)
 	bindMarketplaceHooks(app)
+	bindPartiesCache(app)
 	bindBoard(app)
 	// A service used by a job is not deleted.
 	bus.Of(app).ServiceDeleting.BindFunc(func(e *bus.Saving) error {

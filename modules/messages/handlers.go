@@ -18,7 +18,6 @@ import (
 	"camellos/modules/events"
 	"camellos/modules/jobs"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/filesystem"
 )
@@ -39,44 +38,6 @@ func jobAccess(e *core.RequestEvent) (Access, error) {
 		return Access{}, httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	return a, nil
-}
-
-// messagesList handles GET /api/jobs/{id}/messages?page&perPage&camelloId:
-// the caller's threads of the job, oldest first (a camello reads only its
-// own; the client and admins every thread, or one with camelloId).
-func messagesList(e *core.RequestEvent) error {
-	a, err := jobAccess(e)
-	if err != nil {
-		return err
-	}
-	p, err := httpapi.Paging(e)
-	if err != nil {
-		return err
-	}
-	where := dbx.HashExp{"job": a.Job.Id}
-	if a.Thread != "" {
-		where["camello"] = a.Thread
-	} else if c := e.Request.URL.Query().Get("camelloId"); c != "" {
-		if !httpapi.ValidID(c) {
-			return httpapi.FieldError("camelloId", "Identificador inválido")
-		}
-		where["camello"] = c
-	}
-	total, err := e.App.CountRecords(Collection, where)
-	if err != nil {
-		return httpapi.Internal(err)
-	}
-	var recs []*core.Record
-	err = e.App.RecordQuery(Collection).Where(where).OrderBy("created ASC", "id ASC").
-		Offset(p.Offset()).Limit(int64(p.PerPage)).All(&recs)
-	if err != nil {
-		return httpapi.Internal(err)
-	}
-	list, err := JSON(e.App, recs)
-	if err != nil {
-		return httpapi.Internal(err)
-	}
-	return e.JSON(http.StatusOK, p.Answer("messages", list, total))
 }
 
 // postInput is a message as sent: JSON {body, toCamelloId?} or multipart

@@ -14,6 +14,7 @@ import (
 // empty without a photo, its author takes part in the thread, and a closed
 // conversation takes no new message.
 func bindHooks(app core.App) {
+	bindListCaches(app)
 	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
 		rec := e.Record
 		if !rec.IsNew() {

@@ -9,6 +9,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
+	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/quotes"
 	"camellos/modules/users"
@@ -61,32 +62,44 @@ func (a Access) Reads(camelloID string) bool {
 // for anyone else. A camello takes part as the job's provider, or while
 // the job is PENDIENTE when it sent a quote on it; it sees only its thread.
 func AccessOf(app core.App, user, job *core.Record) (Access, bool) {
-	a := Access{Job: job}
+	a, ok := accessTo(app, user, jobs.PartiesOfRecord(job))
+	a.Job = job
+	return a, ok
+}
+
+// accessTo is AccessOf on the job's parties (Job is left nil).
+func accessTo(app core.App, user *core.Record, job jobs.Parties) (Access, bool) {
+	a := Access{}
 	switch {
 	case user.GetString("role") == users.RoleAdmin:
 		a.Admin = true
 		return a, true
-	case job.GetString("client") == user.Id:
+	case job.Client == user.Id:
 		a.Client = true
 		return a, true
 	case user.GetString("role") != users.RoleCamello:
 		return a, false
 	}
-	cam := jobs.CamelloOfUser(app, user.Id)
-	if cam == nil || !participates(app, job, cam.Id) {
+	cam, ok, err := camellos.CachedOfUser(app, user.Id)
+	if err != nil || !ok || !participatesIn(app, job, cam.ID) {
 		return a, false
 	}
-	a.Thread = cam.Id
+	a.Thread = cam.ID
 	return a, true
 }
 
 // participates reports whether a camello has a thread on the job: its
 // provider, or a quoting camello while the job is open.
 func participates(app core.App, job *core.Record, camelloID string) bool {
-	if job.GetString("provider") == camelloID {
+	return participatesIn(app, jobs.PartiesOfRecord(job), camelloID)
+}
+
+// participatesIn is participates on the job's parties.
+func participatesIn(app core.App, job jobs.Parties, camelloID string) bool {
+	if job.Provider == camelloID {
 		return true
 	}
-	return job.GetString("status") == jobs.StatusPending && quotes.HasQuote(app, job.Id, camelloID)
+	return job.Status == jobs.StatusPending && quotes.HasQuote(app, job.ID, camelloID)
 }
 
 // writeConflict is the 409 of a job whose conversation is closed, or nil.
@@ -102,6 +115,13 @@ func writeConflict(job *core.Record, now time.Time) error {
 	return nil
 }
 
+// author is a message's author as the API shows it.
+type author struct {
+	ID   string `db:"id" json:"id"`
+	Name string `db:"name" json:"name"`
+	Role string `db:"role" json:"role"`
+}
+
 // JSON renders messages as the API's Message objects, loading their
 // authors in one query.
 func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
@@ -112,11 +132,6 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 			seen[a] = true
 			ids = append(ids, a)
 		}
-	}
-	type author struct {
-		ID   string `db:"id" json:"id"`
-		Name string `db:"name" json:"name"`
-		Role string `db:"role" json:"role"`
 	}
 	authors := map[string]author{}
 	if len(ids) > 0 {

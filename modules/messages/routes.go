@@ -4,6 +4,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -15,7 +16,7 @@ func Register(app core.App) {
 		api := httpapi.API(se)
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
 		// The caller's threads of a job, oldest first.
-		api.GET("/jobs/{id}/messages", messagesList).Bind(signedIn)
+		api.GET("/jobs/{id}/messages", messagesList).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// The job's client or a camello of it writes (JSON, or multipart with photos).
 		api.POST("/jobs/{id}/messages", messagePost).Bind(signedIn)
 		// An attachment, only to the readers of its message.

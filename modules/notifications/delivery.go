@@ -56,11 +56,17 @@ func (o Options) withDefaults() Options {
 	if o.PushTimeout <= 0 {
 		o.PushTimeout = 10 * time.Second
 	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Timeout: o.PushTimeout}
-	}
 	if o.Workers <= 0 {
 		o.Workers = 4
+	}
+	if o.HTTPClient == nil {
+		// Its own transport, keeping enough idle connections per push
+		// service for every worker and their users' other devices: the
+		// shared default keeps 2, so a push service without HTTP/2 would
+		// see a new TLS handshake for most pushes.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 8 * o.Workers
+		o.HTTPClient = &http.Client{Timeout: o.PushTimeout, Transport: tr}
 	}
 	if o.QueueSize <= 0 {
 		o.QueueSize = 4096
@@ -86,6 +92,17 @@ type job struct {
 	Body   string
 	URL    string
 	Data   map[string]any
+	// known is what the writer of the notification read of the user
+	// (NotifyMany): the preferences and push subscriptions as of that
+	// write, shared by the user's jobs of one call; nil: the worker reads
+	// them when it delivers.
+	known *recipient
+}
+
+// recipient is a user's preferences and push subscriptions.
+type recipient struct {
+	prefs Preferences
+	subs  []subscription
 }
 
 // task is one unit of work of the queue: a notification to fan out, or a
@@ -121,6 +138,8 @@ type dispatcher struct {
 
 	vapidMu sync.Mutex
 	vapid   *vapidKeys
+
+	vapidHeaders vapidHeaders // signed Authorization headers per audience
 
 	// outcomes counts push attempts by outcome (PushStats).
 	outcomes [numOutcomes]atomic.Int64
@@ -455,15 +474,25 @@ func (d *dispatcher) run(t task) {
 		d.pushAttempt(t.job, *t.sub, t.attempt)
 		return
 	}
-	prefs, err := loadPreferences(d.app, t.job.UserID)
-	if err != nil {
-		d.app.Logger().Error("notifications: preferences", "user", t.job.UserID, "error", err.Error())
-		return
+	var prefs Preferences
+	if k := t.job.known; k != nil {
+		prefs = k.prefs
+	} else {
+		var err error
+		if prefs, err = loadPreferences(d.app, t.job.UserID); err != nil {
+			d.app.Logger().Error("notifications: preferences", "user", t.job.UserID, "error", err.Error())
+			return
+		}
 	}
 	if prefs.allows(t.job.Kind, ChannelPush) && d.pushDue(t.job) {
-		subs, err := userSubscriptions(d.app, t.job.UserID)
-		if err != nil {
-			d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())
+		var subs []subscription
+		if k := t.job.known; k != nil {
+			subs = k.subs
+		} else {
+			var err error
+			if subs, err = userSubscriptions(d.app, t.job.UserID); err != nil {
+				d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())
+			}
 		}
 		// Every endpoint at once, each with its own deadline: one slow
 		// endpoint does not delay the others.

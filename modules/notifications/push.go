@@ -14,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -97,18 +96,25 @@ func topicOf(j job) string {
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:24])
 }
 
+// Urgency header values (RFC 8030).
+const (
+	urgencyHigh   = "high"
+	urgencyNormal = "normal"
+)
+
 // pushOptions are the per-kind headers: TTL, Urgency and Topic.
-func pushOptions(j job) (ttl int, urgency webpush.Urgency, topic string) {
+func pushOptions(j job) (ttl int, urgency string, topic string) {
 	if j.Kind == KindAppointmentReminder {
-		return int(ReminderTTL / time.Second), webpush.UrgencyHigh, topicOf(j)
+		return int(ReminderTTL / time.Second), urgencyHigh, topicOf(j)
 	}
-	return int(DefaultTTL / time.Second), webpush.UrgencyNormal, topicOf(j)
+	return int(DefaultTTL / time.Second), urgencyNormal, topicOf(j)
 }
 
 // pushAttempt sends one push to one subscription and acts on the answer:
 // 2xx delivered; 404/410 the subscription is gone and deleted; 429/5xx and
 // network errors retried later; other answers given up. Every attempt is
-// logged.
+// logged (a delivered one at debug level: a broadcast to 10,000 users
+// would otherwise write 10,000 rows to the logs database).
 func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind,
 		"subscription", s.ID, "attempt", attempt)
@@ -120,18 +126,9 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	ttl, urgency, topic := pushOptions(j)
 	ctx, cancel := context.WithTimeout(d.ctx, d.opts.PushTimeout)
 	defer cancel()
-	res, err := webpush.SendNotificationWithContext(ctx, payloadOf(j), &webpush.Subscription{
-		Endpoint: s.Endpoint,
-		Keys:     webpush.Keys{P256dh: s.P256dh, Auth: s.Auth},
-	}, &webpush.Options{
-		HTTPClient:      d.opts.HTTPClient,
-		Subscriber:      librarySubscriber(vapidSubject(d.app)),
-		Topic:           topic,
-		TTL:             ttl,
-		Urgency:         urgency,
-		VAPIDPublicKey:  keys.PublicKey,
-		VAPIDPrivateKey: keys.PrivateKey,
-	})
+	res, err := d.sendPush(ctx, d.opts.HTTPClient, pushRequest{
+		Payload: payloadOf(j), Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
+	}, keys, vapidSubject(d.app))
 	if err != nil {
 		if d.ctx.Err() != nil {
 			return // shutting down
@@ -150,7 +147,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	status := res.StatusCode
 	switch {
 	case status >= 200 && status < 300:
-		log.Info("push: delivered", "status", status)
+		log.Debug("push: delivered", "status", status)
 		d.count(PushDelivered)
 	case status == http.StatusNotFound || status == http.StatusGone:
 		d.count(PushGone)

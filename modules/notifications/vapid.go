@@ -185,13 +185,3 @@ func vapidSubject(app core.App) string {
 	}
 	return DefaultVAPIDSubject
 }
-
-// librarySubscriber is what webpush-go must be given so the JWT "sub" claim
-// is exactly subject: the library prefixes "mailto:" to anything that does
-// not start with "https:", so a mailto: subject is passed without it.
-func librarySubscriber(subject string) string {
-	if strings.HasPrefix(subject, "https:") {
-		return subject
-	}
-	return strings.TrimPrefix(subject, "mailto:")
-}

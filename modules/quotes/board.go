@@ -6,9 +6,11 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/list"
 )
 
 // boardList handles GET /api/jobs/open?page&perPage&city&service: the
@@ -16,12 +18,16 @@ import (
 // newest first, optionally in one city (accent- and case-insensitive) or of
 // one service; without the client's address or contact data. The caller's
 // camello and the page come from the jobs area's in-memory open board
-// (jobs.BoardCaller, jobs.BoardPage): no SQL per request once built.
+// (camellos.CachedOfUser, jobs.BoardPage): no SQL per request once built.
 func boardList(e *core.RequestEvent) error {
-	mine, ok := jobs.BoardCaller(e.App, session.AuthUser(e).Id)
-	if !ok {
+	me, ok, err := camellos.CachedOfUser(e.App, session.AuthUser(e).Id)
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	if !ok || me.Status != camellos.StatusActive {
 		return httpapi.Forbidden(MsgOnlyActiveBoard)
 	}
+	mine := list.ToUniqueStringSlice(me.Services)
 	p, err := httpapi.Paging(e)
 	if err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 	"camellos/modules/jobs"
 	"camellos/modules/users"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -89,39 +88,48 @@ func quoteCreate(e *core.RequestEvent) error {
 }
 
 // quotesList handles GET /api/jobs/{id}/quotes: newest first; the job's
-// client and admins see all, a camello its own; another client 403.
+// client and admins see all, a camello its own; another client 403. The
+// job's parties, its quotes and the caller's camello come from memory
+// (jobs.PartiesOf, jobQuotesOf, camellos.CachedOfUser), dropped by every
+// write that changes them.
 func quotesList(e *core.RequestEvent) error {
 	jobID, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
-	job, err := e.App.FindRecordById(jobs.Collection, jobID)
-	if err != nil {
+	job, ok, err := jobs.PartiesOf(e.App, jobID)
+	if err != nil || !ok {
 		return httpapi.NotFound(jobs.MsgJobNotFound)
 	}
 	user := session.AuthUser(e)
-	where := dbx.HashExp{"job": job.Id}
-	switch {
-	case user.GetString("role") == users.RoleAdmin || job.GetString("client") == user.Id:
-	case user.GetString("role") == users.RoleCamello:
-		cam := jobs.CamelloOfUser(e.App, user.Id)
-		if cam == nil || !(job.GetString("provider") == cam.Id || HasQuote(e.App, job.Id, cam.Id) || quoteRefusal(job, cam) == "") {
-			// Not its job, never quoted it, may not quote it: none of its business.
-			return httpapi.Forbidden(httpapi.MsgUnauthorized)
-		}
-		where["camello"] = cam.Id
-	default:
+	role := user.GetString("role")
+	if role != users.RoleAdmin && job.Client != user.Id && role != users.RoleCamello {
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
-	var recs []*core.Record
-	if err := e.App.RecordQuery(Collection).Where(where).OrderBy("created DESC", "id DESC").All(&recs); err != nil {
-		return httpapi.Internal(err)
-	}
-	list, err := JSON(e.App, recs)
+	list, err := jobQuotesOf(e.App, job.ID)
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	return e.JSON(http.StatusOK, map[string]any{"quotes": list})
+	only := ""
+	switch {
+	case role == users.RoleAdmin || job.Client == user.Id:
+	case role == users.RoleCamello:
+		cam, ok, err := camellos.CachedOfUser(e.App, user.Id)
+		if err != nil || !ok || !(job.Provider == cam.ID || list.has(cam.ID) || refusal(job, cam) == "") {
+			// Not its job, never quoted it, may not quote it: none of its business.
+			return httpapi.Forbidden(httpapi.MsgUnauthorized)
+		}
+		only = cam.ID
+	default:
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
+	}
+	buf := make([]byte, 0, 512+384*len(list.items))
+	buf = append(buf, `{"quotes":`...)
+	if buf, err = appendQuotes(e.App, buf, list, only, jobs.Now(e.App)); err != nil {
+		return httpapi.Internal(err)
+	}
+	buf = append(buf, "}\n"...)
+	return httpapi.WriteRendered(e, buf)
 }
 
 // pathQuote loads the path's quote with its job: 400 malformed id, 404 unknown.

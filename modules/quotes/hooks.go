@@ -16,6 +16,7 @@ import (
 // the dashboard, the generic API) and rejects a job's live quotes when the
 // job gets its provider by any path.
 func bindHooks(app core.App) {
+	bindListCache(app)
 	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
 		if err := validateQuote(e.App, e.Record); err != nil {
 			return err
@@ -106,19 +107,25 @@ func validateQuote(app core.App, rec *core.Record) error {
 // the camello must be ACTIVO, and the job PENDIENTE and either open with a
 // service the camello offers, or a direct request naming this camello.
 func quoteRefusal(job, cam *core.Record) string {
+	return refusal(jobs.PartiesOfRecord(job), camellos.UserCamello{ID: cam.Id, Status: cam.GetString("status"),
+		Services: cam.GetStringSlice("services")})
+}
+
+// refusal is quoteRefusal on a job's parties and the camello's profile.
+func refusal(job jobs.Parties, cam camellos.UserCamello) string {
 	switch {
-	case cam.GetString("status") != camellos.StatusActive:
+	case cam.Status != camellos.StatusActive:
 		return MsgCamelloInactive
-	case job.GetString("status") != jobs.StatusPending:
+	case job.Status != jobs.StatusPending:
 		return MsgJobNotPending
 	}
-	if p := job.GetString("provider"); p != "" {
-		if p != cam.Id {
+	if p := job.Provider; p != "" {
+		if p != cam.ID {
 			return MsgCannotQuote
 		}
 		return ""
 	}
-	if !slices.Contains(cam.GetStringSlice("services"), job.GetString("service")) {
+	if !slices.Contains(cam.Services, job.Service) {
 		return MsgCannotQuote
 	}
 	return ""

@@ -145,8 +145,13 @@ func one(app core.App, id string) (map[string]any, error) {
 
 // HasQuote reports whether camelloID sent a quote (in any state) on jobID:
 // the messages area lets such a camello talk with the client while the job
-// is open.
+// is open. Outside a transaction it reads the job's cached quotes.
 func HasQuote(app core.App, jobID, camelloID string) bool {
+	if !app.IsTransactional() {
+		if l, err := jobQuotesOf(app, jobID); err == nil {
+			return l.has(camelloID)
+		}
+	}
 	n, err := app.CountRecords(Collection, dbx.HashExp{"job": jobID, "camello": camelloID})
 	return err == nil && n > 0
 }

@@ -33,7 +33,7 @@ func Register(app core.App) {
 		// An ACTIVO camello quotes an open job (or a direct request naming it).
 		api.POST("/jobs/{id}/quotes", quoteCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellos, users.RoleCamello))
 		// The job's client and admins see every quote; a camello its own.
-		api.GET("/jobs/{id}/quotes", quotesList).Bind(signedIn)
+		api.GET("/jobs/{id}/quotes", quotesList).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// The job's client accepts a quote: the job is assigned at its price.
 		api.POST("/quotes/{id}/accept", quoteAccept).Bind(signedIn)
 		// The job's client rejects a quote.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/memo"
 	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
@@ -40,6 +41,7 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 			return httpapi.Forbidden(msg)
 		}
 		now := jobs.Now(txApp)
+		dropList(txApp, job.Id)
 		if err := expire(txApp, dbx.HashExp{"job": job.Id, "camello": cam.Id}, now); err != nil {
 			return err
 		}
@@ -134,6 +136,11 @@ func transition(txApp core.App, quoteID, status string, now time.Time) error {
 		return err
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 1 {
+		var job string
+		if err := txApp.DB().Select("job").From(Collection).Where(dbx.HashExp{"id": quoteID}).Row(&job); err != nil {
+			return err
+		}
+		dropList(txApp, job)
 		return nil
 	}
 	q := Find(txApp, quoteID)
@@ -151,6 +158,7 @@ func transition(txApp core.App, quoteID, status string, now time.Time) error {
 // camellos are told why).
 func closeLiveQuotes(txApp core.App, jobID, why string) error {
 	now := jobs.Now(txApp)
+	dropList(txApp, jobID)
 	if err := expire(txApp, dbx.HashExp{"job": jobID}, now); err != nil {
 		return err
 	}
@@ -191,7 +199,12 @@ func ExpireDue(app core.App, now time.Time) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return res.RowsAffected()
+	n, err := res.RowsAffected()
+	if n > 0 {
+		c := listCacheOf(app)
+		memo.AfterCommit(app, c.byJob.DropAll)
+	}
+	return n, err
 }
 
 // tellCamello notifies the camello of a quote about it.

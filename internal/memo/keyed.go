@@ -1,0 +1,209 @@
+package memo
+
+import (
+	"container/list"
+	"sync"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Keyed holds values derived from the database by key (one per job, per
+// camello...), bounded by a total cost: the least recently read values go
+// first when a new one would pass MaxCost, so it keeps what is read, not
+// everything. A value is built lazily by the first reader of its key (the
+// other readers of that key wait for it) and dropped by Drop or DropAll
+// from the owner's hooks after a write commits. A build that raced a drop
+// of its key is handed to the reader that built it, never stored, so the
+// next reader builds again from what was committed.
+//
+// Build only outside a transaction (a value built from a transaction's
+// uncommitted writes must not outlive it): readers inside one read the
+// database directly.
+type Keyed[K comparable, V any] struct {
+	// MaxCost bounds the sum of Cost over the stored values (0: nothing is
+	// stored). A value costing more than MaxCost on its own is not stored.
+	MaxCost int64
+	// Cost is a value's weight (e.g. its bytes); nil counts 1 per value.
+	Cost func(V) int64
+
+	mu       sync.Mutex
+	items    map[K]*list.Element
+	lru      list.List // of *keyedItem, most recently read first
+	cost     int64
+	building map[K]*keyedBuild[V]
+}
+
+type keyedItem[K comparable, V any] struct {
+	key  K
+	val  V
+	cost int64
+}
+
+type keyedBuild[V any] struct {
+	done    chan struct{}
+	dropped bool
+	stored  bool
+	err     error
+}
+
+// NewKeyed returns a Keyed bounded by maxCost, weighing values with cost
+// (nil: 1 each).
+func NewKeyed[K comparable, V any](maxCost int64, cost func(V) int64) *Keyed[K, V] {
+	return &Keyed[K, V]{MaxCost: maxCost, Cost: cost}
+}
+
+// Get returns the value of key, building it with build when it is not
+// stored. ok false from build means "nothing to store" (e.g. the row does
+// not exist): the value is returned as is and not kept.
+func (c *Keyed[K, V]) Get(key K, build func() (v V, ok bool, err error)) (V, bool, error) {
+	for {
+		c.mu.Lock()
+		if el, hit := c.items[key]; hit {
+			c.lru.MoveToFront(el)
+			v := el.Value.(*keyedItem[K, V]).val
+			c.mu.Unlock()
+			return v, true, nil
+		}
+		if b := c.building[key]; b != nil {
+			c.mu.Unlock()
+			<-b.done
+			c.mu.Lock()
+			dropped, stored, err := b.dropped, b.stored, b.err
+			c.mu.Unlock()
+			switch {
+			case dropped || stored:
+				// Stored: the next round reads it. Dropped while
+				// building: the next round builds again.
+				continue
+			case err != nil:
+				var zero V
+				return zero, false, err
+			}
+			// Not storable (absent, or too large): build for this reader
+			// alone rather than queue behind each other.
+			return build()
+		}
+		b := &keyedBuild[V]{done: make(chan struct{})}
+		if c.building == nil {
+			c.building = map[K]*keyedBuild[V]{}
+		}
+		c.building[key] = b
+		c.mu.Unlock()
+		v, ok, err := build()
+		c.mu.Lock()
+		b.err = err
+		if !b.dropped {
+			delete(c.building, key)
+			if err == nil && ok {
+				b.stored = c.storeLocked(key, v)
+			}
+		}
+		close(b.done)
+		c.mu.Unlock()
+		return v, ok, err
+	}
+}
+
+// storeLocked keeps v under key and evicts the least recently read values
+// beyond MaxCost; false when v alone weighs more than MaxCost. c.mu is held.
+func (c *Keyed[K, V]) storeLocked(key K, v V) bool {
+	cost := int64(1)
+	if c.Cost != nil {
+		cost = c.Cost(v)
+	}
+	if cost > c.MaxCost {
+		return false
+	}
+	if c.items == nil {
+		c.items = map[K]*list.Element{}
+	}
+	if el, ok := c.items[key]; ok {
+		c.removeLocked(el)
+	}
+	c.items[key] = c.lru.PushFront(&keyedItem[K, V]{key: key, val: v, cost: cost})
+	c.cost += cost
+	for c.cost > c.MaxCost {
+		c.removeLocked(c.lru.Back())
+	}
+	return true
+}
+
+func (c *Keyed[K, V]) removeLocked(el *list.Element) {
+	it := el.Value.(*keyedItem[K, V])
+	c.lru.Remove(el)
+	delete(c.items, it.key)
+	c.cost -= it.cost
+}
+
+// Drop forgets key's value and makes a build of it in flight unusable.
+func (c *Keyed[K, V]) Drop(key K) {
+	c.mu.Lock()
+	if el, ok := c.items[key]; ok {
+		c.removeLocked(el)
+	}
+	if b := c.building[key]; b != nil {
+		b.dropped = true
+		delete(c.building, key)
+	}
+	c.mu.Unlock()
+}
+
+// Patch replaces key's stored value by what fn makes of it, in place of a
+// Drop when the owner knows what its write changed (a message appended to
+// a conversation): fn returns the new value, or false to drop it. fn runs
+// under the cache's lock (keep it short) and must not modify the value it
+// gets (readers may hold it): it returns a new one. A build of key in
+// flight is made unusable, as by Drop; without a stored value nothing
+// happens.
+func (c *Keyed[K, V]) Patch(key K, fn func(V) (V, bool)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.building[key]; b != nil {
+		b.dropped = true
+		delete(c.building, key)
+	}
+	el, ok := c.items[key]
+	if !ok {
+		return
+	}
+	v, keep := fn(el.Value.(*keyedItem[K, V]).val)
+	c.removeLocked(el)
+	if keep {
+		c.storeLocked(key, v)
+	}
+}
+
+// DropAll forgets every value and makes every build in flight unusable.
+func (c *Keyed[K, V]) DropAll() {
+	c.mu.Lock()
+	c.items = nil
+	c.lru.Init()
+	c.cost = 0
+	for k, b := range c.building {
+		b.dropped = true
+		delete(c.building, k)
+	}
+	c.mu.Unlock()
+}
+
+// Len is how many values are stored and their total cost.
+func (c *Keyed[K, V]) Len() (n int, cost int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.items), c.cost
+}
+
+// AfterCommit runs drop once app's transaction has ended (committed or
+// rolled back), or at once when app is not a transaction: the way an
+// owner's raw SQL write drops what it changed, so that no reader can
+// rebuild from the state before the commit and keep it.
+func AfterCommit(app core.App, drop func()) {
+	if tx := app.TxInfo(); tx != nil {
+		tx.OnComplete(func(txErr error) error {
+			drop()
+			return nil
+		})
+		return
+	}
+	drop()
+}

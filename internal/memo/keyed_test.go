@@ -1,0 +1,128 @@
+package memo
+
+import (
+	"errors"
+	"sync"
+	"testing"
+)
+
+// The least recently read values go first when the cost passes MaxCost;
+// a value heavier than MaxCost alone is built but not kept.
+func TestKeyedEvictsLeastRecentlyRead(t *testing.T) {
+	c := NewKeyed[string, int](10, func(v int) int64 { return int64(v) })
+	builds := map[string]int{}
+	get := func(k string, v int) {
+		t.Helper()
+		got, _, err := c.Get(k, func() (int, bool, error) { builds[k]++; return v, true, nil })
+		if err != nil || got != v {
+			t.Fatalf("%s: %d %v", k, got, err)
+		}
+	}
+	get("a", 4)
+	get("b", 4)
+	get("a", 4) // a is now the most recently read
+	get("c", 4) // 12 > 10: b goes
+	if n, cost := c.Len(); n != 2 || cost != 8 {
+		t.Fatalf("len %d cost %d", n, cost)
+	}
+	get("a", 4)
+	get("b", 4)
+	if builds["a"] != 1 || builds["b"] != 2 {
+		t.Fatalf("builds %v", builds)
+	}
+	get("big", 11)
+	get("big", 11)
+	if builds["big"] != 2 {
+		t.Fatalf("a value over the bound was kept: %v", builds)
+	}
+	if _, cost := c.Len(); cost > 10 {
+		t.Fatalf("cost %d over the bound", cost)
+	}
+}
+
+// A build that raced a drop of its key is answered but not kept; one that
+// failed is not kept either.
+func TestKeyedDropDuringBuild(t *testing.T) {
+	c := NewKeyed[string, string](100, nil)
+	v, _, _ := c.Get("k", func() (string, bool, error) {
+		c.Drop("k") // a write commits while the build reads
+		return "old", true, nil
+	})
+	if v != "old" {
+		t.Fatalf("the builder gets its value: %q", v)
+	}
+	v, _, _ = c.Get("k", func() (string, bool, error) { return "new", true, nil })
+	if v != "new" {
+		t.Fatalf("a value built across a drop was kept: %q", v)
+	}
+	c.Get("j", func() (string, bool, error) {
+		c.DropAll()
+		return "old", true, nil
+	})
+	if v, _, _ := c.Get("j", func() (string, bool, error) { return "new", true, nil }); v != "new" {
+		t.Fatalf("a value built across DropAll was kept: %q", v)
+	}
+	if _, _, err := c.Get("e", func() (string, bool, error) { return "", false, errors.New("boom") }); err == nil {
+		t.Fatal("error lost")
+	}
+	if v, _, _ := c.Get("e", func() (string, bool, error) { return "ok", true, nil }); v != "ok" {
+		t.Fatalf("after an error: %q", v)
+	}
+}
+
+// Concurrent readers of one key share one build.
+func TestKeyedOneBuildPerKey(t *testing.T) {
+	c := NewKeyed[string, int](100, nil)
+	var mu sync.Mutex
+	builds := 0
+	started, release := make(chan struct{}), make(chan struct{})
+	build := func() (int, bool, error) {
+		mu.Lock()
+		builds++
+		mu.Unlock()
+		close(started)
+		<-release
+		return 7, true, nil
+	}
+	var wg sync.WaitGroup
+	read := func() {
+		defer wg.Done()
+		if v, _, err := c.Get("k", build); err != nil || v != 7 {
+			t.Errorf("%d %v", v, err)
+		}
+	}
+	wg.Add(8)
+	go read()
+	<-started
+	for i := 0; i < 7; i++ {
+		go read() // a second build would close started again and panic
+	}
+	close(release)
+	wg.Wait()
+	if builds != 1 {
+		t.Fatalf("builds %d", builds)
+	}
+}
+
+// Patch replaces a stored value (or drops it), makes a build in flight
+// unusable and does nothing without a stored value.
+func TestKeyedPatch(t *testing.T) {
+	c := NewKeyed[string, int](100, nil)
+	c.Patch("k", func(v int) (int, bool) { t.Fatal("patched nothing"); return 0, true })
+	c.Get("k", func() (int, bool, error) { return 1, true, nil })
+	c.Patch("k", func(v int) (int, bool) { return v + 1, true })
+	if v, _, _ := c.Get("k", func() (int, bool, error) { return 0, true, nil }); v != 2 {
+		t.Fatalf("patched %d", v)
+	}
+	c.Patch("k", func(v int) (int, bool) { return 0, false })
+	if v, _, _ := c.Get("k", func() (int, bool, error) { return 5, true, nil }); v != 5 {
+		t.Fatalf("dropped by patch: %d", v)
+	}
+	c.Get("j", func() (int, bool, error) {
+		c.Patch("j", func(v int) (int, bool) { return v, true })
+		return 1, true, nil
+	})
+	if v, _, _ := c.Get("j", func() (int, bool, error) { return 9, true, nil }); v != 9 {
+		t.Fatalf("a build across a patch was kept: %d", v)
+	}
+}

@@ -1,0 +1,137 @@
+package camellos
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"camellos/internal/dbwatch"
+	"camellos/internal/memo"
+	"camellos/internal/records"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// maxCachedSummaries bounds the rated-summary cache: the camellos most
+// recently shown (a few hundred bytes each), not every camello.
+const maxCachedSummaries = 10_000
+
+// ratedSummary is Summary plus ratingAvg, its fields in the order
+// encoding/json writes that map's keys (sorted): the same bytes.
+type ratedSummary struct {
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Photo     string   `json:"photo"`
+	RatingAvg float64  `json:"ratingAvg"`
+	Trades    []string `json:"trades"`
+}
+
+type summaryCache struct {
+	byID   *memo.Keyed[string, []byte]
+	byUser *memo.Keyed[string, UserCamello]
+}
+
+// UserCamello is what the access rules of a job's quotes and conversation
+// read of the caller's camello profile.
+type UserCamello struct {
+	ID       string
+	Status   string
+	Services []string // never modified: shared by the readers
+}
+
+const summaryKey = "camellos.summaries"
+
+func summariesOf(app core.App) *summaryCache {
+	return app.Store().GetOrSet(summaryKey, func() any {
+		return &summaryCache{byID: memo.NewKeyed[string, []byte](maxCachedSummaries, nil),
+			byUser: memo.NewKeyed[string, UserCamello](maxCachedSummaries, nil)}
+	}).(*summaryCache)
+}
+
+// RatedSummaryJSON is the camello as a quote shows it, rendered: Summary
+// with its ratingAvg ({id, name, photo, ratingAvg, trades}); ok false when
+// there is no such camello. From memory outside a transaction: dropped
+// after every committed write of the camello or of a review of it (its
+// rating) and on commits by another process.
+func RatedSummaryJSON(app core.App, id string) ([]byte, bool, error) {
+	load := func() ([]byte, bool, error) {
+		rec, err := app.FindRecordById(Collection, id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		raw, err := json.Marshal(ratedSummary{ID: rec.Id, Name: rec.GetString("name"), Photo: PhotoPath(rec),
+			RatingAvg: rec.GetFloat("ratingAvg"), Trades: Trades(rec)})
+		return raw, err == nil, err
+	}
+	if app.IsTransactional() {
+		return load()
+	}
+	return summariesOf(app).byID.Get(id, load)
+}
+
+// CachedOfUser is the camello profile of a user (ok false without one), as
+// FindFirstRecordByData(Collection, "user", id) reads it (one per user),
+// from memory outside a transaction: dropped after every committed write
+// of a camello of that user (before and after the write) and on commits by
+// another process.
+func CachedOfUser(app core.App, userID string) (UserCamello, bool, error) {
+	load := func() (UserCamello, bool, error) {
+		rec, err := app.FindFirstRecordByData(Collection, "user", userID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return UserCamello{}, false, nil
+		}
+		if err != nil {
+			return UserCamello{}, false, err
+		}
+		return UserCamello{ID: rec.Id, Status: rec.GetString("status"), Services: rec.GetStringSlice("services")}, true, nil
+	}
+	if app.IsTransactional() {
+		return load()
+	}
+	return summariesOf(app).byUser.Get(userID, load)
+}
+
+// bindSummaryCache drops a camello's rated summary after each committed
+// write of it or of its reviews, and all of them on another process's commit.
+func bindSummaryCache(app core.App) {
+	c := summariesOf(app)
+	dbwatch.OnExternalCommit(app, func() {
+		c.byID.DropAll()
+		c.byUser.DropAll()
+	})
+	camello := func(e *core.RecordEvent) error {
+		c.byID.Drop(e.Record.Id)
+		c.byUser.Drop(e.Record.GetString("user"))
+		return e.Next()
+	}
+	app.OnRecordAfterCreateSuccess(Collection).BindFunc(camello)
+	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(camello)
+	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(camello)
+	// A profile moved to another user (the dashboard) leaves its old user.
+	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
+		before := records.Stored(e.App, e.Record).GetString("user")
+		if err := e.Next(); err != nil {
+			return err
+		}
+		if before != e.Record.GetString("user") {
+			memo.AfterCommit(e.App, func() { c.byUser.Drop(before) })
+		}
+		return nil
+	})
+	review := func(e *core.RecordEvent) error {
+		c.byID.Drop(e.Record.GetString("camello"))
+		return e.Next()
+	}
+	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
+	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
+	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
+}
+
+// CachedSummaries is how many rated summaries are in memory (bench, metrics).
+func CachedSummaries(app core.App) int {
+	n, _ := summariesOf(app).byID.Len()
+	return n
+}

@@ -1,0 +1,5 @@
+package jobs
+
+// ReminderBatch is how many appointments one sweep transaction claims
+// (tests only).
+const ReminderBatch = reminderBatch
