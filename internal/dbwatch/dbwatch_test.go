@@ -331,3 +331,84 @@ func TestBigOwnTransactionIsNotExternal(t *testing.T) {
 		}
 	}
 }
+
+// With many requests checking at once (they share readings of the probe)
+// and own commits going on, a commit by another connection is noticed by
+// every Check that starts after it, and own commits never are.
+func TestConcurrentChecksNoticeEveryForeignCommit(t *testing.T) {
+	k := testkit.New(t)
+	db := other(t, k)
+	w := dbwatch.Of(k.App)
+	if err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.App.DB().NewQuery("CREATE TABLE probe_test (n INTEGER)").Execute(); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = w.Check()
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() { // own commits meanwhile
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := k.App.DB().NewQuery("INSERT INTO probe_test (n) VALUES (1)").Execute(); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	if err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		before := w.External()
+		if _, err := db.Exec("INSERT INTO probe_test (n) VALUES (2)"); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+		if w.External() == before {
+			close(stop)
+			wg.Wait()
+			t.Fatalf("foreign commit %d not noticed by the next Check", i)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	// Quiet again: own commits alone are not foreign.
+	if err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	before := w.External()
+	for i := 0; i < 20; i++ {
+		if _, err := k.App.DB().NewQuery("INSERT INTO probe_test (n) VALUES (3)").Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := w.External() - before; got != 0 {
+		t.Fatalf("%d own commits taken for foreign ones", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
@@ -249,7 +250,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 	if !isClient && !isCamello && !session.HasRole(e, users.RoleAdmin) {
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
-	err = e.App.RunInTransaction(func(txApp core.App) error {
+	err = writer.Transaction(e.App, func(txApp core.App) error {
 		ok, err := appointments.Cancel(txApp, appt.Id, jobs.Now(txApp))
 		if err != nil {
 			return err

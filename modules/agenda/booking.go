@@ -7,6 +7,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
@@ -141,7 +142,7 @@ func Book(app core.App, jobID string, start time.Time) (*appointments.Appointmen
 // appointments backs it. The camello is notified once.
 func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments.Appointment, error) {
 	var out []*appointments.Appointment
-	err := app.RunInTransaction(func(txApp core.App) error {
+	err := writer.Transaction(app, func(txApp core.App) error {
 		out = out[:0]
 		job, camello, err := bookableJob(txApp, jobID)
 		if err != nil {
@@ -228,7 +229,7 @@ func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments
 // serialised transactions and the unique index leave exactly one winner.
 func Reschedule(app core.App, id string, start time.Time, byUserID string) (*appointments.Appointment, error) {
 	var moved *appointments.Appointment
-	err := app.RunInTransaction(func(txApp core.App) error {
+	err := writer.Transaction(app, func(txApp core.App) error {
 		appt, err := appointments.Find(txApp, id)
 		if err != nil {
 			return httpapi.NotFound(MsgAppointmentNotFound)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/notifications"
 
@@ -51,7 +52,7 @@ func jobAssign(e *core.RequestEvent) error {
 // notifies the client and the camello: of many concurrent assigns exactly
 // one changes a row, the others get 409.
 func Assign(app core.App, jobID, camelloID string) error {
-	return app.RunInTransaction(func(txApp core.App) error {
+	return writer.Transaction(app, func(txApp core.App) error {
 		job, err := txApp.FindRecordById(Collection, jobID)
 		if err != nil {
 			return httpapi.NotFound(MsgJobNotFound)

@@ -5,6 +5,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/internal/writer"
 	"camellos/modules/appointments"
 	"camellos/modules/notifications"
 
@@ -40,7 +41,7 @@ func jobCancel(e *core.RequestEvent) error {
 // party (both, when an admin cancels), all in one transaction. A COMPLETADO
 // or already CANCELADO job is a 409.
 func Cancel(app core.App, jobID, byUserID string) error {
-	return app.RunInTransaction(func(txApp core.App) error {
+	return writer.Transaction(app, func(txApp core.App) error {
 		job, err := txApp.FindRecordById(Collection, jobID)
 		if err != nil {
 			return httpapi.NotFound(MsgJobNotFound)

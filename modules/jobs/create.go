@@ -8,6 +8,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
 	"camellos/internal/session"
+	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
 
@@ -101,7 +102,7 @@ func jobCreate(e *core.RequestEvent) error {
 		job.Set("source", SourceProfile)
 		job.Set("provider", camello.Id)
 	}
-	err = e.App.RunInTransaction(func(txApp core.App) error {
+	err = writer.Transaction(e.App, func(txApp core.App) error {
 		if err := txApp.Save(job); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/records"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -58,7 +59,7 @@ func jobReview(e *core.RequestEvent) error {
 		return err
 	}
 	var review *core.Record
-	err = e.App.RunInTransaction(func(txApp core.App) error {
+	err = writer.Transaction(e.App, func(txApp core.App) error {
 		job, err := txApp.FindRecordById(Collection, job.Id)
 		if err != nil {
 			return err

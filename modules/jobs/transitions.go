@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/notifications"
 
@@ -53,7 +54,7 @@ func camelloStep(e *core.RequestEvent, s step) error {
 	if !party.Provider {
 		return httpapi.Forbidden(MsgOnlyProvider)
 	}
-	err = e.App.RunInTransaction(func(txApp core.App) error {
+	err = writer.Transaction(e.App, func(txApp core.App) error {
 		job, err := txApp.FindRecordById(Collection, job.Id)
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/imagecheck"
 	"camellos/internal/session"
+	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/events"
 	"camellos/modules/jobs"
@@ -181,7 +182,7 @@ func messagePost(e *core.RequestEvent) error {
 // closed.
 func Post(app core.App, jobID, camelloID string, author *core.Record, body string, files []*filesystem.File) (map[string]any, error) {
 	var out map[string]any
-	err := app.RunInTransaction(func(txApp core.App) error {
+	err := writer.Transaction(app, func(txApp core.App) error {
 		job, err := txApp.FindRecordById(jobs.Collection, jobID)
 		if err != nil {
 			return httpapi.NotFound(jobs.MsgJobNotFound)

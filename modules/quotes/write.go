@@ -5,6 +5,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/memo"
+	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -27,7 +28,7 @@ type Offer struct {
 // unseen is marked VENCIDA first, so it never blocks a new one.
 func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, error) {
 	var id string
-	err := app.RunInTransaction(func(txApp core.App) error {
+	err := writer.Transaction(app, func(txApp core.App) error {
 		job, err := txApp.FindRecordById(jobs.Collection, jobID)
 		if err != nil {
 			return httpapi.NotFound(jobs.MsgJobNotFound)
@@ -85,7 +86,7 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 // jobs.OnProviderSet). Of concurrent accepts, or an accept racing an admin
 // assignment, exactly one wins; the others change nothing and get 409.
 func Accept(app core.App, quoteID string) error {
-	return app.RunInTransaction(func(txApp core.App) error {
+	return writer.Transaction(app, func(txApp core.App) error {
 		now := jobs.Now(txApp)
 		if err := transition(txApp, quoteID, StatusAccepted, now); err != nil {
 			return err
@@ -105,7 +106,7 @@ func Accept(app core.App, quoteID string) error {
 // Reject is the client's refusal of a PENDIENTE quote (409 otherwise); the
 // camello is told (QUOTE_REJECTED).
 func Reject(app core.App, quoteID string) error {
-	return app.RunInTransaction(func(txApp core.App) error {
+	return writer.Transaction(app, func(txApp core.App) error {
 		if err := transition(txApp, quoteID, StatusRejected, jobs.Now(txApp)); err != nil {
 			return err
 		}
@@ -120,7 +121,7 @@ func Reject(app core.App, quoteID string) error {
 
 // Withdraw is the camello's withdrawal of its PENDIENTE quote (409 otherwise).
 func Withdraw(app core.App, quoteID string) error {
-	return app.RunInTransaction(func(txApp core.App) error {
+	return writer.Transaction(app, func(txApp core.App) error {
 		return transition(txApp, quoteID, StatusWithdrawn, jobs.Now(txApp))
 	})
 }
