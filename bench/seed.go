@@ -96,6 +96,7 @@ type streamUser struct {
 
 // dataset is what the scenarios need to know about the seeded data.
 type dataset struct {
+	Floor         floorSource // the write floor's tables, read before the service runs
 	Dir           string
 	Size          sizes
 	Combos        [][2]string // (city, service id) pairs with results
@@ -587,6 +588,7 @@ func seed(dir string, sz sizes) (*dataset, error) {
 		return nil, err
 	}
 	ds.SeedTime = time.Since(start)
+	ds.Floor = readFloorSource(dir)
 	return ds, nil
 }
 

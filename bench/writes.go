@@ -157,7 +157,7 @@ func runWrites(r *report, client *http.Client, svc *service, ds *dataset, listin
 	d := r.Cfg.Duration
 
 	// The floor first, on its own database file.
-	out.Floor, out.FloorRows = sqliteFloor(ds.Dir, out.Kinds, d)
+	out.Floor, out.FloorRows = sqliteFloor(ds.Floor, out.Kinds, d)
 	if out.Floor != nil {
 		fmt.Printf("%-20s %8.0f rows/s  p50 %-10s p99 %-10s %v\n", "sqlite floor", out.Floor.RPS, out.Floor.P50, out.Floor.P99, out.FloorRows)
 	}
@@ -269,18 +269,63 @@ var floorTable = map[string][2]string{
 	"message": {"messages", ""},
 }
 
+// floorSource is what the floor copies from the seeded database: each
+// floor table's schema (table and indexes) and one sample row. It is read
+// right after seeding, before the service starts: a second process reading
+// the service's data.db while it runs shows to the service as a commit by
+// another process (internal/dbwatch), which would drop every cache.
+type floorSource map[string]*floorTableSource
+
+type floorTableSource struct {
+	schema []string
+	cols   []string
+	vals   []any
+}
+
+// readFloorSource reads the floor tables of the seeded data dir.
+func readFloorSource(seeded string) floorSource {
+	src, err := dbx.Open("sqlite", filepath.Join(seeded, "data.db")+"?mode=ro")
+	if err != nil {
+		return nil
+	}
+	defer src.Close()
+	out := floorSource{}
+	for _, ft := range floorTable {
+		if ft[0] == "" || out[ft[0]] != nil {
+			continue
+		}
+		ts := &floorTableSource{}
+		if err := src.NewQuery(`SELECT sql FROM sqlite_master WHERE tbl_name={:t} AND sql IS NOT NULL ORDER BY type DESC`).
+			Bind(dbx.Params{"t": ft[0]}).Column(&ts.schema); err != nil || len(ts.schema) == 0 {
+			continue
+		}
+		// A sample row of the table (seeded), or none: skip.
+		sample := dbx.NullStringMap{}
+		if err := src.Select("*").From(ft[0]).Limit(1).Offset(7).One(sample); err != nil || len(sample) == 0 {
+			if err := src.Select("*").From(ft[0]).Limit(1).One(sample); err != nil || len(sample) == 0 {
+				continue
+			}
+		}
+		for c, v := range sample {
+			ts.cols = append(ts.cols, c)
+			if v.Valid {
+				ts.vals = append(ts.vals, v.String)
+			} else {
+				ts.vals = append(ts.vals, nil)
+			}
+		}
+		out[ft[0]] = ts
+	}
+	return out
+}
+
 // sqliteFloor is the single-writer floor: a fresh database file with the
 // same tables and indexes as the service's (copied from the seeded
 // schema), the service's connection pragmas, and one goroutine inserting
 // rows copied from the seeded data (same columns, same sizes), one
 // autocommit transaction per row, round-robin over the tables the writes
 // touch, for d.
-func sqliteFloor(seeded string, kinds []string, d time.Duration) (*result, map[string]int) {
-	src, err := dbx.Open("sqlite", filepath.Join(seeded, "data.db")+"?mode=ro")
-	if err != nil {
-		return nil, nil
-	}
-	defer src.Close()
+func sqliteFloor(source floorSource, kinds []string, d time.Duration) (*result, map[string]int) {
 	dir, err := os.MkdirTemp("", "camellos-floor-")
 	if err != nil {
 		return nil, nil
@@ -304,35 +349,16 @@ func sqliteFloor(seeded string, kinds []string, d time.Duration) (*result, map[s
 	var rows []*tableRow
 	for _, k := range kinds {
 		ft := floorTable[k]
-		if ft[0] == "" {
+		ts := source[ft[0]]
+		if ft[0] == "" || ts == nil {
 			continue
 		}
-		var schema []string
-		if err := src.NewQuery(`SELECT sql FROM sqlite_master WHERE tbl_name={:t} AND sql IS NOT NULL ORDER BY type DESC`).
-			Bind(dbx.Params{"t": ft[0]}).Column(&schema); err != nil || len(schema) == 0 {
-			continue
-		}
-		for _, q := range schema {
+		for _, q := range ts.schema {
 			if _, err := dst.Exec(q); err != nil && !strings.Contains(err.Error(), "already exists") {
 				fmt.Println("floor schema:", err)
 			}
 		}
-		// A sample row of the table (seeded), or none: skip.
-		sample := dbx.NullStringMap{}
-		if err := src.Select("*").From(ft[0]).Limit(1).Offset(7).One(sample); err != nil || len(sample) == 0 {
-			if err := src.Select("*").From(ft[0]).Limit(1).One(sample); err != nil || len(sample) == 0 {
-				continue
-			}
-		}
-		tr := &tableRow{table: ft[0], vary: ft[1]}
-		for c, v := range sample {
-			tr.cols = append(tr.cols, c)
-			if v.Valid {
-				tr.vals = append(tr.vals, v.String)
-			} else {
-				tr.vals = append(tr.vals, nil)
-			}
-		}
+		tr := &tableRow{table: ft[0], vary: ft[1], cols: ts.cols, vals: ts.vals}
 		q := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", ft[0], `"`+strings.Join(tr.cols, `","`)+`"`, strings.TrimSuffix(strings.Repeat("?,", len(tr.cols)), ","))
 		if tr.stmt, err = dst.Prepare(q); err != nil {
 			fmt.Println("floor prepare:", err)
