@@ -115,6 +115,20 @@ func runService() {
 			runtime.ReadMemStats(&m)
 			_ = json.NewEncoder(w).Encode(map[string]uint64{"heapAlloc": m.HeapAlloc, "sys": m.Sys})
 		})
+		http.HandleFunc("/bench/memstats", func(w http.ResponseWriter, _ *http.Request) {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			rss := ""
+			if b, err := os.ReadFile("/proc/self/status"); err == nil {
+				for _, l := range strings.Split(string(b), "\n") {
+					if strings.HasPrefix(l, "VmRSS") || strings.HasPrefix(l, "VmHWM") {
+						rss += strings.Join(strings.Fields(l), " ") + "; "
+					}
+				}
+			}
+			fmt.Fprintf(w, "%sGo sys %d MB, heap inuse %d MB, heap idle %d MB (released %d MB), heap alloc %d MB, stacks %d MB, GC cycles %d, next GC at %d MB",
+				rss, m.Sys>>20, m.HeapInuse>>20, m.HeapIdle>>20, m.HeapReleased>>20, m.HeapAlloc>>20, m.StackInuse>>20, m.NumGC, m.NextGC>>20)
+		})
 		go func() { _ = http.ListenAndServe(addr, nil) }()
 	}
 	var app *pocketbase.PocketBase = modules.New()

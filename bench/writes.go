@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand"
 	"net/http"
 	"os"
@@ -203,6 +204,17 @@ func runWrites(r *report, client *http.Client, svc *service, ds *dataset, listin
 	byClass := loadOps(client, r.Cfg.Conns, d, mixed)
 	if prof != nil {
 		saveProfile(r.Cfg.ProfileDir, "mixed", <-prof)
+		// what the memory is right after the mixed load (no GC forced)
+		if res, err := http.Get(svc.pprof + "/debug/pprof/heap"); err == nil {
+			data, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			saveProfile(r.Cfg.ProfileDir, "mixed-heap", data)
+		}
+		if res, err := http.Get(svc.pprof + "/bench/memstats"); err == nil {
+			data, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			fmt.Printf("mixed: memory after the load: %s\n", data)
+		}
 	}
 	out.MixedKinds = byClass
 	reads, writes := map[string]*result{}, map[string]*result{}

@@ -24,6 +24,7 @@ const (
 	DefaultMailFrom          = "Camellos <no-responder@camellos.co>"
 	DefaultAuthIPLimit       = 30
 	DefaultBackupKeep        = 7
+	DefaultMemoryLimitMB     = 256
 )
 
 // SMTP TLS modes (SMTP_TLS).
@@ -54,6 +55,13 @@ type Config struct {
 	// WebPushAllowPrivate lets push endpoints resolve to loopback and private
 	// addresses (tests, self-hosted push services) (WEBPUSH_ALLOW_PRIVATE=1).
 	WebPushAllowPrivate bool
+
+	// MemoryLimitMB is the Go runtime's soft memory limit in MiB
+	// (MEMORY_LIMIT_MB, 0 for none): past it the garbage collector runs
+	// more often instead of letting the heap grow to twice the live data.
+	// GOMEMLIMIT, when set, is the runtime's own and wins (GoMemLimitSet).
+	MemoryLimitMB int
+	GoMemLimitSet bool
 
 	// AuthIPLimit is how many password-checking requests one client IP may
 	// make per minute; 0 turns the limit off (AUTH_IP_LIMIT).
@@ -134,6 +142,8 @@ func load(get func(string) string) (Config, error) {
 		VAPIDSubject:        strings.TrimSpace(get("VAPID_SUBJECT")),
 		WebPushAllowPrivate: flag("WEBPUSH_ALLOW_PRIVATE"),
 		AuthIPLimit:         num("AUTH_IP_LIMIT", DefaultAuthIPLimit, 0, 1_000_000),
+		MemoryLimitMB:       num("MEMORY_LIMIT_MB", DefaultMemoryLimitMB, 0, 1<<20),
+		GoMemLimitSet:       strings.TrimSpace(get("GOMEMLIMIT")) != "",
 		SMTPHost:            str("SMTP_HOST", ""),
 		SMTPPort:            num("SMTP_PORT", DefaultSMTPPort, 1, 65535),
 		SMTPUsername:        get("SMTP_USERNAME"),
