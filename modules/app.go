@@ -71,11 +71,12 @@ func New() *pocketbase.PocketBase {
 }
 
 // applyMemoryLimit gives the Go runtime its soft memory limit
-// (MEMORY_LIMIT_MB) unless GOMEMLIMIT already set one. The in-memory
-// indexes make the live heap large (about 175 MB at 100,000 camellos and
-// 200,000 jobs); without a limit the collector lets the heap grow to twice
-// that before it runs. With one it collects more often near the limit, and
-// never fails for it: a live heap above the limit is still served.
+// (MEMORY_LIMIT_MB, none by default) unless GOMEMLIMIT already set one.
+// The in-memory indexes make the live heap large (about 175 MB at 100,000
+// camellos and 200,000 jobs); without a limit the collector lets the heap
+// grow to twice that before it runs. With one it collects more often near
+// the limit (more CPU per request), and never fails for it: a live heap
+// above the limit is still served.
 func applyMemoryLimit(c config.Config) {
 	if c.GoMemLimitSet || c.MemoryLimitMB <= 0 {
 		return

@@ -9,7 +9,7 @@ import (
 )
 
 // The service gives the Go runtime its soft memory limit from
-// MEMORY_LIMIT_MB (256 MiB by default), none with 0, and leaves the one of
+// MEMORY_LIMIT_MB (none by default or with 0), and leaves the one of
 // GOMEMLIMIT alone.
 func TestMemoryLimit(t *testing.T) {
 	old := debug.SetMemoryLimit(-1)
@@ -18,7 +18,7 @@ func TestMemoryLimit(t *testing.T) {
 		name, limit, gomemlimit string
 		want                    int64
 	}{
-		{"default", "", "", 256 << 20},
+		{"default", "", "", math.MaxInt64},
 		{"set", "300", "", 300 << 20},
 		{"off", "0", "", math.MaxInt64},
 		{"GOMEMLIMIT wins", "300", "1GiB", math.MaxInt64},

@@ -24,7 +24,7 @@ const (
 	DefaultMailFrom          = "Camellos <no-responder@camellos.co>"
 	DefaultAuthIPLimit       = 30
 	DefaultBackupKeep        = 7
-	DefaultMemoryLimitMB     = 256
+	DefaultMemoryLimitMB     = 0
 )
 
 // SMTP TLS modes (SMTP_TLS).
