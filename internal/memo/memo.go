@@ -18,8 +18,8 @@ type Cache[T any] struct {
 	// around the record hooks (raw SQL, another process).
 	MaxAge time.Duration
 
-	// cur is the stored value for readers that need no lock (nil: none);
-	// it is written under mu, together with val and ok.
+	// cur is the value and when it was built (nil: none). Readers load it
+	// without a lock; it changes under mu.
 	cur atomic.Pointer[stored[T]]
 
 	// umu serialises Update calls (each derives from the last).
@@ -27,9 +27,6 @@ type Cache[T any] struct {
 
 	mu       sync.Mutex
 	gen      uint64
-	val      T
-	ok       bool
-	builtAt  time.Time
 	building chan struct{}
 }
 
@@ -42,76 +39,63 @@ type stored[T any] struct {
 func (c *Cache[T]) Invalidate() {
 	c.mu.Lock()
 	c.gen++
-	c.ok = false
-	var zero T
-	c.val = zero
 	c.cur.Store(nil)
 	c.mu.Unlock()
 }
 
 // Update replaces a built value with fn(value), so that a small write need
 // not throw away a value that is costly to build. fn runs without the
-// read lock (readers keep the old value meanwhile) and must read what the
-// write changed itself, after its commit; Update calls are serialised, so
-// each one derives from the last. With no value built, or when fn fails
-// or an Invalidate comes in meanwhile, the value is dropped instead (the
-// next Get builds it). Builds that started before Update are not kept.
+// lock (readers keep the old value meanwhile) and must read what the write
+// changed itself, after its commit; Update calls are serialised, so each
+// one derives from the last. With no value built, or when fn fails or an
+// Invalidate comes in meanwhile, the value is dropped instead (the next Get
+// builds it). Builds that started before Update are not kept.
 func (c *Cache[T]) Update(fn func(T) (T, error)) {
 	c.umu.Lock()
 	defer c.umu.Unlock()
 	c.mu.Lock()
-	if !c.ok {
-		c.mu.Unlock()
-		c.Invalidate()
-		return
-	}
-	old, gen := c.val, c.gen
+	old, gen := c.cur.Load(), c.gen
 	c.mu.Unlock()
-	v, err := fn(old)
-	if err != nil {
+	if old == nil {
 		c.Invalidate()
 		return
 	}
+	v, err := fn(old.val)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen != gen || !c.ok {
-		c.gen++
-		c.ok = false
-		var zero T
-		c.val = zero
+	c.gen++ // a build that started before is not kept
+	if err != nil || c.gen != gen+1 || c.cur.Load() != old {
 		c.cur.Store(nil)
 		return
 	}
-	c.gen++ // a build that started before is not kept
-	c.val = v
-	c.cur.Store(&stored[T]{val: v, builtAt: c.builtAt})
+	c.cur.Store(&stored[T]{val: v, builtAt: old.builtAt})
 }
 
 // Peek returns the current value without building it.
 func (c *Cache[T]) Peek() (T, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.val, c.ok
+	if p := c.cur.Load(); p != nil {
+		return p.val, true
+	}
+	var zero T
+	return zero, false
 }
 
 // Get returns the value, building it with build when there is none.
 func (c *Cache[T]) Get(build func() (T, error)) (T, error) {
-	// The common case, a fresh value, without the lock.
-	if p := c.cur.Load(); p != nil && (c.MaxAge <= 0 || time.Since(p.builtAt) <= c.MaxAge) {
-		return p.val, nil
-	}
 	for {
+		p := c.cur.Load()
+		if p != nil && (c.MaxAge <= 0 || time.Since(p.builtAt) <= c.MaxAge) {
+			return p.val, nil // the common case, without the lock
+		}
 		c.mu.Lock()
-		if c.ok {
-			v := c.val
-			if c.MaxAge > 0 && c.building == nil && time.Since(c.builtAt) > c.MaxAge {
+		if p = c.cur.Load(); p != nil {
+			// Too old: refreshed in the background, the old one served.
+			if c.building == nil && c.MaxAge > 0 && time.Since(p.builtAt) > c.MaxAge {
 				done, gen := c.start()
-				c.mu.Unlock()
 				go func() { _, _ = c.finish(build, done, gen) }()
-				return v, nil
 			}
 			c.mu.Unlock()
-			return v, nil
+			return p.val, nil
 		}
 		if wait := c.building; wait != nil {
 			c.mu.Unlock()
@@ -135,8 +119,7 @@ func (c *Cache[T]) finish(build func() (T, error), done chan struct{}, gen uint6
 	defer func() {
 		c.mu.Lock()
 		if err == nil && c.gen == gen {
-			c.val, c.ok, c.builtAt = v, true, time.Now()
-			c.cur.Store(&stored[T]{val: v, builtAt: c.builtAt})
+			c.cur.Store(&stored[T]{val: v, builtAt: time.Now()})
 		}
 		c.building = nil
 		close(done)
