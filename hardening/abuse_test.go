@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"net"
 	"net/http"
@@ -140,16 +137,6 @@ func TestPageOverflowIsRefused(t *testing.T) {
 	}
 }
 
-func pngPhoto(t *testing.T) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
-	img.Set(1, 1, color.RGBA{200, 10, 10, 255})
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // The photo of a camello that is not public (PENDIENTE, RECHAZADO,
 // SUSPENDIDO) is served only to its owner and admins; while ACTIVO, to anyone.
 func TestPhotosOfNonPublicCamellos(t *testing.T) {
@@ -157,7 +144,7 @@ func TestPhotosOfNonPublicCamellos(t *testing.T) {
 	k := w.K
 	owner, cam, ownerCookie := k.CreateCamello(testkit.CamelloOpts{Status: "PENDIENTE", Name: "Foto Pendiente"})
 	_ = owner
-	f, err := filesystem.NewFileFromBytes(pngPhoto(t), "photo.png")
+	f, err := filesystem.NewFileFromBytes(testkit.PNG(t), "photo.png")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +203,7 @@ func TestApprovedCamelloEditsAreRecordedForReview(t *testing.T) {
 	if r := k.Patch("/api/me/camello", cookie, map[string]any{"name": "Nombre Nuevo", "description": "Ahora hago de todo"}); r.Status != 200 {
 		t.Fatalf("edit: %d %s", r.Status, clip(r.Raw))
 	}
-	m := testkit.NewMultipart().File("file", "yo.png", pngPhoto(t)).Close()
+	m := testkit.NewMultipart().File("file", "yo.png", testkit.PNG(t)).Close()
 	if r := k.Patch("/api/me/camello", cookie, m); r.Status != 200 {
 		t.Fatalf("photo: %d %s", r.Status, clip(r.Raw))
 	}

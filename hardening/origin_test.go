@@ -2,9 +2,6 @@ package hardening_test
 
 import (
 	"bytes"
-	"image"
-	"image/color"
-	"image/png"
 	"net/http"
 	"strings"
 	"testing"
@@ -132,16 +129,6 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 }
 
-func pngBytes(t *testing.T) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
-	img.Set(1, 1, color.RGBA{200, 10, 10, 255})
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 func registration(file string, content []byte) *testkit.Multipart {
 	return testkit.NewMultipart().
 		Field("name", "Camello Foto").Field("email", "foto"+hardening.Unique()+"@example.com").
@@ -166,7 +153,7 @@ func TestUploadsNeverServedAsHTML(t *testing.T) {
 	if n := k.Count("users", ""); n != before {
 		t.Fatalf("a refused registration created %d users", n-before)
 	}
-	res := k.Post("/api/register/camello", "", registration("foto.html", pngBytes(t)))
+	res := k.Post("/api/register/camello", "", registration("foto.html", testkit.PNG(t)))
 	if res.Status != http.StatusCreated {
 		t.Fatalf("registration with a PNG: %d %s", res.Status, res.Raw)
 	}
@@ -178,7 +165,7 @@ func TestUploadsNeverServedAsHTML(t *testing.T) {
 	_, admin := k.UserWithSession(users.RoleAdmin)
 	got := k.Get(photo, admin)
 	if got.Status != http.StatusOK || got.Header.Get("Content-Type") != "image/png" ||
-		got.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Equal(got.Raw, pngBytes(t)) {
+		got.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Equal(got.Raw, testkit.PNG(t)) {
 		t.Fatalf("GET %s: %d %v", photo, got.Status, got.Header)
 	}
 	if csp := got.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {

@@ -1,13 +1,9 @@
 package auth_test
 
 import (
-	"bytes"
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/base64"
-	"image"
-	"image/color"
-	"image/png"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,16 +16,6 @@ import (
 	"camellos/modules/users"
 )
 
-func pngBytes(t *testing.T) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
-	img.Set(1, 1, color.RGBA{200, 10, 10, 255})
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // registerCamello signs a camello up over HTTP with a photo; returns the
 // e-mail, the camello id and the photo path.
 func registerCamello(t *testing.T, k *testkit.Kit) (string, string, string) {
@@ -38,7 +24,7 @@ func registerCamello(t *testing.T, k *testkit.Kit) (string, string, string) {
 	body := testkit.NewMultipart().Field("name", "Luis Pérez").Field("email", email).Field("phone", "3109876543").
 		Field("password", "secreto-123").Field("confirmPassword", "secreto-123").Field("acceptTerms", "true").
 		Field("city", "Medellín").Field("documentId", "1020304050").Field("description", "Plomero con 10 años").
-		Field("trades", `["plomería"]`).File("file", "foto.png", pngBytes(t)).Close()
+		Field("trades", `["plomería"]`).File("file", "foto.png", testkit.PNG(t)).Close()
 	res := k.Post("/api/register/camello", "", body)
 	if res.Status != 201 || res.Str("camello.photo") == "" {
 		t.Fatalf("register camello: %d %s", res.Status, res.Raw)

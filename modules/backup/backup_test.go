@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,16 +21,6 @@ func setenv(t *testing.T, env map[string]string) {
 	}
 }
 
-func pngBytes(t *testing.T) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
-	img.Set(1, 1, color.RGBA{200, 10, 10, 255})
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // With S3_FILES=1 a camello's photo is stored on the S3 server (a real
 // versitygw) and served back through /uploads/...
 func TestCamelloPhotoOnS3(t *testing.T) {
@@ -45,7 +32,7 @@ func TestCamelloPhotoOnS3(t *testing.T) {
 	if !k.App.Settings().S3.Enabled {
 		t.Fatal("S3_FILES=1 did not enable the files storage")
 	}
-	img := pngBytes(t)
+	img := testkit.PNG(t)
 	trades, _ := json.Marshal([]string{"electricidad"})
 	m := testkit.NewMultipart()
 	for f, v := range map[string]string{

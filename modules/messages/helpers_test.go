@@ -3,9 +3,7 @@ package messages_test
 import (
 	"bytes"
 	"image"
-	"image/color"
 	"image/jpeg"
-	"image/png"
 	"testing"
 	_ "time/tzdata"
 
@@ -62,16 +60,6 @@ func expect(t *testing.T, r *testkit.Response, status int, msg string) {
 	if msg != "" && r.Error() != msg {
 		t.Fatalf("error %q, want %q: %s", r.Error(), msg, r.Raw)
 	}
-}
-
-func pngBytes(t *testing.T) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
-	img.Set(1, 1, color.RGBA{200, 10, 10, 255})
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 func jpegBytes(t *testing.T) []byte {

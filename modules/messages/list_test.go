@@ -142,7 +142,7 @@ func TestMessagesListPagingEqualsSQL(t *testing.T) {
 		w.post(t, w.clientCk, fmt.Sprintf("hola %d <b>&</b>", i), w.cams[i%2].Id)
 		w.post(t, w.camCks[i%2], fmt.Sprintf("respuesta %d \"ya\"", i), "")
 	}
-	expect(t, k.Post(w.path(), w.camCks[0], testkit.NewMultipart().Field("body", "la fuga").File("files", "fuga.png", pngBytes(t)).Close()), 201, "")
+	expect(t, k.Post(w.path(), w.camCks[0], testkit.NewMultipart().Field("body", "la fuga").File("files", "fuga.png", testkit.PNG(t)).Close()), 201, "")
 	// Three messages with the same created (another process's inserts).
 	for _, id := range []string{"zzzzzzzzzzzzzz1", "aaaaaaaaaaaaaa1", "mmmmmmmmmmmmmm1"} {
 		externalExec(t, k, "INSERT INTO messages (id, job, camello, author, body, files, created) VALUES (?, ?, ?, ?, 'empate', '[]', '2020-01-01 10:00:00.000Z')",

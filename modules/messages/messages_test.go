@@ -142,11 +142,11 @@ func TestMessageBounds(t *testing.T) {
 		status int
 	}{
 		{"html posing as png", testkit.NewMultipart().Field("body", "mira").File("files", "foto.png", html).Close(), 400},
-		{"png header only", testkit.NewMultipart().File("files", "foto.png", pngBytes(t)[:20]).Close(), 400},
-		{"four files", testkit.NewMultipart().File("files", "a.png", pngBytes(t)).File("files", "b.png", pngBytes(t)).
-			File("files", "c.png", pngBytes(t)).File("files", "d.png", pngBytes(t)).Close(), 400},
+		{"png header only", testkit.NewMultipart().File("files", "foto.png", testkit.PNG(t)[:20]).Close(), 400},
+		{"four files", testkit.NewMultipart().File("files", "a.png", testkit.PNG(t)).File("files", "b.png", testkit.PNG(t)).
+			File("files", "c.png", testkit.PNG(t)).File("files", "d.png", testkit.PNG(t)).Close(), 400},
 		{"empty body without file", testkit.NewMultipart().Field("body", "").Close(), 400},
-		{"body too long", testkit.NewMultipart().Field("body", strings.Repeat("x", 2001)).File("files", "a.png", pngBytes(t)).Close(), 400},
+		{"body too long", testkit.NewMultipart().Field("body", strings.Repeat("x", 2001)).File("files", "a.png", testkit.PNG(t)).Close(), 400},
 	}
 	before := count()
 	for _, c := range files {
@@ -159,7 +159,7 @@ func TestMessageBounds(t *testing.T) {
 		t.Fatalf("bad multipart wrote messages")
 	}
 	// Three photos, one of each kind, and no text.
-	form := testkit.NewMultipart().Field("body", "").File("files", "a.png", pngBytes(t)).
+	form := testkit.NewMultipart().Field("body", "").File("files", "a.png", testkit.PNG(t)).
 		File("files", "b.jpg", jpegBytes(t)).File("files", "c.webp", webpBytes).Close()
 	r = k.Post(p, w.camCks[0], form)
 	expect(t, r, 201, "")
@@ -169,7 +169,7 @@ func TestMessageBounds(t *testing.T) {
 	}
 	// One photo just inside and just outside 5 MiB.
 	sized := func(n int) []byte {
-		b := pngBytes(t)
+		b := testkit.PNG(t)
 		return append(b, make([]byte, n-len(b))...)
 	}
 	r = k.Post(p, w.camCks[0], testkit.NewMultipart().File("files", "max.png", sized(5<<20)).Close())
@@ -180,7 +180,7 @@ func TestMessageBounds(t *testing.T) {
 		t.Fatalf("over 5 MiB: %s", r.Raw)
 	}
 	// Too large as a whole request.
-	big := testkit.NewMultipart().Field("body", "x").File("files", "big.png", append(pngBytes(t), make([]byte, 7<<20)...)).Close()
+	big := testkit.NewMultipart().Field("body", "x").File("files", "big.png", append(testkit.PNG(t), make([]byte, 7<<20)...)).Close()
 	if r := k.Do(testkit.Req{Method: "POST", Path: p, Cookie: w.camCks[0], Body: big,
 		Headers: map[string]string{"Expect": "100-continue"}}); r.Status != 413 {
 		t.Fatalf("7 MiB: %d %s", r.Status, r.Raw)
@@ -190,7 +190,7 @@ func TestMessageBounds(t *testing.T) {
 func TestAttachmentsArePrivate(t *testing.T) {
 	w := newTalk(t)
 	k := w.k
-	form := testkit.NewMultipart().Field("body", "la fuga").File("files", "fuga.png", pngBytes(t)).Close()
+	form := testkit.NewMultipart().Field("body", "la fuga").File("files", "fuga.png", testkit.PNG(t)).Close()
 	r := k.Post(w.path(), w.camCks[0], form)
 	expect(t, r, 201, "")
 	url := r.Str("message.attachments.0")
@@ -203,7 +203,7 @@ func TestAttachmentsArePrivate(t *testing.T) {
 			!strings.Contains(res.Header.Get("Content-Security-Policy"), "sandbox") || !strings.HasPrefix(res.Header.Get("Cache-Control"), "private") {
 			t.Errorf("%s: %d %v", name, res.Status, res.Header)
 		}
-		if string(res.Raw) != string(pngBytes(t)) {
+		if string(res.Raw) != string(testkit.PNG(t)) {
 			t.Errorf("%s: body differs", name)
 		}
 	}
