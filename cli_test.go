@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"camellos/internal/s3test"
+	"camellos/internal/session"
 
 	_ "modernc.org/sqlite"
 )
@@ -346,18 +348,7 @@ func TestSessionRevokedByAnotherProcess(t *testing.T) {
 		t.Fatalf("admin: %+v", r)
 	}
 	url, _ := startServe(t, env, dir)
-	body := strings.NewReader(`{"email":"jefa@example.com","password":"clave-segura-1"}`)
-	res, err := http.Post(url+"/api/auth/login", "application/json", body)
-	if err != nil || res.StatusCode != 200 {
-		t.Fatalf("login: %v %v", err, res)
-	}
-	var cookie *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == "auth.session-token" {
-			cookie = c
-		}
-	}
-	res.Body.Close()
+	cookie := signIn(t, url, "jefa@example.com", "clave-segura-1")
 	me := func() int {
 		req, _ := http.NewRequest("GET", url+"/api/me", nil)
 		req.AddCookie(cookie)
@@ -377,4 +368,22 @@ func TestSessionRevokedByAnotherProcess(t *testing.T) {
 	if got := me(); got != 401 {
 		t.Fatalf("a session revoked by another process answers %d", got)
 	}
+}
+
+// signIn logs in over HTTP and returns the session cookie.
+func signIn(t *testing.T, url, email, password string) *http.Cookie {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"email": email, "password": password})
+	res, err := http.Post(url+"/api/auth/login", "application/json", bytes.NewReader(body))
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("login: %v %v", err, res)
+	}
+	defer res.Body.Close()
+	for _, c := range res.Cookies() {
+		if c.Name == session.SessionCookie {
+			return c
+		}
+	}
+	t.Fatal("login: no session cookie")
+	return nil
 }

@@ -71,18 +71,7 @@ func TestLitestreamDrill(t *testing.T) {
 	}()
 
 	// Sign in as the admin.
-	res, err := http.Post(url+"/api/auth/login", "application/json",
-		strings.NewReader(`{"email":"ops@example.com","password":"clave-segura-1"}`))
-	if err != nil || res.StatusCode != 200 {
-		t.Fatalf("login: %v %v", err, res)
-	}
-	var cookie *http.Cookie
-	for _, c := range res.Cookies() {
-		if c.Name == "auth.session-token" {
-			cookie = c
-		}
-	}
-	res.Body.Close()
+	cookie := signIn(t, url, "ops@example.com", "clave-segura-1")
 
 	// Write load: 4 writers create categories, recording when each was
 	// acknowledged; bounded to 6 s.
@@ -180,7 +169,7 @@ func TestLitestreamDrill(t *testing.T) {
 
 	// The restored directory serves, with the restored data.
 	url2, _ := startServe(t, env, fresh)
-	res, err = http.Get(url2 + "/api/categories")
+	res, err := http.Get(url2 + "/api/categories")
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("categories on the restored service: %v", err)
 	}
