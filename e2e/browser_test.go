@@ -223,6 +223,18 @@ func (b *browser) check(state string) {
 		.map(([n, r]) => (n.id || n.className || n.tagName) + ' ' + Math.round(r.width) + 'x' + Math.round(r.height)))`); small != "[]" {
 		b.t.Errorf("touch targets under 44 px on %s (%dx%d): %s", state, b.w, b.h, small)
 	}
+	// Nothing wider than the viewport (a phone scrolls sideways and clips
+	// the right side otherwise), and nothing marked hidden is drawn (a CSS
+	// display rule can override the attribute).
+	if wide := b.str(`(() => { const vw = document.documentElement.clientWidth;
+		if (document.documentElement.scrollWidth <= vw) return '';
+		const n = [...document.body.querySelectorAll('*')].find((n) => n.getBoundingClientRect().right > vw + 0.5 && !n.closest('[hidden]') && getComputedStyle(n).position !== 'fixed');
+		return document.documentElement.scrollWidth + 'px ' + (n ? (n.id || n.className || n.tagName) : '?'); })()`); wide != "" {
+		b.t.Errorf("wider than the viewport on %s (%dx%d): %s", state, b.w, b.h, wide)
+	}
+	if shown := b.str(`[...document.querySelectorAll('body [hidden]')].filter((n) => n.getClientRects().length > 0).slice(0, 5).map((n) => n.id || n.className || n.tagName).join(', ')`); shown != "" {
+		b.t.Errorf("elements marked hidden are drawn on %s (%dx%d): %s", state, b.w, b.h, shown)
+	}
 	b.axe(state)
 	b.shoot(state)
 }
