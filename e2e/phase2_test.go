@@ -38,6 +38,16 @@ func TestQuotesAndConversation(t *testing.T) {
 
 			b := newBrowser(t, k)
 			b.viewport(vp.w, vp.h)
+			// Before any quote the client has nobody to write to: the page
+			// says so instead of a form whose send fails.
+			b.signIn(w.client)
+			b.visit("/trabajo.html?id=" + job)
+			b.waitJS(`document.querySelector('#chat-form')`, "the conversation's place")
+			if b.str(`document.querySelector('#chat-form textarea') ? 'form' : document.querySelector('#chat-form').textContent`) == "form" {
+				t.Error("a job nobody quoted offers a message form")
+			}
+			b.check("trabajo-sin-cotizaciones")
+			b.clearCookies()
 			b.signIn(w.camUser)
 			b.visit("/tablero.html")
 			card := "#job-" + job

@@ -221,6 +221,10 @@ function chatForm() {
   // The client of a job still open answers one of the camellos who quoted.
   const quoting = isClient() && job.status === 'PENDIENTE'
     ? [...new Map(quotes.filter((q) => q.camello).map((q) => [q.camello.id, q.camello])).values()] : [];
+  // A client's open job nobody quoted has nobody to write to yet.
+  if (isClient() && job.status === 'PENDIENTE' && !job.provider && !quoting.length) {
+    return el('p', { class: 'muted', id: 'chat-form' }, 'Podrás escribir aquí cuando un camello cotice tu trabajo o lo asignes.');
+  }
   const f = el('form', { id: 'chat-form', method: 'post', action: location.pathname + location.search, enctype: 'multipart/form-data', novalidate: true },
     quoting.length ? el('div', { class: 'field' }, el('label', { for: 'toCamelloId' }, 'Para'),
       el('select', { id: 'toCamelloId', name: 'toCamelloId' }, quoting.map((c) => el('option', { value: c.id }, c.name)))) : null,
@@ -287,10 +291,10 @@ async function reload() {
   // what was being typed stays.
   const old = $('#chat-form');
   if (old) {
-    const typed = old.querySelector('#body').value;
+    const typed = old.querySelector('#body')?.value;
     const f = chatForm();
     old.replaceWith(f);
-    f.querySelector('#body').value = typed;
+    if (typed && f.querySelector('#body')) f.querySelector('#body').value = typed;
   }
 }
 
