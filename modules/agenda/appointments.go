@@ -99,8 +99,10 @@ func readRepeat(v *httpapi.Validation, in map[string]any) (int, int) {
 // all or nothing. 404 when the caller cannot see the job, 403 for its
 // other parties, 409 when the job is not ASIGNADO or EN_PROGRESO, would
 // hold more than 12 future appointments, or a start is not exactly a free
-// slot (a series lists them in issues.conflicts). 201 {appointment}, or
-// {appointments} for a series; the camello is notified.
+// slot (a series lists them in issues.conflicts), or a single start falls
+// on a festivo the camello does not work. 201 {appointment}, or
+// {appointments, skippedHolidays} for a series (its festivos the camello
+// does not work are skipped, see BookSeries); the camello is notified.
 func appointmentBook(e *core.RequestEvent) error {
 	job, party, err := jobs.VisibleJob(e)
 	if err != nil {
@@ -138,7 +140,7 @@ func appointmentBook(e *core.RequestEvent) error {
 		return httpapi.Conflict(MsgJobNotBookable)
 	}
 	loc := LoadSchedule(e.App, camello).Location
-	list, err := BookSeries(e.App, job.Id, SeriesStarts(start, loc, weeks, count))
+	list, skipped, err := BookSeries(e.App, job.Id, SeriesStarts(start, loc, weeks, count))
 	if err != nil {
 		return err
 	}
@@ -146,7 +148,7 @@ func appointmentBook(e *core.RequestEvent) error {
 	for i, a := range list {
 		out[i] = AppointmentJSON(a.Record)
 	}
-	return e.JSON(http.StatusCreated, map[string]any{"appointments": out})
+	return e.JSON(http.StatusCreated, map[string]any{"appointments": out, "skippedHolidays": skipped})
 }
 
 type rescheduleInput struct {
