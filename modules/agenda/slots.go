@@ -63,18 +63,18 @@ func (r Rules) maxPad() time.Duration { return max(r.Buffer, r.TravelBuffer) }
 
 // SlotQuery is everything FreeSlots needs; it reads no clock and no database.
 type SlotQuery struct {
-	Location   *time.Location  // the camello's IANA zone (nil = UTC)
-	Weekly     []Range         // weekly availability in that zone
-	Blocked    map[string]bool // blocked local dates, "2006-01-02"
+	Location *time.Location  // the camello's IANA zone (nil = UTC)
+	Weekly   []Range         // weekly availability in that zone
+	Blocked  map[string]bool // blocked local dates, "2006-01-02"
 	// SkipHolidays: no slot on a Colombian public holiday (the local
 	// date in Location), for a camello who does not work festivos.
 	SkipHolidays bool
-	Busy       []Interval      // PROGRAMADA appointments
-	BusyPlaces []string        // optional: BusyPlaces[i] is the place of Busy[i] ("" or missing: unknown)
-	Place      string          // the place of the booking asked for ("" unknown)
-	Rules      Rules           // notice, buffers, horizon
-	From, To   time.Time       // the window asked for
-	Now        time.Time       // slots starting before Now + Rules.MinNotice are too soon
+	Busy         []Interval // PROGRAMADA appointments
+	BusyPlaces   []string   // optional: BusyPlaces[i] is the place of Busy[i] ("" or missing: unknown)
+	Place        string     // the place of the booking asked for ("" unknown)
+	Rules        Rules      // notice, buffers, horizon
+	From, To     time.Time  // the window asked for
+	Now          time.Time  // slots starting before Now + Rules.MinNotice are too soon
 }
 
 // FreeSlots lists the free 60-minute slots of a weekly schedule within
