@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
@@ -194,7 +195,8 @@ func appointmentReschedule(e *core.RequestEvent) error {
 
 // appointmentsMine handles GET /api/agenda/appointments?from&to&page&perPage:
 // the caller's appointments as client or as camello, by start; from/to
-// bound the start (both optional).
+// bound the start (both optional). Each carries holiday: the festivo its
+// start falls on in its camello's zone, or null.
 func appointmentsMine(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	p := httpapi.ReadPage(e, v)
@@ -223,8 +225,19 @@ func appointmentsMine(e *core.RequestEvent) error {
 		return httpapi.Internal(err)
 	}
 	out := make([]map[string]any, 0, len(list))
+	zones := map[string]*time.Location{} // camello id → its zone
 	for _, a := range list {
-		out = append(out, AppointmentJSON(a.Record))
+		j := AppointmentJSON(a.Record)
+		loc, ok := zones[a.CamelloID()]
+		if !ok {
+			loc, _ = LoadZone(DefaultTimezone)
+			if c, err := e.App.FindRecordById(camellos.Collection, a.CamelloID()); err == nil {
+				loc = LoadSchedule(e.App, c).Location
+			}
+			zones[a.CamelloID()] = loc
+		}
+		j["holiday"] = festivos.DayOf(a.Start().In(loc).Date())
+		out = append(out, j)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"appointments": out, "page": p.Page, "perPage": p.PerPage, "total": total})
 }

@@ -302,3 +302,30 @@ func TestWorksHolidaysSetting(t *testing.T) {
 		}
 	})
 }
+
+// The appointments list names the festivo of each appointment, by its date
+// in the camello's zone.
+func TestAppointmentsNameHolidays(t *testing.T) {
+	w := holidayWorld(t, true)
+	for _, start := range []string{"2026-12-08T04:00:00Z", "2026-12-08T05:00:00Z", "2026-12-09T04:00:00Z", "2026-12-09T05:00:00Z"} {
+		expect(t, w.book(w.job("ASIGNADO").Id, start), 201, "")
+	}
+	for _, cookie := range []string{w.clientCookie, w.camCookie} {
+		r := w.k.Get("/api/agenda/appointments", cookie)
+		expect(t, r, 200, "")
+		got := []string{}
+		for i := 0; i < 4; i++ {
+			label := "-"
+			if h, ok := r.Get("appointments." + string(rune('0'+i)) + ".holiday").(map[string]any); ok {
+				label = h["label"].(string)
+			} else if _, present := r.JSON["appointments"].([]any)[i].(map[string]any)["holiday"]; !present {
+				t.Fatalf("holiday absent: %s", r.Raw)
+			}
+			got = append(got, label)
+		}
+		want := "-|Martes festivo — Día de la Inmaculada Concepción|Martes festivo — Día de la Inmaculada Concepción|-"
+		if strings.Join(got, "|") != want {
+			t.Fatalf("holidays: %s", strings.Join(got, "|"))
+		}
+	}
+}

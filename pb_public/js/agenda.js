@@ -207,7 +207,8 @@ function apptItem(a, titles) {
   const msg = el('p', { class: 'alert', role: 'status', 'aria-live': 'polite' });
   const picker = el('div', {});
   const li = el('li', { class: 'card', 'data-id': a.id },
-    el('div', { class: 'row' }, el('strong', {}, fmtDateTz(a.start)), el('span', { class: 'status' }, statusLabel(a.status))),
+    el('div', { class: 'row' }, el('strong', {}, fmtDateTz(a.start)), a.holiday ? el('span', { class: 'holiday' }, a.holiday.label) : null,
+      el('span', { class: 'status' }, statusLabel(a.status))),
     titles.get(a.job) ? el('p', { style: 'margin:.25rem 0' }, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(a.job) }, titles.get(a.job))) : null,
     el('div', { class: 'actions' },
       session.camello ? el('button', {
