@@ -133,10 +133,16 @@ func TestBookingExtras(t *testing.T) {
 				t.Errorf("the old feed answers %d", r.Status)
 			}
 			b.do(chromedp.SetValue(css("#minNoticeMinutes"), "60"), chromedp.SetValue(css("#bufferMinutes"), "0"))
+			// Festivos: off by default, ticked here.
+			if b.str(`String(document.querySelector('#worksHolidays').checked)`) != "false" {
+				t.Errorf("worksHolidays is ticked by default")
+			}
+			b.click("#worksHolidays")
 			b.click("#save-avail")
 			b.near("#avail-msg", "Disponibilidad guardada", "the rules saved")
 			camUser, _ := k.App.FindRecordById(users.Collection, w.camUser)
-			if r := k.Get("/api/agenda/availability", k.Session(camUser)); r.Get("availability.minNoticeMinutes") != float64(60) {
+			if r := k.Get("/api/agenda/availability", k.Session(camUser)); r.Get("availability.minNoticeMinutes") != float64(60) ||
+				r.Get("availability.worksHolidays") != true {
 				t.Errorf("availability after saving: %s", r.Raw)
 			}
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
@@ -99,8 +100,10 @@ func readRepeat(v *httpapi.Validation, in map[string]any) (int, int) {
 // all or nothing. 404 when the caller cannot see the job, 403 for its
 // other parties, 409 when the job is not ASIGNADO or EN_PROGRESO, would
 // hold more than 12 future appointments, or a start is not exactly a free
-// slot (a series lists them in issues.conflicts). 201 {appointment}, or
-// {appointments} for a series; the camello is notified.
+// slot (a series lists them in issues.conflicts), or a single start falls
+// on a festivo the camello does not work. 201 {appointment}, or
+// {appointments, skippedHolidays} for a series (its festivos the camello
+// does not work are skipped, see BookSeries); the camello is notified.
 func appointmentBook(e *core.RequestEvent) error {
 	job, party, err := jobs.VisibleJob(e)
 	if err != nil {
@@ -138,7 +141,7 @@ func appointmentBook(e *core.RequestEvent) error {
 		return httpapi.Conflict(MsgJobNotBookable)
 	}
 	loc := LoadSchedule(e.App, camello).Location
-	list, err := BookSeries(e.App, job.Id, SeriesStarts(start, loc, weeks, count))
+	list, skipped, err := BookSeries(e.App, job.Id, SeriesStarts(start, loc, weeks, count))
 	if err != nil {
 		return err
 	}
@@ -146,7 +149,7 @@ func appointmentBook(e *core.RequestEvent) error {
 	for i, a := range list {
 		out[i] = AppointmentJSON(a.Record)
 	}
-	return e.JSON(http.StatusCreated, map[string]any{"appointments": out})
+	return e.JSON(http.StatusCreated, map[string]any{"appointments": out, "skippedHolidays": skipped})
 }
 
 type rescheduleInput struct {
@@ -192,7 +195,8 @@ func appointmentReschedule(e *core.RequestEvent) error {
 
 // appointmentsMine handles GET /api/agenda/appointments?from&to&page&perPage:
 // the caller's appointments as client or as camello, by start; from/to
-// bound the start (both optional).
+// bound the start (both optional). Each carries holiday: the festivo its
+// start falls on in its camello's zone, or null.
 func appointmentsMine(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	p := httpapi.ReadPage(e, v)
@@ -221,8 +225,19 @@ func appointmentsMine(e *core.RequestEvent) error {
 		return httpapi.Internal(err)
 	}
 	out := make([]map[string]any, 0, len(list))
+	zones := map[string]*time.Location{} // camello id → its zone
 	for _, a := range list {
-		out = append(out, AppointmentJSON(a.Record))
+		j := AppointmentJSON(a.Record)
+		loc, ok := zones[a.CamelloID()]
+		if !ok {
+			loc, _ = LoadZone(DefaultTimezone)
+			if c, err := e.App.FindRecordById(camellos.Collection, a.CamelloID()); err == nil {
+				loc = LoadSchedule(e.App, c).Location
+			}
+			zones[a.CamelloID()] = loc
+		}
+		j["holiday"] = festivos.DayOf(a.Start().In(loc).Date())
+		out = append(out, j)
 	}
 	return e.JSON(http.StatusOK, map[string]any{"appointments": out, "page": p.Page, "perPage": p.PerPage, "total": total})
 }

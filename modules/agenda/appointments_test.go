@@ -100,7 +100,7 @@ func TestSlotsEndpoint(t *testing.T) {
 		}
 		_, bare, _ := k.CreateCamello()
 		r = k.Get("/api/camellos/"+bare.Id+"/slots", w.clientCookie)
-		if r.Status != 200 || strings.TrimSpace(string(r.Raw)) != `{"slots":[]}` {
+		if r.Status != 200 || strings.TrimSpace(string(r.Raw)) != `{"holidays":[],"slots":[]}` {
 			t.Fatalf("no availability: %s", r.Raw)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
@@ -39,6 +40,7 @@ type availabilityOut struct {
 	BufferMinutes       int           `json:"bufferMinutes"`
 	HorizonDays         int           `json:"horizonDays"`
 	TravelBufferMinutes int           `json:"travelBufferMinutes"`
+	WorksHolidays       bool          `json:"worksHolidays"`
 }
 
 func availabilityJSON(s Schedule, updated *core.Record) availabilityOut {
@@ -50,6 +52,7 @@ func availabilityJSON(s Schedule, updated *core.Record) availabilityOut {
 		BufferMinutes:       s.Booking.BufferMinutes,
 		HorizonDays:         s.Booking.HorizonDays,
 		TravelBufferMinutes: s.Booking.TravelBufferMinutes,
+		WorksHolidays:       s.WorksHolidays,
 	}
 	if updated != nil {
 		at := timefmt.ISO(updated.GetDateTime("updated").Time())
@@ -78,11 +81,18 @@ type availabilityInput struct {
 	BufferMinutes       *float64          `json:"bufferMinutes"`
 	HorizonDays         *float64          `json:"horizonDays"`
 	TravelBufferMinutes *float64          `json:"travelBufferMinutes"`
+	WorksHolidays       *bool             `json:"worksHolidays"`
 	CancelConflicts     *bool             `json:"cancelConflicts"`
 }
 
-// MsgBlockedConflicts refuses blocking dates that hold appointments.
-const MsgBlockedConflicts = "Hay citas programadas en las fechas bloqueadas: cancélalas o envía cancelConflicts: true"
+// Messages of the conflicts of a new availability.
+const (
+	// MsgBlockedConflicts refuses blocking dates that hold appointments.
+	MsgBlockedConflicts = "Hay citas programadas en las fechas bloqueadas: cancélalas o envía cancelConflicts: true"
+	// MsgHolidayConflicts refuses to stop working festivos that hold
+	// appointments.
+	MsgHolidayConflicts = "Hay citas programadas en festivos: para dejar de trabajar en festivos cancélalas o envía cancelConflicts: true"
+)
 
 // readRules applies the request's rules over current: an absent rule keeps
 // its value; a present one must be an integer within its bounds.
@@ -112,22 +122,26 @@ func readRules(v *httpapi.Validation, in availabilityInput, current BookingRules
 	return out
 }
 
-// blockedConflict is a PROGRAMADA appointment on a blocked date.
+// blockedConflict is a PROGRAMADA appointment on a blocked date, or on a
+// festivo the camello stops working (Holiday names it; null otherwise).
 type blockedConflict struct {
-	AppointmentID string `json:"appointmentId"`
-	JobID         string `json:"jobId"`
-	Date          string `json:"date"`
-	Start         string `json:"start"`
-	End           string `json:"end"`
+	AppointmentID string  `json:"appointmentId"`
+	JobID         string  `json:"jobId"`
+	Date          string  `json:"date"`
+	Start         string  `json:"start"`
+	End           string  `json:"end"`
+	Holiday       *string `json:"holiday"`
 	client        string
 	local         string // the start on the camello's clock
 }
 
 // blockedConflicts lists the camello's PROGRAMADA appointments starting
-// after now on a date s blocks (in s's zone), by start.
-func blockedConflicts(app core.App, camelloID string, s Schedule, now time.Time) ([]blockedConflict, error) {
+// after now on a date s blocks (in s's zone), or, with holidaysOff, on a
+// festivo s does not work, by start.
+func blockedConflicts(app core.App, camelloID string, s Schedule, now time.Time, holidaysOff bool) ([]blockedConflict, error) {
 	out := []blockedConflict{}
-	if len(s.Blocked) == 0 {
+	holidaysOff = holidaysOff && !s.WorksHolidays
+	if len(s.Blocked) == 0 && !holidaysOff {
 		return out, nil
 	}
 	spans, err := appointments.ScheduledOf(app, camelloID, now, time.Time{})
@@ -137,14 +151,18 @@ func blockedConflicts(app core.App, camelloID string, s Schedule, now time.Time)
 	blocked := s.BlockedSet()
 	for _, sp := range spans {
 		date := sp.Start.In(s.Location).Format(DateLayout)
-		if !blocked[date] {
+		var holiday *string
+		if name, ok := festivos.On(sp.Start.In(s.Location)); ok && holidaysOff && !blocked[date] {
+			holiday = &name
+		}
+		if !blocked[date] && holiday == nil {
 			continue
 		}
 		a, err := appointments.Find(app, sp.ID)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, blockedConflict{AppointmentID: sp.ID, JobID: sp.Job, Date: date,
+		out = append(out, blockedConflict{AppointmentID: sp.ID, JobID: sp.Job, Date: date, Holiday: holiday,
 			Start: timefmt.ISO(sp.Start), End: timefmt.ISO(sp.End), client: a.ClientID(),
 			local: sp.Start.In(s.Location).Format("02/01/2006 15:04") + " (" + s.Timezone + ")"})
 	}
@@ -153,12 +171,14 @@ func blockedConflicts(app core.App, camelloID string, s Schedule, now time.Time)
 
 // availabilityPut handles PUT /api/agenda/availability {timezone?, weekly,
 // blockedDates?, minNoticeMinutes?, bufferMinutes?, horizonDays?,
-// travelBufferMinutes?, cancelConflicts?}: weekly is required and replaces
-// the saved ranges; an absent timezone, blockedDates or rule keeps the
-// saved value (or the default). Blocked dates that hold PROGRAMADA
-// appointments yet to start are refused (409, issues.conflicts), unless
-// cancelConflicts is true: then they are cancelled in the same transaction
-// and each client is notified. 200 {availability, cancelled}.
+// travelBufferMinutes?, worksHolidays?, cancelConflicts?}: weekly is
+// required and replaces the saved ranges; an absent timezone,
+// blockedDates, rule or worksHolidays keeps the saved value (or the
+// default). Blocked dates that hold PROGRAMADA appointments yet to start
+// are refused (409, issues.conflicts), and so is turning worksHolidays off
+// while festivos hold some; unless cancelConflicts is true: then they are
+// cancelled in the same transaction and each client is notified.
+// 200 {availability, cancelled}.
 func availabilityPut(e *core.RequestEvent) error {
 	camello, err := myCamello(e)
 	if err != nil {
@@ -191,17 +211,31 @@ func availabilityPut(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
+	s.WorksHolidays = current.WorksHolidays
+	if in.WorksHolidays != nil {
+		s.WorksHolidays = *in.WorksHolidays
+	}
+	// Festivos' appointments conflict only when this request stops
+	// working them: those booked while the camello worked them (or
+	// before festivos existed) never block an unrelated change.
+	holidaysOff := current.WorksHolidays && !s.WorksHolidays
 	cancelConflicts := in.CancelConflicts != nil && *in.CancelConflicts
 	var saved *core.Record
 	cancelled := []string{}
 	err = e.App.RunInTransaction(func(txApp core.App) error {
 		now := jobs.Now(txApp)
-		conflicts, err := blockedConflicts(txApp, camello.Id, s, now)
+		conflicts, err := blockedConflicts(txApp, camello.Id, s, now, holidaysOff)
 		if err != nil {
 			return err
 		}
 		if len(conflicts) > 0 && !cancelConflicts {
-			return httpapi.ConflictWith(MsgBlockedConflicts, conflicts)
+			msg := MsgHolidayConflicts
+			for _, c := range conflicts {
+				if c.Holiday == nil {
+					msg = MsgBlockedConflicts
+				}
+			}
+			return httpapi.ConflictWith(msg, conflicts)
 		}
 		rec := findAvailability(txApp, camello.Id)
 		if rec == nil {
@@ -216,6 +250,7 @@ func availabilityPut(e *core.RequestEvent) error {
 		rec.Set("weekly", s.Weekly)
 		rec.Set("blockedDates", s.Blocked)
 		setRules(rec, s.Booking)
+		rec.Set("worksHolidays", s.WorksHolidays)
 		saved = rec
 		if err := txApp.Save(rec); err != nil {
 			return err
@@ -229,10 +264,14 @@ func availabilityPut(e *core.RequestEvent) error {
 				continue
 			}
 			cancelled = append(cancelled, c.AppointmentID)
+			body := "El camello bloqueó ese día y se canceló tu cita del " + c.local
+			if c.Holiday != nil {
+				body = "El camello ya no trabaja en festivos y se canceló tu cita del " + c.local + ", " + *c.Holiday
+			}
 			err = notifications.Notify(txApp, c.client, notifications.Message{
 				Kind:  notifications.KindJobStatus,
 				Title: "Cita cancelada",
-				Body:  "El camello bloqueó ese día y se canceló tu cita del " + c.local,
+				Body:  body,
 				URL:   jobs.JobURL(c.JobID),
 				Data:  map[string]any{"appointmentId": c.AppointmentID, "jobId": c.JobID, "camelloId": camello.Id},
 			})

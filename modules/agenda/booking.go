@@ -3,8 +3,10 @@ package agenda
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
 	"camellos/internal/writer"
@@ -21,7 +23,37 @@ const (
 	MsgSeriesTaken      = "Algunas fechas de la serie no están disponibles; no se agendó ninguna"
 	MsgTooMany          = "Un trabajo puede tener como máximo 12 citas programadas a futuro"
 	MsgRescheduleClosed = "Solo se reprograma una cita programada que no ha comenzado"
+	// MsgHolidayClosed refuses a booking or a move onto a festivo the
+	// camello does not work (the detail names the day).
+	MsgHolidayClosed = "El camello no trabaja en festivos"
+	// MsgSeriesAllHolidays refuses a series whose every date is such a festivo.
+	MsgSeriesAllHolidays = "Todas las fechas de la serie caen en festivos y el camello no trabaja en festivos; no se agendó ninguna"
 )
+
+// SkippedHoliday is a date of a series left out because it is a festivo
+// the camello does not work: the start asked for and the holiday.
+type SkippedHoliday struct {
+	Start string `json:"start"`
+	festivos.Day
+}
+
+// closedHoliday returns the festivo start falls on (in the schedule's
+// zone) when the camello does not work festivos, or nil.
+func (b *agendaCheck) closedHoliday(start time.Time) *festivos.Day {
+	if b.s.WorksHolidays {
+		return nil
+	}
+	return festivos.DayOf(start.In(b.s.Location).Date())
+}
+
+// holidayRefusal is the 409 of a booking or a move onto a festivo the
+// camello does not work: issues.conflicts holds the start and the holiday.
+func holidayRefusal(start time.Time, loc *time.Location, day *festivos.Day) error {
+	local := start.In(loc)
+	detail := fmt.Sprintf("El %s %s es festivo: %s. Elige otro día.",
+		strings.ToLower(day.Label[:strings.Index(day.Label, " ")]), local.Format("02/01/2006"), day.Name)
+	return httpapi.ConflictWith(MsgHolidayClosed, []SkippedHoliday{{Start: timefmt.ISO(start), Day: *day}}).WithDetail(detail)
+}
 
 // Series repetitions: every week or every two weeks, 2–12 occurrences.
 const (
@@ -83,7 +115,7 @@ func (b *agendaCheck) free(from, to time.Time, place, except string) []Interval 
 		places = append(places, b.places[sp.Job])
 	}
 	return FreeSlots(SlotQuery{Location: b.s.Location, Weekly: b.s.Ranges, Blocked: b.blocked,
-		Busy: busy, BusyPlaces: places, Place: place, Rules: b.rules, From: from, To: to, Now: b.now})
+		SkipHolidays: !b.s.WorksHolidays, Busy: busy, BusyPlaces: places, Place: place, Rules: b.rules, From: from, To: to, Now: b.now})
 }
 
 // isFree reports whether start is exactly one of the free slots.
@@ -123,9 +155,11 @@ func bookableJob(app core.App, jobID string) (*core.Record, *core.Record, error)
 	return job, camello, nil
 }
 
-// Book creates a PROGRAMADA appointment of the job at start (see BookSeries).
+// Book creates a PROGRAMADA appointment of the job at start (see
+// BookSeries); a start on a festivo the camello does not work is refused
+// (409 MsgHolidayClosed, the day in the detail and issues.conflicts).
 func Book(app core.App, jobID string, start time.Time) (*appointments.Appointment, error) {
-	list, err := BookSeries(app, jobID, []time.Time{start})
+	list, _, err := bookStarts(app, jobID, []time.Time{start}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -140,22 +174,27 @@ func Book(app core.App, jobID string, start time.Time) (*appointments.Appointmen
 // several starts, issues.conflicts lists those that are not). Transactions
 // are serialised, and the unique index on (camello, start) of PROGRAMADA
 // appointments backs it. The camello is notified once.
-func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments.Appointment, error) {
+//
+// Festivos: when the camello does not work them, the starts falling on one
+// (in the camello's zone) are skipped, not replaced (the series keeps its
+// weeks and has fewer appointments), and returned; a series whose every
+// start is skipped is refused (409 MsgSeriesAllHolidays).
+func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments.Appointment, []SkippedHoliday, error) {
+	return bookStarts(app, jobID, starts, true)
+}
+
+// bookStarts is Book (series false: a festivo refuses) and BookSeries
+// (series true: festivos are skipped).
+func bookStarts(app core.App, jobID string, starts []time.Time, series bool) ([]*appointments.Appointment, []SkippedHoliday, error) {
 	var out []*appointments.Appointment
+	var skipped []SkippedHoliday
 	err := writer.Transaction(app, func(txApp core.App) error {
-		out = out[:0]
+		out, skipped = out[:0], []SkippedHoliday{}
 		job, camello, err := bookableJob(txApp, jobID)
 		if err != nil {
 			return err
 		}
 		now := jobs.Now(txApp)
-		held, err := appointments.FutureOfJob(txApp, job.Id, now)
-		if err != nil {
-			return err
-		}
-		if held+len(starts) > MaxFutureAppointments {
-			return httpapi.Conflict(MsgTooMany)
-		}
 		first, last := starts[0], starts[0]
 		for _, s := range starts {
 			if s.Before(first) {
@@ -169,6 +208,29 @@ func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments
 		if err != nil {
 			return err
 		}
+		kept := make([]time.Time, 0, len(starts))
+		for _, s := range starts {
+			day := check.closedHoliday(s)
+			switch {
+			case day == nil:
+				kept = append(kept, s)
+			case !series:
+				return holidayRefusal(s, check.s.Location, day)
+			default:
+				skipped = append(skipped, SkippedHoliday{Start: timefmt.ISO(s), Day: *day})
+			}
+		}
+		if len(kept) == 0 {
+			return httpapi.ConflictWith(MsgSeriesAllHolidays, skipped)
+		}
+		starts := kept
+		held, err := appointments.FutureOfJob(txApp, job.Id, now)
+		if err != nil {
+			return err
+		}
+		if held+len(starts) > MaxFutureAppointments {
+			return httpapi.Conflict(MsgTooMany)
+		}
 		place := jobs.Place(job)
 		conflicts := []string{}
 		for _, s := range starts {
@@ -177,7 +239,7 @@ func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments
 			}
 		}
 		if len(conflicts) > 0 {
-			if len(starts) == 1 {
+			if !series {
 				return httpapi.Conflict(MsgSlotTaken)
 			}
 			return httpapi.ConflictWith(MsgSeriesTaken, conflicts)
@@ -186,7 +248,7 @@ func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments
 			a, err := appointments.Create(txApp, appointments.New{
 				Job: job.Id, Camello: camello.Id, Client: job.GetString("client"), Start: s})
 			if errors.Is(err, appointments.ErrSlotTaken) {
-				if len(starts) == 1 {
+				if !series {
 					return httpapi.Conflict(MsgSlotTaken)
 				}
 				return httpapi.ConflictWith(MsgSeriesTaken, []string{timefmt.ISO(s)})
@@ -215,9 +277,9 @@ func BookSeries(app core.App, jobID string, starts []time.Time) ([]*appointments
 		return notifications.Notify(txApp, camello.GetString("user"), msg)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
 // Reschedule moves the appointment id to start on behalf of byUserID (its
@@ -245,6 +307,9 @@ func Reschedule(app core.App, id string, start time.Time, byUserID string) (*app
 		check, err := loadBooking(txApp, camello, start, start.Add(SlotLength), now)
 		if err != nil {
 			return err
+		}
+		if day := check.closedHoliday(start); day != nil {
+			return holidayRefusal(start, check.s.Location, day)
 		}
 		if !check.isFree(start, jobs.Place(job), appt.Id) {
 			return httpapi.Conflict(MsgSlotTaken)

@@ -28,7 +28,9 @@ type world struct {
 }
 
 // newWorld boots the service at monday with a client, a camello available
-// Monday to Friday 08:00–12:00 in Bogotá, an admin and a stranger.
+// Monday to Friday 08:00–12:00 in Bogotá who works on festivos (8 and 25
+// December and 1 January fall in these tests' weeks; holidays_test.go
+// covers a camello who does not), an admin and a stranger.
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	p := testkit.NewParties(t, func(app *tests.TestApp) { jobs.SetClock(app, func() time.Time { return monday }) })
@@ -38,7 +40,7 @@ func newWorld(t *testing.T) *world {
 	for d := 1; d <= 5; d++ {
 		weekdays = append(weekdays, map[string]any{"weekday": d, "start": "08:00", "end": "12:00"})
 	}
-	r := p.K.Put("/api/agenda/availability", w.camCookie, map[string]any{"weekly": weekdays})
+	r := p.K.Put("/api/agenda/availability", w.camCookie, map[string]any{"weekly": weekdays, "worksHolidays": true})
 	expect(t, r, 200, "")
 	return w
 }

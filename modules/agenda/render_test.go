@@ -11,7 +11,8 @@ import (
 )
 
 // TestSlotsJSONBytes checks that the hand-written slots answer is byte for
-// byte what e.JSON renders for map{"slots": []slotJSON}.
+// byte what e.JSON renders for map{"holidays": []holidayJSON, "slots":
+// []slotJSON}, with and without festivos in the window.
 func TestSlotsJSONBytes(t *testing.T) {
 	rnd := rand.New(rand.NewSource(7))
 	base := time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC)
@@ -38,17 +39,33 @@ func TestSlotsJSONBytes(t *testing.T) {
 		odd = append(odd, Interval{Start: s, End: s.Add(SlotLength)})
 	}
 	cases = append(cases, odd)
+	bogota, _ := time.LoadLocation("America/Bogota")
+	windows := [][]holidayJSON{
+		nil,
+		holidaysIn(bogota, base, base.Add(24*time.Hour), true), // none
+		holidaysIn(bogota, time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC), false),
+		holidaysIn(bogota, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 12, 0, 0, 0, 0, time.UTC), true),
+	}
+	if len(windows[2]) != 3 || len(windows[3]) != 4 {
+		t.Fatalf("windows: %+v", windows)
+	}
 	for i, slots := range cases {
 		out := make([]slotJSON, 0, len(slots))
 		for _, s := range slots {
 			out = append(out, slotJSON{Start: timefmt.ISO(s.Start), End: timefmt.ISO(s.End)})
 		}
-		var want bytes.Buffer
-		if err := json.NewEncoder(&want).Encode(map[string]any{"slots": out}); err != nil {
-			t.Fatal(err)
-		}
-		if got := appendSlotsJSON(nil, slots); !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("case %d:\ngot  %.300s\nwant %.300s", i, got, want.Bytes())
+		for j, hs := range windows {
+			list := hs
+			if list == nil {
+				list = []holidayJSON{}
+			}
+			var want bytes.Buffer
+			if err := json.NewEncoder(&want).Encode(map[string]any{"holidays": list, "slots": out}); err != nil {
+				t.Fatal(err)
+			}
+			if got := appendSlotsJSON(nil, slots, hs); !bytes.Equal(got, want.Bytes()) {
+				t.Fatalf("case %d, window %d:\ngot  %.300s\nwant %.300s", i, j, got, want.Bytes())
+			}
 		}
 	}
 }

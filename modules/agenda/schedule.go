@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"camellos/internal/config"
+	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -39,6 +40,9 @@ type Schedule struct {
 	Ranges   []Range
 	Blocked  []string
 	Booking  BookingRules // notice, buffers, horizon
+	// WorksHolidays: the camello takes bookings on Colombian public
+	// holidays (festivos). false, the default: no slot on a festivo.
+	WorksHolidays bool
 }
 
 // LoadZone loads an IANA zone name; "", "Local" and unknown names fail.
@@ -223,18 +227,20 @@ func scheduleOf(rec *core.Record) Schedule {
 	_ = decodeJSONField(rec, "blockedDates", &blocked)
 	s := storedSchedule(rec.GetString("timezone"), weekly, blocked)
 	s.Booking = rulesOf(rec)
+	s.WorksHolidays = rec.GetBool("worksHolidays")
 	return s
 }
 
 // scheduleOfJSON is scheduleOf for the stored columns of an availability
 // (weekly and blockedDates as their JSON text).
-func scheduleOfJSON(tz, weeklyJSON, blockedJSON string, b BookingRules) Schedule {
+func scheduleOfJSON(tz, weeklyJSON, blockedJSON string, b BookingRules, worksHolidays bool) Schedule {
 	var weekly []WeeklyRange
 	var blocked []string
 	_ = decodeJSONText(weeklyJSON, &weekly)
 	_ = decodeJSONText(blockedJSON, &blocked)
 	s := storedSchedule(tz, weekly, blocked)
 	s.Booking = b.normalised()
+	s.WorksHolidays = worksHolidays
 	return s
 }
 
@@ -246,6 +252,16 @@ func storedSchedule(tz string, weekly []WeeklyRange, blocked []string) Schedule 
 		s.Location, _ = LoadZone(DefaultTimezone)
 	}
 	return s
+}
+
+// ClosedOn reports whether the schedule takes no booking on the local date
+// y-m-d because it is a festivo the camello does not work, with the
+// holiday's name.
+func (s Schedule) ClosedOn(y int, m time.Month, d int) (string, bool) {
+	if s.WorksHolidays {
+		return "", false
+	}
+	return festivos.Name(y, m, d)
 }
 
 // BlockedSet returns the schedule's blocked dates as a set.

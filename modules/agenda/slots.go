@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"camellos/internal/festivos"
 	"camellos/modules/appointments"
 )
 
@@ -62,15 +63,18 @@ func (r Rules) maxPad() time.Duration { return max(r.Buffer, r.TravelBuffer) }
 
 // SlotQuery is everything FreeSlots needs; it reads no clock and no database.
 type SlotQuery struct {
-	Location   *time.Location  // the camello's IANA zone (nil = UTC)
-	Weekly     []Range         // weekly availability in that zone
-	Blocked    map[string]bool // blocked local dates, "2006-01-02"
-	Busy       []Interval      // PROGRAMADA appointments
-	BusyPlaces []string        // optional: BusyPlaces[i] is the place of Busy[i] ("" or missing: unknown)
-	Place      string          // the place of the booking asked for ("" unknown)
-	Rules      Rules           // notice, buffers, horizon
-	From, To   time.Time       // the window asked for
-	Now        time.Time       // slots starting before Now + Rules.MinNotice are too soon
+	Location *time.Location  // the camello's IANA zone (nil = UTC)
+	Weekly   []Range         // weekly availability in that zone
+	Blocked  map[string]bool // blocked local dates, "2006-01-02"
+	// SkipHolidays: no slot on a Colombian public holiday (the local
+	// date in Location), for a camello who does not work festivos.
+	SkipHolidays bool
+	Busy         []Interval // PROGRAMADA appointments
+	BusyPlaces   []string   // optional: BusyPlaces[i] is the place of Busy[i] ("" or missing: unknown)
+	Place        string     // the place of the booking asked for ("" unknown)
+	Rules        Rules      // notice, buffers, horizon
+	From, To     time.Time  // the window asked for
+	Now          time.Time  // slots starting before Now + Rules.MinNotice are too soon
 }
 
 // FreeSlots lists the free 60-minute slots of a weekly schedule within
@@ -80,7 +84,8 @@ type SlotQuery struct {
 // whose clocks fall back it holds more (see WallTime for wall times that do
 // not exist or exist twice). A slot is kept when it fits wholly inside its
 // range and inside [From, To], starts no earlier than Now + MinNotice and
-// no later than Now + Horizon, is not on a blocked date and keeps its pad
+// no later than Now + Horizon, is not on a blocked date (nor on a festivo
+// with SkipHolidays) and keeps its pad
 // (Rules.Pad) from every busy interval.
 //
 // It is the one slot arithmetic of the service: the slots listing and the
@@ -158,6 +163,9 @@ func freeSlots(q SlotQuery, busyList busyIndex) []Interval {
 			continue
 		}
 		y, m, d := day.Date()
+		if q.SkipHolidays && festivos.Is(y, m, d) {
+			continue
+		}
 		for _, r := range byDay[day.Weekday()] {
 			rangeEnd := WallTime(y, m, d, r.End, loc)
 			for t := WallTime(y, m, d, r.Start, loc); !t.Add(SlotLength).After(rangeEnd); t = t.Add(SlotLength) {

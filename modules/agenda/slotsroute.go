@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
@@ -73,7 +74,8 @@ func FreeSlotsOf(app core.App, camello *core.Record, from, to, now time.Time) ([
 }
 
 // slotsList handles GET /api/camellos/{id}/slots?from&to (endpoint 8),
-// from the camello's agenda view (see view.go).
+// from the camello's agenda view (see view.go): {holidays, slots}, the
+// festivos of the window named (holidaysIn) beside the free slots.
 func slotsList(e *core.RequestEvent) error {
 	id, err := httpapi.PathID(e, "id")
 	if err != nil {
@@ -93,8 +95,9 @@ func slotsList(e *core.RequestEvent) error {
 	}
 	q := e.Request.URL.Query()
 	var slots []Interval
+	closed := v.closed
 	if jobID := q.Get("job"); jobID != "" {
-		slots, err = slotsForJob(e, id, jobID, from, to, now)
+		slots, closed, err = slotsForJob(e, id, jobID, from, to, now)
 		if err != nil {
 			return err
 		}
@@ -106,17 +109,17 @@ func slotsList(e *core.RequestEvent) error {
 			return httpapi.WriteJSONBytes(e, body)
 		}
 		slots, until := slotsAnswer(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
-			Rules: v.rules, From: from, To: to, Now: now}, v.busy)
-		body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*72), slots)
+			SkipHolidays: v.closed, Rules: v.rules, From: from, To: to, Now: now}, v.busy)
+		body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*72), slots, holidaysIn(v.loc, from, to, v.closed))
 		if until.After(now) {
 			vs.answers.keep(key, &answer{v: v, body: body, at: now, until: until})
 		}
 		return httpapi.WriteJSONBytes(e, body)
 	} else {
 		slots = freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
-			Rules: v.rules, From: from, To: to, Now: now}, v.busy)
+			SkipHolidays: v.closed, Rules: v.rules, From: from, To: to, Now: now}, v.busy)
 	}
-	body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*72), slots)
+	body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*72), slots, holidaysIn(v.loc, from, to, closed))
 	if q.Get("fields") != "" {
 		var out any
 		if err := json.Unmarshal(body, &out); err != nil {
@@ -131,30 +134,58 @@ func slotsList(e *core.RequestEvent) error {
 // would see them (read from the database): with the travel rule on, the
 // job's neighbourhood decides the gap around each appointment. A job the
 // caller is not a party of is 404.
-func slotsForJob(e *core.RequestEvent, camelloID, jobID string, from, to, now time.Time) ([]Interval, error) {
+func slotsForJob(e *core.RequestEvent, camelloID, jobID string, from, to, now time.Time) ([]Interval, bool, error) {
 	if !httpapi.ValidID(jobID) {
-		return nil, httpapi.FieldError("job", "Identificador inválido")
+		return nil, false, httpapi.FieldError("job", "Identificador inválido")
 	}
 	job, err := e.App.FindRecordById(jobs.Collection, jobID)
 	if err != nil || !jobs.PartyOf(e.App, session.AuthUser(e), job).Any() {
-		return nil, httpapi.NotFound(jobs.MsgJobNotFound)
+		return nil, false, httpapi.NotFound(jobs.MsgJobNotFound)
 	}
 	camello, err := e.App.FindRecordById(camellos.Collection, camelloID)
 	if err != nil {
-		return nil, httpapi.NotFound(jobs.MsgCamelloNotFound)
+		return nil, false, httpapi.NotFound(jobs.MsgCamelloNotFound)
 	}
 	check, err := loadBooking(e.App, camello, from, to, now)
 	if err != nil {
-		return nil, httpapi.Internal(err)
+		return nil, false, httpapi.Internal(err)
 	}
-	return check.free(from, to, jobs.Place(job), ""), nil
+	return check.free(from, to, jobs.Place(job), ""), !check.s.WorksHolidays, nil
 }
 
-// appendSlotsJSON renders {"slots":[{"start","end"},...]} as e.JSON
-// renders a map of slotJSON, final newline included (a test compares
-// both).
-func appendSlotsJSON(buf []byte, slots []Interval) []byte {
-	buf = append(buf, `{"slots":[`...)
+// holidayJSON is a festivo of the slots window: its date in the camello's
+// zone, name and label, and closed when the camello does not work it.
+type holidayJSON struct {
+	festivos.Day
+	Closed bool `json:"closed"`
+}
+
+// holidaysIn lists the festivos whose date, in loc, holds some instant of
+// [from, to).
+func holidaysIn(loc *time.Location, from, to time.Time, closed bool) []holidayJSON {
+	if loc == nil {
+		loc = time.UTC
+	}
+	days := festivos.Between(from.In(loc), to.Add(-time.Nanosecond).In(loc))
+	out := make([]holidayJSON, len(days))
+	for i, d := range days {
+		out[i] = holidayJSON{Day: d, Closed: closed}
+	}
+	return out
+}
+
+// appendSlotsJSON renders {"holidays":[...],"slots":[{"start","end"},...]}
+// as e.JSON renders a map of holidayJSON and slotJSON, final newline
+// included (a test compares both).
+func appendSlotsJSON(buf []byte, slots []Interval, holidays []holidayJSON) []byte {
+	buf = append(buf, `{"holidays":`...)
+	if len(holidays) == 0 {
+		buf = append(buf, "[]"...)
+	} else {
+		raw, _ := json.Marshal(holidays) // strings and a bool: cannot fail
+		buf = append(buf, raw...)
+	}
+	buf = append(buf, `,"slots":[`...)
 	for i, s := range slots {
 		if i > 0 {
 			buf = append(buf, ',')

@@ -42,6 +42,7 @@ type view struct {
 	loc     *time.Location
 	ranges  []Range
 	blocked map[string]bool
+	closed  bool // no slot on festivos (the camello does not work them)
 	rules   Rules
 	busy    busyIndex // widened for a booking in an unknown place
 	since   time.Time
@@ -131,12 +132,14 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 		Buffer      int    `db:"buffer"`
 		Horizon     int    `db:"horizon"`
 		Travel      int    `db:"travel"`
+		Holidays    bool   `db:"holidays"`
 	}
 	err := app.DB().NewQuery("SELECT c.status AS status, c.timezone AS timezone, " +
 		"a.id IS NOT NULL AS hasSchedule, IFNULL(a.timezone, '') AS availZone, " +
 		"IFNULL(a.weekly, '') AS weekly, IFNULL(a.blockedDates, '') AS blocked, " +
 		"IFNULL(a.minNoticeMinutes, -1) AS minNotice, IFNULL(a.bufferMinutes, -1) AS buffer, " +
-		"IFNULL(a.horizonDays, -1) AS horizon, IFNULL(a.travelBufferMinutes, -1) AS travel " +
+		"IFNULL(a.horizonDays, -1) AS horizon, IFNULL(a.travelBufferMinutes, -1) AS travel, " +
+		"IFNULL(a.worksHolidays, 0) AS holidays " +
 		"FROM " + camellos.Collection + " c LEFT JOIN " + AvailabilityCollection + " a ON a.camello = c.id " +
 		"WHERE c.id = {:id} LIMIT 1").Bind(dbx.Params{"id": id}).One(&row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -151,9 +154,10 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 	s := emptySchedule(defaultZoneOf(app, row.Timezone))
 	if row.HasSchedule {
 		s = scheduleOfJSON(row.AvailZone, row.Weekly, row.Blocked,
-			BookingRules{row.MinNotice, row.Buffer, row.Horizon, row.Travel})
+			BookingRules{row.MinNotice, row.Buffer, row.Horizon, row.Travel}, row.Holidays)
 	}
-	v := &view{active: true, loc: s.Location, ranges: s.Ranges, blocked: s.BlockedSet(), rules: s.Booking.Rules()}
+	v := &view{active: true, loc: s.Location, ranges: s.Ranges, blocked: s.BlockedSet(), closed: !s.WorksHolidays,
+		rules: s.Booking.Rules()}
 	v.since = now.Add(-SlotLength - v.rules.maxPad())
 	spans, err := appointments.ScheduledOf(app, id, v.since, time.Time{})
 	if err != nil {

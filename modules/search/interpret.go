@@ -7,15 +7,18 @@ import (
 	"time"
 	"unicode"
 
+	"camellos/internal/festivos"
 	"camellos/internal/text"
 )
 
 var wordPattern = regexp.MustCompile(`[\p{L}\p{N}]+(?::[0-9]{2})?`)
 
-// When is the time range a search asks for, in UTC ISO 8601.
+// When is the time range a search asks for, in UTC ISO 8601, with the
+// festivos whose date (in the app's zone) it touches.
 type When struct {
-	From string `json:"from"`
-	To   string `json:"to"`
+	From     string         `json:"from"`
+	To       string         `json:"to"`
+	Holidays []festivos.Day `json:"holidays"`
 }
 
 // Interpretation is what a natural-language search means.

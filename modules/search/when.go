@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/festivos"
 	"camellos/internal/timefmt"
 )
 
@@ -52,6 +53,11 @@ type dateSpec struct {
 // mañana, pasado mañana, el lunes…, este fin de semana, esta semana, la
 // próxima semana, en 3 días, el 24 de diciembre, en la mañana/tarde/noche,
 // a las 3 (pm). "mañana" after "la"/"esta" is the morning, not tomorrow.
+// Festivos (the Colombian public holidays, internal/festivos): "el
+// festivo", "el próximo festivo" is the next one from today on; "el lunes
+// festivo" the next Monday that is one (any weekday likewise); "el puente"
+// the next long weekend, Saturday to its Monday festivo. Whatever the
+// range, the festivos in it are named (When.Holidays).
 // The answer is nil when nothing in the query is about time.
 func findWhen(ts tokens, ws []string, now time.Time, loc *time.Location) *When {
 	local := now.In(loc)
@@ -137,6 +143,31 @@ func findWhen(ts tokens, ws []string, now time.Time, loc *time.Location) *When {
 			} else {
 				day(0, toMonday)
 			}
+		case isWeekday(w) && isHolidayWord(ts.at(i+1)):
+			wd, _ := weekdayOf(w)
+			ts.use(i, 2)
+			markBefore(ts, i, "el", "los", "este", "proximo", "siguiente")
+			if k, ok := nextHoliday(today, func(d time.Time) bool { return d.Weekday() == wd }); ok {
+				day(k, 1)
+			}
+		case isHolidayWord(w):
+			ts.use(i, 1)
+			markBefore(ts, i, "el", "los", "un", "este", "proximo", "siguiente", "dia", "para", "en")
+			if k, ok := nextHoliday(today, nil); ok {
+				day(k, 1)
+			}
+		case w == "puente":
+			ts.use(i, 1)
+			markBefore(ts, i, "el", "este", "proximo", "siguiente", "para", "en")
+			if isHolidayWord(ts.at(i + 1)) {
+				ts.use(i+1, 1)
+			}
+			markAfter(ts, i+1, "que", "viene")
+			if k, ok := nextHoliday(today, func(d time.Time) bool { return d.Weekday() == time.Monday }); ok {
+				// Saturday to Monday, from today when the weekend has begun.
+				from := max(k-2, 0)
+				day(from, k-from+1)
+			}
 		case isWeekday(w):
 			wd, _ := weekdayOf(w)
 			ts.use(i, 1)
@@ -215,7 +246,34 @@ func (s dateSpec) lay(now, today time.Time) *When {
 	if n := now.Truncate(time.Minute); from.Before(n) && to.After(n) {
 		from = n
 	}
-	return &When{From: timefmt.ISO(from), To: timefmt.ISO(to)}
+	return &When{From: timefmt.ISO(from), To: timefmt.ISO(to),
+		Holidays: festivos.Between(from.In(today.Location()), to.Add(-time.Nanosecond).In(today.Location()))}
+}
+
+// isHolidayWord reads "festivo", "festivos", "feriado", "feriados".
+func isHolidayWord(w string) bool {
+	switch w {
+	case "festivo", "festivos", "feriado", "feriados":
+		return true
+	}
+	return false
+}
+
+// holidayScanDays bounds the search for the next festivo (every weekday
+// is one within a few years; Monday within months).
+const holidayScanDays = 366 * 8
+
+// nextHoliday returns how many days after today the next festivo is
+// (today included) for which keep is true (nil: any).
+func nextHoliday(today time.Time, keep func(time.Time) bool) (int, bool) {
+	y, m, d := today.Date()
+	for k := 0; k < holidayScanDays; k++ {
+		day := time.Date(y, m, d+k, 0, 0, 0, 0, time.UTC)
+		if festivos.Is(day.Date()) && (keep == nil || keep(day)) {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 func isPartIntro(w string) bool {

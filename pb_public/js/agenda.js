@@ -120,6 +120,7 @@ async function loadAvailability() {
   if (!$('#bufferMinutes').value) $('#bufferMinutes').value = '0';
   $('#horizonDays').value = String(a.horizonDays ?? 60);
   $('#blocked').replaceChildren(...(a.blockedDates || []).map(blockedRow));
+  $('#worksHolidays').checked = a.worksHolidays === true;
 }
 
 async function save(ev, cancelConflicts) {
@@ -137,6 +138,7 @@ async function save(ev, cancelConflicts) {
   const body = {
     timezone: $('#timezone').value, weekly, blockedDates,
     minNoticeMinutes: Number($('#minNoticeMinutes').value), bufferMinutes: Number($('#bufferMinutes').value), horizonDays: horizon,
+    worksHolidays: $('#worksHolidays').checked,
   };
   if (cancelConflicts) body.cancelConflicts = true;
   const btn = $('#save-avail');
@@ -152,8 +154,9 @@ async function save(ev, cancelConflicts) {
     const conflicts = (e.issues && e.issues.conflicts) || [];
     if (e.status === 409 && conflicts.length && !cancelConflicts) {
       const list = conflicts.map((c) => fmtDateTz(c.start || c)).join('; ');
-      showAlert(msg, `Hay citas en los días que bloqueas: ${list}.`, 'error', false);
-      if (await confirmDialog(`Hay ${conflicts.length === 1 ? 'una cita' : conflicts.length + ' citas'} en los días bloqueados (${list}). ¿Cancelarlas y avisar a los clientes?`, 'Sí, cancelarlas y bloquear')) {
+      const where = conflicts.every((c) => c.holiday) ? 'en festivos' : 'en los días bloqueados';
+      showAlert(msg, `Hay citas ${where}: ${list}.`, 'error', false);
+      if (await confirmDialog(`Hay ${conflicts.length === 1 ? 'una cita' : conflicts.length + ' citas'} ${where} (${list}). ¿Cancelarlas y avisar a los clientes?`, 'Sí, cancelarlas y guardar')) {
         btn.disabled = false;
         return save(null, true);
       }
@@ -204,7 +207,8 @@ function apptItem(a, titles) {
   const msg = el('p', { class: 'alert', role: 'status', 'aria-live': 'polite' });
   const picker = el('div', {});
   const li = el('li', { class: 'card', 'data-id': a.id },
-    el('div', { class: 'row' }, el('strong', {}, fmtDateTz(a.start)), el('span', { class: 'status' }, statusLabel(a.status))),
+    el('div', { class: 'row' }, el('strong', {}, fmtDateTz(a.start)), a.holiday ? el('span', { class: 'holiday' }, a.holiday.label) : null,
+      el('span', { class: 'status' }, statusLabel(a.status))),
     titles.get(a.job) ? el('p', { style: 'margin:.25rem 0' }, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(a.job) }, titles.get(a.job))) : null,
     el('div', { class: 'actions' },
       session.camello ? el('button', {

@@ -193,6 +193,7 @@ async function search(ev) {
     }
     if (it.neighborhood) notes.push(`barrio ${it.neighborhood}`);
     if (it.urgent) notes.push('urgente');
+    for (const h of (it.when && it.when.holidays) || []) notes.push(h.label);
   } catch (e) {
     filters = { q: query }; labels = {}; when = null;
   }

@@ -2,13 +2,22 @@
 // agenda (rescheduling).
 import { api, el, fmtDay, fmtTime, tzLong } from './app.js';
 
-/** loadSlots returns the free slots of a camello for the next days. */
+/** loadSlots returns the free slots of a camello for the next days (with .holidays, the festivos named). */
 export async function loadSlots(camelloId, days = 7) {
   const from = new Date();
   const to = new Date(from.getTime() + days * 24 * 3600 * 1000);
   const q = new URLSearchParams({ from: from.toISOString(), to: to.toISOString() });
   const r = await api('GET', `/api/camellos/${encodeURIComponent(camelloId)}/slots?${q}`);
-  return r.slots || [];
+  return Object.assign(r.slots || [], { holidays: r.holidays || [] });
+}
+
+// localDate is an ISO timestamp's date on the browser's clock (YYYY-MM-DD).
+const localDate = (iso) => new Date(iso).toLocaleDateString('en-CA');
+
+// holidayNote names the festivos the camello does not work.
+function holidayNote(holidays = []) {
+  const closed = holidays.filter((h) => h.closed);
+  return closed.length ? el('p', { class: 'hint holidays' }, `No atiende en festivos: ${closed.map((h) => h.label).join('; ')}.`) : null;
 }
 
 /**
@@ -16,20 +25,27 @@ export async function loadSlots(camelloId, days = 7) {
  * shown in. With onPick each slot is a button; without, a plain list.
  */
 export function renderSlots(slots, onPick, verb = 'Reservar') {
-  if (!slots.length) return el('p', { class: 'muted' }, 'No hay horarios libres en los próximos días.');
+  const note = holidayNote(slots.holidays);
+  if (!slots.length) {
+    const none = el('p', { class: 'muted' }, 'No hay horarios libres en los próximos días.');
+    return note ? el('div', {}, none, note) : none;
+  }
+  const named = new Map((slots.holidays || []).map((h) => [h.date, h.label]));
   const byDay = new Map();
   for (const s of slots) {
     const d = fmtDay(s.start);
     if (!byDay.has(d)) byDay.set(d, []);
     byDay.get(d).push(s);
   }
-  const box = el('div', { class: 'slot-list' }, el('p', { class: 'hint tz-label' }, `Horas en ${tzLong()}.`));
+  const box = el('div', { class: 'slot-list' }, el('p', { class: 'hint tz-label' }, `Horas en ${tzLong()}.`), note);
   let first = true;
   for (const [day, list] of byDay) {
     // One folding section per day, the first one open.
     const details = el('details', { class: 'slot-day', open: first });
     first = false;
-    details.append(el('summary', {}, `${day} `, el('span', { class: 'muted' }, `(${list.length} ${list.length === 1 ? 'horario' : 'horarios'})`)));
+    const holiday = named.get(localDate(list[0].start));
+    details.append(el('summary', {}, `${day} `, holiday ? el('span', { class: 'holiday' }, `${holiday} `) : null,
+      el('span', { class: 'muted' }, `(${list.length} ${list.length === 1 ? 'horario' : 'horarios'})`)));
     box.append(details);
     details.append(el('ul', { class: 'slots' }, list.map((s) => (onPick
       ? el('li', {}, el('button', {

@@ -120,8 +120,9 @@ function bookingPanel(job) {
     try {
       const r = await book(job.id, slot.start, rep);
       const n = (r.appointments || []).length;
-      await redraw(job.id, n > 1 ? `${n} citas reservadas desde el ${fmtDate(slot.start)} (${tzShort()})`
-        : `Cita reservada para el ${fmtDate(slot.start)} (${tzShort()})`);
+      const skipped = (r.skippedHolidays || []).map((h) => h.label);
+      await redraw(job.id, (n > 1 ? `${n} citas reservadas desde el ${fmtDate(slot.start)} (${tzShort()})`
+        : `Cita reservada para el ${fmtDate(slot.start)} (${tzShort()})`) + (skipped.length ? `. Sin cita en festivos: ${skipped.join('; ')}` : ''));
     } catch (e) {
       btn.disabled = false;
       say(card, e.message + conflictsText(e), 'error');
