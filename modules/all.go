@@ -13,6 +13,7 @@ import (
 	"camellos/modules/docs"
 	"camellos/modules/events"
 	"camellos/modules/jobs"
+	"camellos/modules/ledger"
 	"camellos/modules/legal"
 	"camellos/modules/mail"
 	"camellos/modules/messages"
@@ -55,6 +56,7 @@ func Register(app core.App) {
 	appointments.Register(app)
 	jobs.Register(app)
 	quotes.Register(app)
+	ledger.Register(app)
 	events.Register(app)
 	messages.Register(app)
 	agenda.Register(app)
@@ -91,5 +93,6 @@ func Commands(app core.App) []*cobra.Command {
 		seed.Command(app),
 		mail.Command(app),
 		backup.Command(app),
+		ledger.Command(app),
 	}
 }
