@@ -19,6 +19,7 @@ import (
 	"camellos/modules/messages"
 	"camellos/modules/metrics"
 	"camellos/modules/notifications"
+	"camellos/modules/payments"
 	"camellos/modules/quotes"
 	"camellos/modules/registration"
 	"camellos/modules/search"
@@ -57,6 +58,7 @@ func Register(app core.App) {
 	jobs.Register(app)
 	quotes.Register(app)
 	ledger.Register(app)
+	payments.Register(app)
 	events.Register(app)
 	messages.Register(app)
 	agenda.Register(app)
