@@ -387,3 +387,32 @@ func signIn(t *testing.T, url, email, password string) *http.Cookie {
 	t.Fatal("login: no session cookie")
 	return nil
 }
+
+// `ledger verify` exits 0 on a sound ledger and 1, naming the problem, on
+// one that does not balance (corrupted through the file, triggers dropped).
+func TestLedgerVerifyCLI(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pb_data")
+	if r := cli(t, nil, "ledger", "verify", "--dir", dir); r.code != 0 || !strings.Contains(r.stdout, "el libro contable cuadra") {
+		t.Fatalf("sound ledger: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "data.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"DROP TRIGGER ledger_transactions_balanced",
+		"INSERT INTO ledger_entries (tx, account, amount) VALUES ('t00000000000001', 'platform_revenue', -7)",
+		"INSERT INTO ledger_entries (tx, account, amount) VALUES ('t00000000000001', 'client_payments', 6)",
+		"INSERT INTO ledger_transactions (id, kind, key, at) VALUES ('t00000000000001', 'adjustment', 'k', 'x')",
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	db.Close()
+	r := cli(t, nil, "ledger", "verify", "--dir", dir)
+	if r.code != 1 || !strings.Contains(r.stdout, "transacciones descuadradas") || !strings.Contains(r.stdout, "falta el trigger") ||
+		!strings.Contains(r.stderr, "no cuadra") {
+		t.Fatalf("unbalanced ledger: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

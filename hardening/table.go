@@ -25,15 +25,18 @@ const (
 	CronOnly Outcome = "C"
 	// NotFound: 404, whoever asks.
 	NotFound Outcome = "N"
+	// Optional: Allowed, for a feature that may be off (503 when it is not
+	// configured, e.g. payments without MERCADOPAGO_ACCESS_TOKEN).
+	Optional Outcome = "O"
 )
 
 // Match reports whether an HTTP status satisfies the outcome.
 func (o Outcome) Match(status int) bool {
-	if status >= 500 && !(o == CronOnly && status == http.StatusServiceUnavailable) {
+	if status >= 500 && !((o == CronOnly || o == Optional) && status == http.StatusServiceUnavailable) {
 		return false
 	}
 	switch o {
-	case Allowed:
+	case Allowed, Optional:
 		return status != http.StatusUnauthorized && status != http.StatusForbidden
 	case Unauth:
 		return status == http.StatusUnauthorized
@@ -173,7 +176,13 @@ var Table = map[string]Expectation{
 	"POST /api/jobs/{id}/quotes": {camelloOnly, func(w *World, r Role) Call {
 		return Call{ID: w.OpenJobID, Body: map[string]any{"amount": 50000, "message": "Puedo hoy", "validDays": 3}}
 	}},
-	"POST /api/quotes/{id}/accept":        {jobClient, none},
+	"POST /api/quotes/{id}/accept": {jobClient, none},
+
+	// Payments (issue 23): off in the matrix's world (no MERCADOPAGO_ACCESS_TOKEN).
+	"POST /api/jobs/{id}/payment":         {[5]Outcome{Unauth, Optional, Denied, Denied, Denied}, none},
+	"GET /api/jobs/{id}/payment":          {jobParties, none},
+	"POST /api/jobs/{id}/payment/check":   {[5]Outcome{Unauth, Allowed, Denied, Denied, Allowed}, none},
+	"POST /api/payments/webhook":          {cron, body(map[string]any{"type": "payment", "data": map[string]any{"id": "123"}})},
 	"POST /api/quotes/{id}/reject":        {jobClient, none},
 	"POST /api/quotes/{id}/withdraw":      {jobCamello, none},
 	"GET /api/jobs/{id}/messages":         {jobParties, none},

@@ -13,11 +13,13 @@ import (
 	"camellos/modules/docs"
 	"camellos/modules/events"
 	"camellos/modules/jobs"
+	"camellos/modules/ledger"
 	"camellos/modules/legal"
 	"camellos/modules/mail"
 	"camellos/modules/messages"
 	"camellos/modules/metrics"
 	"camellos/modules/notifications"
+	"camellos/modules/payments"
 	"camellos/modules/quotes"
 	"camellos/modules/registration"
 	"camellos/modules/search"
@@ -55,6 +57,8 @@ func Register(app core.App) {
 	appointments.Register(app)
 	jobs.Register(app)
 	quotes.Register(app)
+	ledger.Register(app)
+	payments.Register(app)
 	events.Register(app)
 	messages.Register(app)
 	agenda.Register(app)
@@ -91,5 +95,6 @@ func Commands(app core.App) []*cobra.Command {
 		seed.Command(app),
 		mail.Command(app),
 		backup.Command(app),
+		ledger.Command(app),
 	}
 }

@@ -38,6 +38,9 @@ var owners = map[string]string{
 	"legal_documents":          "camellos/modules/legal",
 	"legal_document_versions":  "camellos/modules/legal",
 	"legal_acceptances":        "camellos/modules/legal",
+	"ledger_transactions":      "camellos/modules/ledger",
+	"ledger_entries":           "camellos/modules/ledger",
+	"payments":                 "camellos/modules/payments",
 }
 
 // alsoDeclaredBy lists the packages that still declare a collection name

@@ -6,6 +6,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -25,6 +26,8 @@ const (
 	DefaultAuthIPLimit       = 30
 	DefaultBackupKeep        = 7
 	DefaultMemoryLimitMB     = 0
+	DefaultMercadoPagoAPIURL = "https://api.mercadopago.com"
+	DefaultCommissionPercent = 10
 )
 
 // SMTP TLS modes (SMTP_TLS).
@@ -91,6 +94,17 @@ type Config struct {
 	S3Secret         string // S3_SECRET
 	S3ForcePathStyle bool   // S3_FORCE_PATH_STYLE
 	S3Files          bool   // S3_FILES=1: uploaded files on S3 too
+
+	// Payments through Mercado Pago (issue 23); MercadoPagoAccessToken ""
+	// means payments are off (their routes answer 503).
+	MercadoPagoAccessToken   string // MERCADOPAGO_ACCESS_TOKEN
+	MercadoPagoWebhookSecret string // MERCADOPAGO_WEBHOOK_SECRET: the key of the webhooks' x-signature
+	// MercadoPagoAPIURL replaces https://api.mercadopago.com (a local test
+	// server) (MERCADOPAGO_API_URL).
+	MercadoPagoAPIURL string
+	// CommissionPercent is the platform's commission on a released payment
+	// (COMMISSION_PERCENT, 0 to 50).
+	CommissionPercent int
 }
 
 // Load reads the environment once, applying defaults. A malformed value is
@@ -160,11 +174,22 @@ func load(get func(string) string) (Config, error) {
 		S3Secret:            get("S3_SECRET"),
 		S3ForcePathStyle:    flag("S3_FORCE_PATH_STYLE"),
 		S3Files:             flag("S3_FILES"),
+
+		MercadoPagoAccessToken:   strings.TrimSpace(get("MERCADOPAGO_ACCESS_TOKEN")),
+		MercadoPagoWebhookSecret: strings.TrimSpace(get("MERCADOPAGO_WEBHOOK_SECRET")),
+		MercadoPagoAPIURL:        strings.TrimRight(str("MERCADOPAGO_API_URL", DefaultMercadoPagoAPIURL), "/"),
+		CommissionPercent:        num("COMMISSION_PERCENT", DefaultCommissionPercent, 0, 50),
 	}
 	switch c.SMTPTLS {
 	case SMTPStartTLS, SMTPTLS, SMTPOff:
 	default:
 		errs = append(errs, "SMTP_TLS: se esperaba starttls, tls u off")
+	}
+	if u, err := url.Parse(c.MercadoPagoAPIURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		errs = append(errs, "MERCADOPAGO_API_URL: se esperaba una URL http(s)")
+	}
+	if c.MercadoPagoAccessToken != "" && c.MercadoPagoWebhookSecret == "" {
+		errs = append(errs, "MERCADOPAGO_WEBHOOK_SECRET: es obligatorio con MERCADOPAGO_ACCESS_TOKEN (sin él no se verifican las notificaciones)")
 	}
 	if c.Timezone != "" {
 		if _, err := time.LoadLocation(c.Timezone); err != nil {
@@ -190,6 +215,9 @@ func (c Config) HTTPS() bool { return strings.HasPrefix(c.AppURL, "https://") }
 
 // RemindersOff reports whether the built-in reminder sweep is disabled.
 func (c Config) RemindersOff() bool { return strings.EqualFold(c.RemindersSchedule, "off") }
+
+// PaymentsEnabled reports whether Mercado Pago is configured.
+func (c Config) PaymentsEnabled() bool { return c.MercadoPagoAccessToken != "" }
 
 // S3Enabled reports whether S3-compatible storage is configured.
 func (c Config) S3Enabled() bool { return c.S3Endpoint != "" && c.S3Bucket != "" }

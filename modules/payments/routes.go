@@ -1,0 +1,141 @@
+package payments
+
+import (
+	"errors"
+	"net/http"
+
+	"camellos/internal/config"
+	"camellos/internal/httpapi"
+	"camellos/internal/session"
+	"camellos/modules/jobs"
+	"camellos/modules/ledger"
+
+	"github.com/pocketbase/pocketbase/apis"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Register binds the payments' record hooks, the reconciliation sweep and
+// the routes.
+func Register(app core.App) {
+	bindHooks(app)
+	app.Cron().MustAdd("paymentsReconcile", SweepSchedule, func() {
+		if !config.Of(app).PaymentsEnabled() {
+			return
+		}
+		if _, err := Reconcile(app, jobs.Now(app)); err != nil {
+			app.Logger().Error("payments: reconciliation sweep failed", "error", err.Error())
+		}
+	})
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		api := httpapi.API(se)
+		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
+
+		// The job's client pays: the job's live payment, or a new one with its checkout.
+		api.POST("/jobs/{id}/payment", paymentStart).Bind(signedIn)
+		// The job's parties see its payment (the client also its checkout link).
+		api.GET("/jobs/{id}/payment", paymentView).Bind(signedIn, apis.SkipSuccessActivityLog())
+		// Back from the checkout: the client (or an admin) has the payment checked with Mercado Pago now.
+		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn)
+		// Mercado Pago's notifications (x-signature checked; no session).
+		api.POST("/payments/webhook", webhookReceive).Bind(httpapi.BodyLimit(maxWebhookBody))
+		return se.Next()
+	})
+}
+
+// bindHooks refuses every write of a payment through records (dashboard,
+// generic API): a payment changes only through its state machine, written
+// by this package with conditional UPDATEs next to its ledger movements.
+func bindHooks(app core.App) {
+	refuse := func(e *core.RecordEvent) error { return httpapi.Forbidden(MsgReadOnly) }
+	app.OnRecordCreate(Collection).BindFunc(refuse)
+	app.OnRecordUpdate(Collection).BindFunc(refuse)
+	app.OnRecordDelete(Collection).BindFunc(refuse)
+}
+
+// paymentStart handles POST /api/jobs/{id}/payment: 201 with a new
+// payment, 200 with the job's payment already under way.
+func paymentStart(e *core.RequestEvent) error {
+	jobID, err := httpapi.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	p, created, err := Start(e.App, jobID, session.AuthUser(e).Id)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return e.JSON(status, map[string]any{"payment": JSON(p, true)})
+}
+
+// partyPayment is the job's latest payment, for one of its parties.
+func partyPayment(e *core.RequestEvent) (*Payment, jobs.Party, error) {
+	jobID, err := httpapi.PathID(e, "id")
+	if err != nil {
+		return nil, jobs.Party{}, err
+	}
+	job, err := e.App.FindRecordById(jobs.Collection, jobID)
+	if err != nil {
+		return nil, jobs.Party{}, httpapi.NotFound(MsgJobNotFound)
+	}
+	party := jobs.PartyOf(e.App, session.AuthUser(e), job)
+	if !party.Any() {
+		return nil, party, httpapi.Forbidden(MsgNotParty)
+	}
+	p, err := latestOf(e.App, jobID)
+	if err != nil {
+		return nil, party, err
+	}
+	if p == nil {
+		return nil, party, httpapi.NotFound(MsgNoPayment)
+	}
+	return p, party, nil
+}
+
+// paymentView handles GET /api/jobs/{id}/payment: the payment and its
+// ledger movements.
+func paymentView(e *core.RequestEvent) error {
+	p, party, err := partyPayment(e)
+	if err != nil {
+		return err
+	}
+	return answer(e, p, party)
+}
+
+func answer(e *core.RequestEvent, p *Payment, party jobs.Party) error {
+	moves, err := ledger.ByRef(e.App, p.Id)
+	if err != nil {
+		return err
+	}
+	out := JSON(p, party.Client)
+	out["movements"] = moves
+	return e.JSON(http.StatusOK, map[string]any{"payment": out})
+}
+
+// paymentCheck handles POST /api/jobs/{id}/payment/check: the client back
+// from the checkout (or an admin) has an open payment checked with Mercado
+// Pago at once instead of waiting for the webhook or the sweep.
+func paymentCheck(e *core.RequestEvent) error {
+	p, party, err := partyPayment(e)
+	if err != nil {
+		return err
+	}
+	if !party.Client && !party.Admin {
+		return httpapi.Forbidden(MsgOnlyClientPays)
+	}
+	if p.Status() == StatusStarted || p.Status() == StatusPending {
+		if _, err := Check(e.App, p.Id); err != nil {
+			if errors.Is(err, ErrDisabled) {
+				return httpapi.NewError(http.StatusServiceUnavailable, MsgDisabled)
+			}
+			e.App.Logger().Warn("payments: check failed", "payment", p.Id, "error", err.Error())
+			return httpapi.NewError(http.StatusBadGateway, MsgGatewayDown)
+		}
+		if p, err = Find(e.App, p.Id); err != nil {
+			return err
+		}
+	}
+	return answer(e, p, party)
+}
