@@ -10,6 +10,8 @@ import (
 	"camellos/internal/privacy"
 	"camellos/internal/testkit"
 	"camellos/modules/mail"
+
+	"github.com/pocketbase/pocketbase/tools/filesystem"
 )
 
 // expectAddress is the job address rule written out (SECURITY.md, "Private
@@ -177,5 +179,37 @@ func TestPrivacyMatrix(t *testing.T) {
 	}
 	if len(mb.Mails()) == 0 {
 		t.Error("no mail was sent: the mail carrier went unchecked")
+	}
+
+	// A camello's photo: anyone's while the camello is ACTIVO; once it is
+	// not, only the camello's and admins' (privacy.CamelloPhoto).
+	cam := w.Camello[hardening.VStrangerC]
+	f, err := filesystem.NewFileFromBytes(testkit.PNG(t), "foto.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cam.Set("photo", f)
+	if err := k.App.Save(cam); err != nil {
+		t.Fatal(err)
+	}
+	photo := "/uploads/camellos/" + cam.GetString("photo")
+	for _, status := range []string{"ACTIVO", "SUSPENDIDO"} {
+		cam.Set("status", status)
+		if err := k.App.Save(cam); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range hardening.Viewers {
+			rel := privacy.Relation{Public: status == "ACTIVO", Self: v == hardening.VStrangerC, Admin: v == hardening.VAdmin}
+			want := 404
+			if privacy.Visible(privacy.CamelloPhoto, rel) {
+				want = 200
+			}
+			if (status == "ACTIVO" || v == hardening.VStrangerC || v == hardening.VAdmin) != (want == 200) {
+				t.Errorf("privacy table: photo of a %s camello to %s", status, v)
+			}
+			if r := k.Get(photo, w.Cookies[v]); r.Status != want {
+				t.Errorf("photo of a %s camello as %s: %d, want %d", status, v, r.Status, want)
+			}
+		}
 	}
 }
