@@ -11,8 +11,8 @@ import (
 
 // bindDataRights contributes the user's appointments (as client or as
 // camello) and the camello's availability to an export; an erasure drops
-// the availability (the profile is no longer bookable) and keeps the
-// appointments for the other party.
+// the availability (the profile is no longer bookable) and the calendar
+// feed (its URL dies), and keeps the appointments for the other party.
 func bindDataRights(app core.App) {
 	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
 		where := dbx.Expression(dbx.HashExp{"client": e.User.Id})
@@ -35,6 +35,11 @@ func bindDataRights(app core.App) {
 		return e.Next()
 	})
 	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
+		if feed, err := e.App.FindFirstRecordByData(CalendarFeedsCollection, "user", e.User.Id); err == nil {
+			if err := e.App.Delete(feed); err != nil {
+				return err
+			}
+		}
 		if cam, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.User.Id); err == nil {
 			if rec := findAvailability(e.App, cam.Id); rec != nil {
 				if err := e.App.Delete(rec); err != nil {

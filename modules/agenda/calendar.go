@@ -14,11 +14,13 @@ import (
 	"sync"
 	"time"
 
+	"camellos/internal/bus"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/modules/appointments"
 	"camellos/modules/jobs"
+	"camellos/modules/users"
 
 	ics "github.com/arran4/golang-ical"
 	"github.com/pocketbase/pocketbase/core"
@@ -102,6 +104,45 @@ func tokenHash(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// feedCredential is what a feed keeps of its owner's credentials: the
+// SHA-256 of the user's token key, which PocketBase renews with every
+// password change or reset. A feed whose credential no longer matches, or
+// whose owner is disabled (erasure disables too), answers 404: the feed
+// dies with those events, whatever path (route, CLI, dashboard) caused them.
+// Migration 1764120000 derives the same value for older feeds.
+func feedCredential(user *core.Record) string {
+	sum := sha256.Sum256([]byte("calendar-feed:" + user.TokenKey()))
+	return hex.EncodeToString(sum[:])
+}
+
+// feedOwner returns the feed's owner while the feed is alive, or nil.
+func feedOwner(app core.App, feed *core.Record) *core.Record {
+	user, err := app.FindRecordById(users.Collection, feed.GetString("user"))
+	if err != nil || user.GetBool("disabled") {
+		return nil
+	}
+	if !hmac.Equal([]byte(feed.GetString("credential")), []byte(feedCredential(user))) {
+		return nil
+	}
+	return user
+}
+
+// bindFeedLifecycle deletes a disabled user's feed once the change has
+// committed, so that re-enabling the account does not revive the old URL
+// (feedOwner refuses it meanwhile, whatever path disabled the user).
+func bindFeedLifecycle(app core.App) {
+	bus.Of(app).UserChanged.BindFunc(func(e *bus.Change) error {
+		if e.Record.GetBool("disabled") {
+			if feed, err := e.App.FindFirstRecordByData(CalendarFeedsCollection, "user", e.Record.Id); err == nil {
+				if err := e.App.Delete(feed); err != nil {
+					e.App.Logger().Warn("calendar feed of a disabled user not deleted", "user", e.Record.Id, "error", err)
+				}
+			}
+		}
+		return e.Next()
+	})
+}
+
 // feedURL is the absolute URL of a token's feed: APP_URL/api/agenda/calendar/<token>.ics.
 func feedURL(app core.App, token string) string {
 	return config.Of(app).AppURL + calendarFeedPath + token + ".ics"
@@ -110,20 +151,22 @@ func feedURL(app core.App, token string) string {
 // saveFeed gives the user's feed a new nonce (creating the feed when
 // rotate or when it has none) and returns its token; an existing feed is
 // kept as it is unless rotate.
-func saveFeed(app core.App, userID string, rotate bool) (string, error) {
+func saveFeed(app core.App, user *core.Record, rotate bool) (string, error) {
 	key, err := feedKeyOf(app)
 	if err != nil {
 		return "", err
 	}
+	userID, credential := user.Id, feedCredential(user)
 	var token string
 	err = app.RunInTransaction(func(txApp core.App) error {
 		rec, err := txApp.FindFirstRecordByData(CalendarFeedsCollection, "user", userID)
 		if err == nil && !rotate {
 			token = feedToken(key, userID, rec.GetString("nonce"))
-			if tokenHash(token) == rec.GetString("tokenHash") {
+			if tokenHash(token) == rec.GetString("tokenHash") && rec.GetString("credential") == credential {
 				return nil
 			}
-			// the key changed (a lost calendar_feed.key): issue a new token
+			// the key changed (a lost calendar_feed.key), or the password
+			// did since the feed was issued: issue a new token
 		}
 		if rec == nil {
 			col, err := txApp.FindCachedCollectionByNameOrId(CalendarFeedsCollection)
@@ -141,6 +184,7 @@ func saveFeed(app core.App, userID string, rotate bool) (string, error) {
 		token = feedToken(key, userID, nonce)
 		rec.Set("nonce", nonce)
 		rec.Set("tokenHash", tokenHash(token))
+		rec.Set("credential", credential)
 		return txApp.Save(rec)
 	})
 	return token, err
@@ -149,7 +193,7 @@ func saveFeed(app core.App, userID string, rotate bool) (string, error) {
 // calendarGet handles GET /api/agenda/calendar: the signed-in user's feed
 // URL {url}, made on the first call.
 func calendarGet(e *core.RequestEvent) error {
-	token, err := saveFeed(e.App, session.AuthUser(e).Id, false)
+	token, err := saveFeed(e.App, session.AuthUser(e), false)
 	if err != nil {
 		return httpapi.Internal(err)
 	}
@@ -159,7 +203,7 @@ func calendarGet(e *core.RequestEvent) error {
 // calendarRotate handles POST /api/agenda/calendar/rotate: a new feed URL
 // {url}; the old one answers 404 at once.
 func calendarRotate(e *core.RequestEvent) error {
-	token, err := saveFeed(e.App, session.AuthUser(e).Id, true)
+	token, err := saveFeed(e.App, session.AuthUser(e), true)
 	if err != nil {
 		return httpapi.Internal(err)
 	}
@@ -168,7 +212,8 @@ func calendarRotate(e *core.RequestEvent) error {
 
 // calendarFeed handles GET /api/agenda/calendar/{token}.ics (public: the
 // token is the secret): the feed owner's appointments from 30 days back to
-// 365 ahead as an RFC 5545 calendar; an unknown or rotated token is 404.
+// 365 ahead as an RFC 5545 calendar; an unknown or rotated token, or the
+// feed of a user disabled, erased or whose password changed since, is 404.
 func calendarFeed(e *core.RequestEvent) error {
 	token, ok := strings.CutSuffix(e.Request.PathValue("token"), ".ics")
 	if !ok || token == "" || len(token) > 100 {
@@ -178,7 +223,11 @@ func calendarFeed(e *core.RequestEvent) error {
 	if err != nil {
 		return httpapi.NotFound(MsgFeedNotFound)
 	}
-	body, err := renderFeed(e.App, feed.GetString("user"), jobs.Now(e.App))
+	owner := feedOwner(e.App, feed)
+	if owner == nil {
+		return httpapi.NotFound(MsgFeedNotFound)
+	}
+	body, err := renderFeed(e.App, owner, jobs.Now(e.App))
 	if err != nil {
 		return httpapi.Internal(err)
 	}
@@ -189,9 +238,12 @@ func calendarFeed(e *core.RequestEvent) error {
 // renderFeed renders a user's calendar at now: one VEVENT per appointment
 // (as client or as camello) starting from now−30 days to now+365 days, UID
 // "<id>@camellos", UTC times, SUMMARY the job's title, LOCATION its
-// neighbourhood and city (preceded by the job's address for its camello),
-// STATUS CANCELLED or CONFIRMED.
-func renderFeed(app core.App, userID string, now time.Time) (string, error) {
+// neighbourhood and city (preceded by the job's address where
+// privacy.JobAddress lets the user see it: its camello while the job is
+// assigned, under way or done), STATUS CANCELLED or CONFIRMED. Text values
+// go through icsText: CR, LF and CRLF become one escaped line break.
+func renderFeed(app core.App, user *core.Record, now time.Time) (string, error) {
+	userID := user.Id
 	camelloID := ""
 	if c := jobs.CamelloOfUser(app, userID); c != nil {
 		camelloID = c.Id
@@ -228,10 +280,14 @@ func renderFeed(app core.App, userID string, now time.Time) (string, error) {
 		if summary == "" {
 			summary = "Cita"
 		}
-		ev.SetSummary(summary)
+		ev.SetSummary(icsText(summary))
 		parts := []string{}
-		if a.CamelloID() == camelloID && camelloID != "" && job.Address != "" {
-			parts = append(parts, job.Address)
+		// The camello's copy of the appointment carries the address when
+		// the rule lets it; the client's does not (it wrote the address).
+		if a.CamelloID() == camelloID && camelloID != "" {
+			if addr := job.AddressFor(user, camelloID); addr != "" {
+				parts = append(parts, addr)
+			}
 		}
 		for _, p := range []string{job.Neighborhood, job.City} {
 			if p != "" {
@@ -239,7 +295,7 @@ func renderFeed(app core.App, userID string, now time.Time) (string, error) {
 			}
 		}
 		if len(parts) > 0 {
-			ev.SetLocation(strings.Join(parts, ", "))
+			ev.SetLocation(icsText(strings.Join(parts, ", ")))
 		}
 		ev.SetURL(config.Of(app).AppURL + jobs.JobURL(a.JobID()))
 		if a.Status() == appointments.Cancelled {
@@ -249,4 +305,23 @@ func renderFeed(app core.App, userID string, now time.Time) (string, error) {
 		}
 	}
 	return cal.Serialize(ics.WithNewLineWindows), nil
+}
+
+// icsText prepares a TEXT value for the calendar (RFC 5545 3.3.11): CRLF,
+// a bare CR and a bare LF each become one line break (which the encoder
+// escapes as "\n"), and any other control character but HTAB, which a
+// TEXT value may not hold, becomes a space. Folding of long lines is the
+// encoder's.
+func icsText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
 }

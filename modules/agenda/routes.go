@@ -17,6 +17,7 @@ const MsgOnlyCamellos = "Solo los camellos tienen agenda"
 func Register(app core.App) {
 	bindHooks(app)
 	bindDataRights(app)
+	bindFeedLifecycle(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)

@@ -41,6 +41,7 @@ func bindDataRights(app core.App) {
 		if err != nil {
 			return err
 		}
+		Redact(e.App, e.User, recs, list) // a camello requested, or of a cancelled job, does not get the address
 		e.Data["jobs"] = list
 		written, err := e.App.FindAllRecords(camellos.ReviewsCollection, dbx.HashExp{"client": e.User.Id})
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
+	"camellos/internal/privacy"
 	"camellos/internal/records"
 	"camellos/internal/session"
 	"camellos/internal/text"
@@ -197,33 +198,44 @@ func PriceJSON(rec *core.Record) any {
 	return nil
 }
 
-// AddressVisible reports whether user may read the job's address: its
-// client, admins, and its camello once the job is assigned to it (a camello
-// merely requested from its profile does not see it yet).
-func AddressVisible(app core.App, user, job *core.Record, userCamello *core.Record) bool {
+// Relation is how user (with userCamello, its camello profile or nil)
+// stands to job, for the visibility table of internal/privacy.
+func Relation(user, job, userCamello *core.Record) privacy.Relation {
 	if user == nil {
-		return false
+		return privacy.Relation{JobStatus: job.GetString("status")}
 	}
-	if user.GetString("role") == users.RoleAdmin || job.GetString("client") == user.Id {
-		return true
+	return privacy.Relation{
+		Admin:     user.GetString("role") == users.RoleAdmin,
+		Client:    job.GetString("client") == user.Id,
+		Provider:  userCamello != nil && job.GetString("provider") == userCamello.Id,
+		JobStatus: job.GetString("status"),
 	}
-	return userCamello != nil && job.GetString("provider") == userCamello.Id &&
-		job.GetString("status") != StatusPending
 }
 
-// redactFor removes the address from the rendered jobs the caller may not
-// read it in (list is JSON(recs), in the same order).
-func redactFor(e *core.RequestEvent, recs []*core.Record, list []map[string]any) {
-	user := session.AuthUser(e)
+// AddressVisible reports whether user may read the job's address: the
+// rule privacy.JobAddress (its client, admins, and its camello while the
+// job is ASIGNADO, EN_PROGRESO or COMPLETADO).
+func AddressVisible(app core.App, user, job *core.Record, userCamello *core.Record) bool {
+	return privacy.Visible(privacy.JobAddress, Relation(user, job, userCamello))
+}
+
+// Redact removes the address from the rendered jobs (list is JSON(recs),
+// in the same order) that user may not read it in.
+func Redact(app core.App, user *core.Record, recs []*core.Record, list []map[string]any) {
 	var cam *core.Record
 	if user != nil && user.GetString("role") == users.RoleCamello {
-		cam = CamelloOfUser(e.App, user.Id)
+		cam = CamelloOfUser(app, user.Id)
 	}
 	for i, r := range recs {
-		if !AddressVisible(e.App, user, r, cam) {
+		if !AddressVisible(app, user, r, cam) {
 			delete(list[i], "address")
 		}
 	}
+}
+
+// redactFor is Redact for the signed-in user of a request.
+func redactFor(e *core.RequestEvent, recs []*core.Record, list []map[string]any) {
+	Redact(e.App, session.AuthUser(e), recs, list)
 }
 
 type editJobInput struct {

@@ -163,12 +163,14 @@ func partiesOf(app core.App, recs []*core.Record) (map[string]string, map[string
 	return names, reviewed, nil
 }
 
-// One renders a single job (see JSON).
-func One(app core.App, rec *core.Record) (map[string]any, error) {
+// One renders a single job (see JSON) for reader: the fields reader may
+// not see (privacy.JobAddress) are left out.
+func One(app core.App, rec *core.Record, reader *core.Record) (map[string]any, error) {
 	list, err := JSON(app, []*core.Record{rec})
 	if err != nil {
 		return nil, err
 	}
+	Redact(app, reader, []*core.Record{rec}, list)
 	return list[0], nil
 }
 

@@ -1,7 +1,9 @@
 package jobs
 
 import (
+	"camellos/internal/privacy"
 	"camellos/internal/text"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -22,8 +24,29 @@ type Summary struct {
 	Title        string
 	City         string
 	Neighborhood string
-	Address      string // "" while jobs have no address
+	Address      string // "" while jobs have no address; read it with AddressFor
 	Place        string // see Place
+	ClientID     string
+	ProviderID   string // camello id, "" before one is set
+	Status       string
+}
+
+// AddressFor is the job's address as the user (with its camello id, "" for
+// none) may read it: "" unless privacy.JobAddress lets that user see it.
+func (s Summary) AddressFor(user *core.Record, camelloID string) string {
+	if user == nil {
+		return ""
+	}
+	r := privacy.Relation{
+		Admin:     user.GetString("role") == users.RoleAdmin,
+		Client:    s.ClientID == user.Id,
+		Provider:  camelloID != "" && s.ProviderID == camelloID,
+		JobStatus: s.Status,
+	}
+	if !privacy.Visible(privacy.JobAddress, r) {
+		return ""
+	}
+	return s.Address
 }
 
 // SummariesOf loads the jobs' summaries by id, in one query.
@@ -38,7 +61,8 @@ func SummariesOf(app core.App, ids []string) (map[string]Summary, error) {
 	}
 	for _, r := range recs {
 		out[r.Id] = Summary{Title: r.GetString("title"), City: r.GetString("city"),
-			Neighborhood: r.GetString("neighborhood"), Address: r.GetString("address"), Place: Place(r)}
+			Neighborhood: r.GetString("neighborhood"), Address: r.GetString("address"), Place: Place(r),
+			ClientID: r.GetString("client"), ProviderID: r.GetString("provider"), Status: r.GetString("status")}
 	}
 	return out, nil
 }

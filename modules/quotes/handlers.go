@@ -174,7 +174,7 @@ func quoteAccept(e *core.RequestEvent) error {
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	jobOut, err := jobs.One(e.App, fresh)
+	jobOut, err := jobs.One(e.App, fresh, session.AuthUser(e))
 	if err != nil {
 		return httpapi.Internal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/privacy"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
 	"camellos/modules/users"
@@ -32,11 +33,15 @@ func photoGet(e *core.RequestEvent) error {
 		return httpapi.NotFound("Foto no encontrada")
 	}
 	// A camello's photo is public while the camello is (ACTIVO); otherwise
-	// only its owner and admins see it, and no shared cache keeps it.
+	// only its owner and admins see it (the rule privacy.CamelloPhoto), and
+	// no shared cache keeps it.
 	cache := "public, max-age=86400"
-	if rec.GetString("status") != camellos.StatusActive {
+	public := rec.GetString("status") == camellos.StatusActive
+	if !public {
 		user := session.AuthUser(e)
-		if user == nil || (user.Id != rec.GetString("user") && !session.HasRole(e, users.RoleAdmin)) {
+		rel := privacy.Relation{Public: public, Self: user != nil && user.Id == rec.GetString("user"),
+			Admin: session.HasRole(e, users.RoleAdmin)}
+		if !privacy.Visible(privacy.CamelloPhoto, rel) {
 			h.Set("Cache-Control", "no-store")
 			return httpapi.NotFound("Foto no encontrada")
 		}

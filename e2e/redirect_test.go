@@ -1,0 +1,84 @@
+package e2e_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"camellos/internal/testkit"
+	"camellos/modules/users"
+
+	"github.com/chromedp/chromedp"
+)
+
+// hostileNext are ?next= values an attacker would send to the sign-in page
+// (issue 21): dot segments that leave "//host" behind once the URL parser
+// has normalised the path, protocol-relative and backslash forms, schemes,
+// control and format characters, user-info and IP hosts. Each must leave
+// the browser on our origin.
+var hostileNext = []string{
+	"/.//evil.test/pwn", "/..//evil.test/pwn", "/x/../..//evil.test/pwn", "/./..//evil.test", "/%2e//evil.test",
+	"/%2E%2E//evil.test", "/.%2e//evil.test", "/x/..//evil.test", "/x/%2e%2e//evil.test", "/a/b/../../..//evil.test",
+	"//evil.test", "///evil.test", `/\evil.test`, `/\/evil.test`, `\/evil.test`,
+	"https://evil.test", "http://evil.test/", "javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,<script>alert(1)</script>",
+	"/\t/evil.test", "/\n/evil.test", "/\r/evil.test", "/\u200b/evil.test", "/\u202e/evil.test",
+	"//evil.test@127.0.0.1/", "/@evil.test", "/.@evil.test", "https:evil.test", "https:/evil.test",
+	"/https://evil.test", `/..\evil.test`, "/.//evil.test:80/x", "/..//evil.test?x=1#y", "/x/../../..//evil.test",
+	"/%2f%2fevil.test", "/%5c%5cevil.test", "/.//%65vil.test", "/..//127.0.0.1:1/", "/.//[::1]/",
+	"/..///evil.test", "/.///evil.test", "/././/evil.test", "/x/./..//evil.test", "/..;/..//evil.test",
+	" /.//evil.test", "/.//evil.test\x00", "/%00//evil.test", "/.%2F/evil.test", "",
+}
+
+// TestSignInRedirectStaysOnOrigin: the sign-in page's ?next= never takes the
+// browser to another origin. The reproductions of the issue go through
+// the real form; every variant goes through safeNext exactly as the page
+// uses it after signing in (location.href = safeNext('/')), in Chromium.
+func TestSignInRedirectStaysOnOrigin(t *testing.T) {
+	if len(hostileNext) != 50 {
+		t.Fatalf("%d variants, want 50", len(hostileNext))
+	}
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	b := newBrowser(t, k)
+	origin := k.URL + "/"
+	u := k.CreateUser(users.RoleClient, testkit.UserOpts{Email: "redir" + testkit.Unique() + "@example.com"})
+
+	landed := func(next, how string) {
+		t.Helper()
+		b.waitJS(`!window.__fromSignIn && document.readyState === 'complete'`, "the page after "+how+" with next="+next)
+		if loc := b.location(); !strings.HasPrefix(loc, origin) {
+			t.Errorf("next=%q (%s) landed on %q, not on %s", next, how, loc, origin)
+		}
+	}
+	open := func(next string) {
+		t.Helper()
+		b.visit("/ingresar.html?next=" + url.QueryEscape(next))
+		b.do(chromedp.Evaluate[chromedp.Void](`window.__fromSignIn = true`))
+	}
+
+	for _, next := range hostileNext[:3] {
+		open(next)
+		b.typeIn([][2]string{{"#email", u.Email()}, {"#password", testkit.DefaultPassword}})
+		b.click(`#form button[type=submit]`)
+		landed(next, "signing in")
+	}
+	for _, next := range hostileNext {
+		open(next)
+		b.do(chromedp.Evaluate[chromedp.Void](`import('/js/app.js').then((m) => { location.href = m.safeNext('/'); })`))
+		landed(next, "safeNext")
+	}
+	// Same-origin targets keep their path, query and fragment.
+	for next, want := range map[string]string{
+		"/cuenta.html":                  "/cuenta.html",
+		"/trabajos.html?estado=A#lista": "/trabajos.html?estado=A#lista",
+		"/x/../cuenta.html":             "/cuenta.html",
+		"/.//cuenta.html":               "/cuenta.html",
+	} {
+		open(next)
+		b.do(chromedp.Evaluate[chromedp.Void](`import('/js/app.js').then((m) => { location.href = m.safeNext('/'); })`))
+		landed(next, "safeNext")
+		if loc := b.location(); loc != k.URL+want {
+			t.Errorf("next=%q landed on %q, want %q", next, loc, k.URL+want)
+		}
+	}
+}
