@@ -12,6 +12,7 @@ import (
 	"camellos/modules/catalog"
 	"camellos/modules/docs"
 	"camellos/modules/events"
+	"camellos/modules/files"
 	"camellos/modules/jobs"
 	"camellos/modules/legal"
 	"camellos/modules/mail"
@@ -57,6 +58,7 @@ func Register(app core.App) {
 	quotes.Register(app)
 	events.Register(app)
 	messages.Register(app)
+	files.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
 	backup.Register(app)

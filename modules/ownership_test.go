@@ -38,6 +38,7 @@ var owners = map[string]string{
 	"legal_documents":          "camellos/modules/legal",
 	"legal_document_versions":  "camellos/modules/legal",
 	"legal_acceptances":        "camellos/modules/legal",
+	"file_quarantine":          "camellos/modules/files",
 }
 
 // alsoDeclaredBy lists the packages that still declare a collection name
