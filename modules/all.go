@@ -12,6 +12,7 @@ import (
 	"camellos/modules/catalog"
 	"camellos/modules/docs"
 	"camellos/modules/events"
+	"camellos/modules/files"
 	"camellos/modules/jobs"
 	"camellos/modules/ledger"
 	"camellos/modules/legal"
@@ -61,6 +62,7 @@ func Register(app core.App) {
 	payments.Register(app)
 	events.Register(app)
 	messages.Register(app)
+	files.Register(app)
 	agenda.Register(app)
 	notifications.Register(app)
 	backup.Register(app)

@@ -41,6 +41,7 @@ var owners = map[string]string{
 	"ledger_transactions":      "camellos/modules/ledger",
 	"ledger_entries":           "camellos/modules/ledger",
 	"payments":                 "camellos/modules/payments",
+	"file_quarantine":          "camellos/modules/files",
 }
 
 // alsoDeclaredBy lists the packages that still declare a collection name

@@ -93,10 +93,13 @@ func readPost(e *core.RequestEvent) (*postInput, error) {
 	return in, nil
 }
 
-// readImage checks one uploaded photo by its content (JPEG, PNG or WebP,
-// ≤ 5 MiB); msg says what is wrong, "" when it is acceptable.
+// readImage checks one uploaded photo by the message photos' upload policy
+// (internal/imagecheck: type by content, ≤ 5 MiB, dimensions read from the
+// header before anything decodes); msg says what is wrong, "" when it is
+// acceptable.
 func readImage(fh *multipart.FileHeader) (*filesystem.File, string, error) {
-	if fh.Size > imagecheck.MaxBytes {
+	policy, _ := imagecheck.For(Collection, "files")
+	if fh.Size > policy.MaxBytes {
 		return nil, MsgImageTooLarge, nil
 	}
 	src, err := fh.Open()
@@ -104,18 +107,23 @@ func readImage(fh *multipart.FileHeader) (*filesystem.File, string, error) {
 		return nil, "", err
 	}
 	defer src.Close()
-	data, err := io.ReadAll(io.LimitReader(src, imagecheck.MaxBytes+1))
+	data, err := io.ReadAll(io.LimitReader(src, policy.MaxBytes+1))
 	if err != nil {
 		return nil, "", err
 	}
-	if len(data) > imagecheck.MaxBytes {
-		return nil, MsgImageTooLarge, nil
+	info, err := policy.CheckBytes(data)
+	if v := imagecheck.AsViolation(err); v != nil {
+		switch v.Code {
+		case imagecheck.CodeTooLarge:
+			return nil, MsgImageTooLarge, nil
+		case imagecheck.CodeType, imagecheck.CodeInvalid, imagecheck.CodeEmpty:
+			return nil, MsgBadImage, nil
+		}
+		return nil, v.Message, nil
+	} else if err != nil {
+		return nil, "", err
 	}
-	ext, _, ok := imagecheck.Kind(data)
-	if !ok {
-		return nil, MsgBadImage, nil
-	}
-	f, err := filesystem.NewFileFromBytes(data, "foto"+ext)
+	f, err := filesystem.NewFileFromBytes(data, "foto"+info.Ext)
 	if err != nil {
 		return nil, "", err
 	}
@@ -248,16 +256,7 @@ func messageFileGet(e *core.RequestEvent) error {
 	if err != nil || !contains(rec.GetStringSlice("files"), name) {
 		return httpapi.NotFound(MsgFileNotFound)
 	}
-	job, err := e.App.FindRecordById(jobs.Collection, rec.GetString("job"))
-	if err != nil {
-		return httpapi.NotFound(MsgFileNotFound)
-	}
-	user := session.AuthUser(e)
-	if user == nil {
-		return httpapi.NotFound(MsgFileNotFound)
-	}
-	a, ok := AccessOf(e.App, user, job)
-	if !ok || !a.Reads(rec.GetString("camello")) {
+	if !CanReadFile(e.App, session.AuthUser(e), rec) {
 		return httpapi.NotFound(MsgFileNotFound)
 	}
 	fsys, err := e.App.NewFilesystem()
@@ -265,13 +264,20 @@ func messageFileGet(e *core.RequestEvent) error {
 		return httpapi.Internal(err)
 	}
 	defer fsys.Close()
+	// A stored photo that breaks the upload policy (one stored before it,
+	// awaiting quarantine) is never served.
+	key := rec.BaseFilesPath() + "/" + name
+	policy, _ := imagecheck.For(Collection, "files")
+	if _, err := imagecheck.CheckStored(fsys, key, policy); err != nil {
+		return httpapi.NotFound(MsgFileNotFound)
+	}
 	h := e.Response.Header()
 	h.Set("Content-Type", fileTypes[filepath.Ext(name)])
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Disposition", "inline")
 	h.Set("Cache-Control", "private, max-age=3600")
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	if err := fsys.Serve(e.Response, e.Request, rec.BaseFilesPath()+"/"+name, name); err != nil {
+	if err := fsys.Serve(e.Response, e.Request, key, name); err != nil {
 		for _, k := range []string{"Content-Type", "Content-Disposition", "Cache-Control"} {
 			h.Del(k)
 		}

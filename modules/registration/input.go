@@ -3,6 +3,7 @@ package registration
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -17,9 +18,6 @@ import (
 
 	"github.com/pocketbase/pocketbase/core"
 )
-
-// MaxPhotoBytes is the largest photo accepted (5 MiB).
-const MaxPhotoBytes = 5 << 20
 
 // camelloInput is the body of POST /api/register/camello.
 type camelloInput struct {
@@ -128,35 +126,30 @@ func readRaw(e *core.RequestEvent) ([]byte, error) {
 	return raw, nil
 }
 
-// readPhoto checks an uploaded photo by its content: a decodable JPEG, PNG
-// or WebP of at most 5 MiB. The message is "" when it is acceptable.
+// readPhoto checks an uploaded photo by the camello photo's upload policy
+// (internal/imagecheck: type by content, size, dimensions read from the
+// header before anything decodes). The message is "" when it is acceptable.
 func readPhoto(fh *multipart.FileHeader) (*photo, string, error) {
-	if fh.Size > MaxPhotoBytes {
-		return nil, "La foto no puede superar 5 MB", nil
-	}
-	if fh.Size == 0 {
-		return nil, "La foto está vacía", nil
+	policy, _ := imagecheck.For(camellos.Collection, "photo")
+	if fh.Size > policy.MaxBytes {
+		return nil, fmt.Sprintf("La foto no puede superar %d MB", policy.MaxBytes>>20), nil
 	}
 	f, err := fh.Open()
 	if err != nil {
 		return nil, "", err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPhotoBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, policy.MaxBytes+1))
 	if err != nil {
 		return nil, "", err
 	}
-	if len(data) > MaxPhotoBytes {
-		return nil, "La foto no puede superar 5 MB", nil
+	info, err := policy.CheckBytes(data)
+	if v := imagecheck.AsViolation(err); v != nil {
+		return nil, v.Message, nil
+	} else if err != nil {
+		return nil, "", err
 	}
-	ext, _, isImage := imagecheck.Kind(data)
-	if !isImage {
-		if ct := http.DetectContentType(data); ct == "image/jpeg" || ct == "image/png" || ct == "image/webp" {
-			return nil, "La foto no es una imagen válida", nil
-		}
-		return nil, "La foto debe ser una imagen JPEG, PNG o WebP", nil
-	}
-	return &photo{data: data, ext: ext}, "", nil
+	return &photo{data: data, ext: info.Ext}, "", nil
 }
 
 // validate checks every field against the Limits table; it returns the

@@ -5,10 +5,9 @@ import (
 	"regexp"
 
 	"camellos/internal/httpapi"
-	"camellos/internal/privacy"
+	"camellos/internal/imagecheck"
 	"camellos/internal/session"
 	"camellos/modules/camellos"
-	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -33,18 +32,14 @@ func photoGet(e *core.RequestEvent) error {
 		return httpapi.NotFound("Foto no encontrada")
 	}
 	// A camello's photo is public while the camello is (ACTIVO); otherwise
-	// only its owner and admins see it (the rule privacy.CamelloPhoto), and
-	// no shared cache keeps it.
+	// only its owner and admins see it, and no shared cache keeps it.
+	visible, public := camellos.PhotoVisible(rec, session.AuthUser(e))
+	if !visible {
+		h.Set("Cache-Control", "no-store")
+		return httpapi.NotFound("Foto no encontrada")
+	}
 	cache := "public, max-age=86400"
-	public := rec.GetString("status") == camellos.StatusActive
 	if !public {
-		user := session.AuthUser(e)
-		rel := privacy.Relation{Public: public, Self: user != nil && user.Id == rec.GetString("user"),
-			Admin: session.HasRole(e, users.RoleAdmin)}
-		if !privacy.Visible(privacy.CamelloPhoto, rel) {
-			h.Set("Cache-Control", "no-store")
-			return httpapi.NotFound("Foto no encontrada")
-		}
 		cache = "private, no-store"
 	}
 	fsys, err := e.App.NewFilesystem()
@@ -52,12 +47,20 @@ func photoGet(e *core.RequestEvent) error {
 		return httpapi.Internal(err)
 	}
 	defer fsys.Close()
+	// A stored photo that breaks the upload policy (one stored before it,
+	// awaiting quarantine) is never served.
+	key := rec.BaseFilesPath() + "/" + name
+	policy, _ := imagecheck.For(camellos.Collection, "photo")
+	if _, err := imagecheck.CheckStored(fsys, key, policy); err != nil {
+		h.Set("Cache-Control", "no-store")
+		return httpapi.NotFound("Foto no encontrada")
+	}
 	h.Set("Content-Type", photoTypes[filepath.Ext(name)])
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Disposition", "inline")
 	h.Set("Cache-Control", cache)
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	if err := fsys.Serve(e.Response, e.Request, rec.BaseFilesPath()+"/"+name, name); err != nil {
+	if err := fsys.Serve(e.Response, e.Request, key, name); err != nil {
 		for _, k := range []string{"Content-Type", "Content-Disposition"} {
 			h.Del(k)
 		}

@@ -3,6 +3,8 @@
 // password goes through.
 package users
 
+import "github.com/pocketbase/pocketbase/core"
+
 // Collection is the users collection (PocketBase auth collection).
 const Collection = "users"
 
@@ -12,3 +14,19 @@ const (
 	RoleCamello = "CAMELLOS"
 	RoleClient  = "CLIENTE"
 )
+
+// DropAvatar removes name from the avatar of user id (the upload policy's
+// quarantine: modules/files has copied the file aside); PocketBase deletes
+// the stored file and its thumbnails after the save. Nothing happens when
+// the avatar is another.
+func DropAvatar(app core.App, id, name string) error {
+	rec, err := app.FindRecordById(Collection, id)
+	if err != nil {
+		return err
+	}
+	if rec.GetString("avatar") != name {
+		return nil
+	}
+	rec.Set("avatar", nil)
+	return app.Save(rec)
+}
