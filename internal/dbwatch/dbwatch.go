@@ -16,7 +16,7 @@
 //     connection reads its own data_version: it changes only for commits by
 //     other connections since its previous read, so a foreign commit before
 //     or racing ours is seen there (fire); a new connection's first reading
-//     follows a Check, so nothing before it goes unnoticed;
+//     is followed by a Check, so nothing before it goes unnoticed;
 //   - Check compares the probe with the baseline; while own commits are in
 //     flight a difference is not yet explained, so Check waits for them
 //     (microseconds) and compares again; with none in flight a difference is
@@ -368,14 +368,26 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	wc := &conn{Conn: dc, w: c.w, stmts: newStmtCache()}
-	// Commits by others before this instant are noticed now: the new
-	// connection's data_version (read next) is its baseline, so a commit it
-	// already includes could not be told from its own later.
-	_ = c.w.Check()
+	// The new connection's data_version is its baseline: a commit by
+	// others before this reading is in it, and could not be told from our
+	// own later (endCommit); so the reading comes first and a Check after
+	// it notices every commit by others up to now, those landing in
+	// between included (the probe's reading starts after ours). A commit
+	// after the Check shows in this connection's own reading at its first
+	// commit. (Check first, reading second left a window where a foreign
+	// commit was taken into both baselines and never fired.)
 	wc.dv, err = dataVersion(wc)
 	wc.dvOK = err == nil
+	if connectGap != nil {
+		connectGap()
+	}
+	_ = c.w.Check()
 	return wc, nil
 }
+
+// connectGap, when set (tests), runs in Connect between its two steps,
+// where a foreign commit must still be noticed.
+var connectGap func()
 
 func (c *connector) Driver() driver.Driver { return c.drv }
 

@@ -418,3 +418,66 @@ func TestConcurrentChecksNoticeEveryForeignCommit(t *testing.T) {
 		t.Fatalf("%d own commits taken for foreign ones", got)
 	}
 }
+
+// A foreign commit landing while a new connection of the app is being
+// opened (between its data_version baseline and the check of commits
+// before it) is noticed: by the next Check, at the latest (issue 22, leak
+// 3: a commit between Connect's Check and its first data_version was
+// taken in the new connection's baseline and the probe's, and never fired).
+func TestForeignCommitWhileConnecting(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "data.db")
+	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
+	w := dbwatch.New()
+	t.Cleanup(func() { w.Close() })
+	first, err := w.Open(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { first.Close() })
+	if _, err := first.NewQuery("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)").Execute(); err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign.SetMaxOpenConns(1)
+	t.Cleanup(func() { foreign.Close() })
+	if _, err := foreign.Exec("SELECT 1"); err != nil { // connected before the gap
+		t.Fatal(err)
+	}
+	for round := 0; round < 3; round++ {
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+		before := w.External()
+		var landed bool
+		dbwatch.SetConnectGap(func() {
+			if !landed {
+				landed = true
+				if _, err := foreign.Exec("INSERT INTO t (v) VALUES ('foreign')"); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+		// a new pool: its first statement opens a new connection (as the
+		// app's pool does after its idle connections expired)
+		pool, err := w.Open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = pool.NewQuery("INSERT INTO t (v) VALUES ('own')").Execute()
+		dbwatch.SetConnectGap(nil)
+		pool.Close()
+		if err != nil || !landed {
+			t.Fatalf("own write: %v (foreign landed %v)", err, landed)
+		}
+		if err := w.Check(); err != nil {
+			t.Fatal(err)
+		}
+		if w.External() == before {
+			t.Fatalf("round %d: the foreign commit made while connecting was never noticed", round)
+		}
+	}
+}

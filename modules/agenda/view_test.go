@@ -215,3 +215,46 @@ func TestSlotsFollowTheClock(t *testing.T) {
 		}
 	}
 }
+
+// Completing a job during its visit closes the visit (COMPLETADA): the
+// time it held, widened by the camello's buffer, is free again on the very
+// next slots request (issue 22, leak 1: CloseOfJob's second UPDATE did not
+// signal the change and the view kept the slot busy until its max age).
+func TestSlotsSeeAVisitClosedByCompletion(t *testing.T) {
+	w := newWorld(t)
+	k := w.k
+	expect(t, k.Put("/api/agenda/availability", w.camCookie, map[string]any{"minNoticeMinutes": 0, "bufferMinutes": 60,
+		"weekly": []any{map[string]any{"weekday": 2, "start": "08:00", "end": "12:00"}}}), 200, "")
+	from, to := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	path := "/api/camellos/" + w.camello.Id + "/slots?from=2026-11-24T00:00:00Z&to=2026-11-25T00:00:00Z"
+	now := time.Date(2026, 11, 24, 13, 30, 0, 0, time.UTC) // half way through the 13:00Z visit
+	get := func(step string) string {
+		t.Helper()
+		r := k.Get(path, w.strangerCookie)
+		expect(t, r, 200, "")
+		got := strings.Join(slotStarts(r), ",")
+		truth, err := agenda.FreeSlotsOf(k.App, reload(t, k, w.camello), from, to, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{}
+		for _, s := range truth {
+			want = append(want, s.Start.Format("2006-01-02T15:04:05.000Z"))
+		}
+		if got != strings.Join(want, ",") {
+			t.Fatalf("%s: answered %s, database says %s", step, got, strings.Join(want, ","))
+		}
+		return got
+	}
+	job := w.job("EN_PROGRESO")
+	k.CreateRecord("appointments", map[string]any{"job": job.Id, "camello": w.camello.Id, "client": w.client.Id,
+		"start": "2026-11-24T13:00:00.000Z", "end": "2026-11-24T14:00:00.000Z", "status": "PROGRAMADA"})
+	jobs.SetClock(k.App, func() time.Time { return now })
+	if s := get("during the visit"); s != "2026-11-24T15:00:00.000Z,2026-11-24T16:00:00.000Z" {
+		t.Fatalf("the visit and its buffer should hold 14:00Z: %s", s)
+	}
+	expect(t, k.Post("/api/jobs/"+job.Id+"/complete", w.camCookie, nil), 200, "")
+	if s := get("job completed"); !strings.Contains(s, "2026-11-24T14:00") {
+		t.Fatalf("the closed visit still holds 14:00Z: %s", s)
+	}
+}

@@ -45,20 +45,16 @@ func Create(app core.App, n New) (*Appointment, error) {
 // transaction checks the new slot is free; a start the unique index
 // refuses is ErrSlotTaken.
 func Reschedule(app core.App, id string, start, now time.Time) (bool, error) {
-	var camellos []string
-	err := app.DB().NewQuery("UPDATE " + Collection +
-		" SET start = {:start}, end = {:end}, reminderSentAt = '', updated = {:now}" +
-		" WHERE id = {:id} AND status = '" + Scheduled + "' AND start > {:now} RETURNING camello").
-		Bind(dbx.Params{"id": id, "start": dbTime(start), "end": dbTime(start.Add(Length)), "now": dbTime(now)}).
-		Column(&camellos)
-	changed(app, camellos)
+	n, err := update(app, "start = {:start}, end = {:end}, reminderSentAt = ''",
+		"id = {:id} AND status = '"+Scheduled+"' AND start > {:now}",
+		dbx.Params{"id": id, "start": dbTime(start), "end": dbTime(start.Add(Length)), "now": dbTime(now)})
 	if err != nil {
 		if records.IsUniqueViolation(err) {
 			return false, ErrSlotTaken
 		}
 		return false, err
 	}
-	return len(camellos) == 1, nil
+	return n == 1, nil
 }
 
 // Cancel moves the PROGRAMADA appointment id starting after now to
@@ -77,17 +73,9 @@ func CancelOfJob(app core.App, jobID string, now time.Time) (int, error) {
 // cancelWhere is the one raw cancellation: the PROGRAMADA appointments
 // starting after now whose column equals value become CANCELADA.
 func cancelWhere(app core.App, column, value string, now time.Time) (int, error) {
-	var camellos []string
-	err := app.DB().NewQuery(
-		"UPDATE " + Collection + " SET status = '" + Cancelled + "', updated = {:now} " +
-			"WHERE " + column + " = {:value} AND status = '" + Scheduled + "' AND start > {:now} " +
-			"RETURNING camello").
-		Bind(dbx.Params{"value": value, "now": dbTime(now)}).Column(&camellos)
-	changed(app, camellos)
-	if err != nil {
-		return 0, err
-	}
-	return len(camellos), nil
+	return update(app, "status = '"+Cancelled+"'",
+		column+" = {:value} AND status = '"+Scheduled+"' AND start > {:now}",
+		dbx.Params{"value": value, "now": dbTime(now)})
 }
 
 // CloseOfJob closes a completed job's PROGRAMADA appointments: those that
@@ -97,10 +85,29 @@ func CloseOfJob(app core.App, jobID string, now time.Time) error {
 	if _, err := CancelOfJob(app, jobID, now); err != nil {
 		return err
 	}
-	_, err := app.DB().NewQuery("UPDATE " + Collection + " SET status = '" + Completed + "', updated = {:now} " +
-		"WHERE job = {:job} AND status = '" + Scheduled + "' AND start <= {:now}").
-		Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Execute()
+	_, err := update(app, "status = '"+Completed+"'",
+		"job = {:job} AND status = '"+Scheduled+"' AND start <= {:now}",
+		dbx.Params{"job": jobID, "now": dbTime(now)})
 	return err
+}
+
+// update is the one raw write of appointments that can change a camello's
+// free slots: UPDATE … SET set, updated = {:now} WHERE where, returning
+// the camellos of the rows it changed, for which it fires Changed once
+// the write commits (also when it fails: listeners only drop caches).
+// Every such write goes through here so none can forget its event
+// (TestRawWritesSignalTheirChange reads this package's sources for it);
+// params must hold "now". The reminder claim (claimDue) is the one other
+// raw write: reminderSentAt changes no slot.
+func update(app core.App, set, where string, params dbx.Params) (int, error) {
+	var camellos []string
+	err := app.DB().NewQuery("UPDATE " + Collection + " SET " + set + ", updated = {:now} WHERE " + where +
+		" RETURNING camello").Bind(params).Column(&camellos)
+	changed(app, camellos)
+	if err != nil {
+		return 0, err
+	}
+	return len(camellos), nil
 }
 
 // Due is a claimed appointment, as its reminder needs it.

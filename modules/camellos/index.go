@@ -484,18 +484,28 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
 	// The public verified badge follows the user's flag: only a user of a
 	// listed camello can change an answer (a camello signing up, or any
-	// other camello user's write, leaves the index as it is).
+	// other user's write, leaves the index as it is). Whatever the user's
+	// role: a superuser can move a profile to a user of any role.
 	ev.UserChanged.BindFunc(func(e *bus.Change) error {
-		if e.Record.GetString("role") == users.RoleCamello {
-			l, built := x.cache.Peek()
-			if !built {
-				x.cache.Invalidate()
-			} else if id := l.byUser[e.Record.Id]; id != "" {
+		l, built := x.cache.Peek()
+		if built {
+			if id := l.byUser[e.Record.Id]; id != "" {
 				x.patch(id)
 			}
+		} else if e.Record.GetString("role") == users.RoleCamello || hasProfile(e.App, e.Record.Id) {
+			// a build under way may have read the user before this write
+			x.cache.Invalidate()
 		}
 		return e.Next()
 	})
+}
+
+// hasProfile reports whether a camello profile belongs to the user.
+func hasProfile(app core.App, userID string) bool {
+	var n int
+	_ = app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection + " WHERE user = {:u}").
+		Bind(dbx.Params{"u": userID}).Row(&n)
+	return n > 0
 }
 
 // filter is the listing's query, folded once.

@@ -84,3 +84,44 @@ func TestPatchedIndexEqualsAFullBuild(t *testing.T) {
 		}
 	}
 }
+
+// A camello profile moved (as a superuser can, in the dashboard) to a user
+// whose role is not CAMELLOS still shows that user's verified badge, in the
+// listing and on the profile, after the user's flag flips (issue 22, leak
+// 2: the index's user patch filtered on the role and kept the old badge).
+func TestBadgeFollowsAProfileMovedToAnotherRole(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	_, cam, _ := k.CreateCamello()
+	if r := k.Get("/api/camellos", ""); r.Status != 200 {
+		t.Fatalf("listing: %d", r.Status)
+	}
+	for _, role := range []string{"CLIENTE", "ADMIN"} {
+		to := k.CreateUser(role)
+		fresh, err := k.App.FindRecordById("camellos", cam.Id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh.Set("user", to.Id)
+		if err := k.App.Save(fresh); err != nil {
+			t.Fatalf("move to %s: %v", role, err)
+		}
+		for _, flag := range []bool{!to.GetBool("verified"), to.GetBool("verified")} {
+			u, err := k.App.FindRecordById("users", to.Id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u.Set("verified", flag)
+			if err := k.App.Save(u); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := camellos.VerifyIndex(k.App); err != nil {
+				t.Fatalf("%s user verified=%v: %v", role, flag, err)
+			}
+			r := k.Get("/api/camellos/"+cam.Id, "")
+			if r.Status != 200 || r.Get("camello.verified") != flag {
+				t.Fatalf("%s user verified=%v: profile %d %s", role, flag, r.Status, r.Raw)
+			}
+		}
+	}
+}
