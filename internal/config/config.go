@@ -7,6 +7,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -222,6 +223,23 @@ const (
 	// are not registered (CAMELLOS_STRICT_ROUTES=1).
 	SwitchStrictRoutes = "CAMELLOS_STRICT_ROUTES"
 )
+
+// SwitchBinCache is the directory `.ci/run` builds the test tools into
+// (versitygw, litestream) (CAMELLOS_BIN_CACHE, default ~/.cache/camellos-bin).
+const SwitchBinCache = "CAMELLOS_BIN_CACHE"
+
+// BinCache is the test tools' directory: CAMELLOS_BIN_CACHE, else
+// ~/.cache/camellos-bin ("" without a home directory).
+func BinCache() string {
+	if d := Switch(SwitchBinCache); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".cache", "camellos-bin")
+}
 
 // Switch is the value of a test switch (Switch* constants).
 func Switch(name string) string { return strings.TrimSpace(os.Getenv(name)) }
