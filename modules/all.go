@@ -20,6 +20,7 @@ import (
 	"camellos/modules/messages"
 	"camellos/modules/metrics"
 	"camellos/modules/notifications"
+	"camellos/modules/ops"
 	"camellos/modules/payments"
 	"camellos/modules/quotes"
 	"camellos/modules/registration"
@@ -39,6 +40,7 @@ import (
 
 // Register binds every module's record hooks and routes to app.
 func Register(app core.App) {
+	ops.Register(app) // first: the log pipeline and PocketBase's settings
 	session.BindSessionCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(watchCommits())

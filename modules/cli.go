@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 
+	"camellos/internal/logs"
+
 	"github.com/pocketbase/pocketbase"
 	"github.com/pocketbase/pocketbase/cmd"
 	"github.com/pocketbase/pocketbase/core"
@@ -60,6 +62,9 @@ func requireSubcommand(c *cobra.Command) {
 // Execute is PocketBase's Execute for args, returning the command's error.
 func Execute(app *pocketbase.PocketBase, args []string) error {
 	app.RootCmd.SetArgs(args)
+	if c, _, err := app.RootCmd.Find(args); err == nil && c.Name() == "serve" {
+		logs.SetOutput(app, logs.Stdout()) // the service's log on stdout (journald, docker logs)
+	}
 	if !skipBootstrap(app, args) {
 		if err := app.Bootstrap(); err != nil {
 			app.RootCmd.PrintErrln("Error:", err)

@@ -6,8 +6,13 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/mail"
+	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +33,15 @@ const (
 	DefaultMemoryLimitMB     = 0
 	DefaultMercadoPagoAPIURL = "https://api.mercadopago.com"
 	DefaultCommissionPercent = 10
+	DefaultProxyHeader       = "X-Forwarded-For"
+	DefaultLogFormat         = LogText
+)
+
+// Log formats of the stdout log (LOG_FORMAT).
+const (
+	LogJSON = "json"
+	LogText = "text"
+	LogOff  = "off"
 )
 
 // SMTP TLS modes (SMTP_TLS).
@@ -105,6 +119,19 @@ type Config struct {
 	// CommissionPercent is the platform's commission on a released payment
 	// (COMMISSION_PERCENT, 0 to 50).
 	CommissionPercent int
+	// TrustedProxies are the addresses (IPs or CIDRs) of the reverse proxies
+	// in front of the service (TRUSTED_PROXIES): only a request whose peer
+	// is one of them has its ProxyHeader read for the client address.
+	TrustedProxies []netip.Prefix
+	// ProxyHeader is the header those proxies set to the client address
+	// (TRUSTED_PROXY_HEADER, X-Forwarded-For by default).
+	ProxyHeader string
+
+	// LogFormat is the stdout log's format: text, json or off (LOG_FORMAT).
+	LogFormat string
+	// LogLevel is the stdout log's lowest level (LOG_LEVEL: debug, info,
+	// warn, error).
+	LogLevel slog.Level
 }
 
 // Load reads the environment once, applying defaults. A malformed value is
@@ -179,6 +206,42 @@ func load(get func(string) string) (Config, error) {
 		MercadoPagoWebhookSecret: strings.TrimSpace(get("MERCADOPAGO_WEBHOOK_SECRET")),
 		MercadoPagoAPIURL:        strings.TrimRight(str("MERCADOPAGO_API_URL", DefaultMercadoPagoAPIURL), "/"),
 		CommissionPercent:        num("COMMISSION_PERCENT", DefaultCommissionPercent, 0, 50),
+		ProxyHeader:              http.CanonicalHeaderKey(str("TRUSTED_PROXY_HEADER", DefaultProxyHeader)),
+		LogFormat:                strings.ToLower(str("LOG_FORMAT", DefaultLogFormat)),
+	}
+	if _, err := mail.ParseAddress(c.MailFrom); err != nil {
+		errs = append(errs, "MAIL_FROM: se esperaba una dirección como \"Camellos <no-responder@camellos.co>\"")
+	}
+	if err := validAppURL(c.AppURL); err != nil {
+		errs = append(errs, "APP_URL: "+err.Error())
+	}
+	for _, p := range strings.Split(get("TRUSTED_PROXIES"), ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				errs = append(errs, fmt.Sprintf("TRUSTED_PROXIES: %q no es una IP ni un CIDR", p))
+				continue
+			}
+			prefix = netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen())
+		}
+		c.TrustedProxies = append(c.TrustedProxies, prefix.Masked())
+	}
+	if !validHeaderName(c.ProxyHeader) {
+		errs = append(errs, "TRUSTED_PROXY_HEADER: nombre de cabecera inválido")
+	}
+	switch c.LogFormat {
+	case LogJSON, LogText, LogOff:
+	default:
+		errs = append(errs, "LOG_FORMAT: se esperaba text, json u off")
+	}
+	if v := strings.TrimSpace(get("LOG_LEVEL")); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			errs = append(errs, "LOG_LEVEL: se esperaba debug, info, warn o error")
+		}
 	}
 	switch c.SMTPTLS {
 	case SMTPStartTLS, SMTPTLS, SMTPOff:
@@ -200,6 +263,78 @@ func load(get func(string) string) (Config, error) {
 		return c, fmt.Errorf("configuración inválida: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
+}
+
+// validAppURL accepts an absolute http(s) URL with a host and no query,
+// fragment or credentials (links in mail are built by appending paths).
+func validAppURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" {
+		return fmt.Errorf("se esperaba una URL absoluta http:// o https:// con host (p. ej. https://camellos.example.com), no %q", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(raw, " \t\r\n") {
+		return fmt.Errorf("la URL %q no debe llevar usuario, consulta (?) ni fragmento (#)", raw)
+	}
+	return nil
+}
+
+// validHeaderName reports whether h is an HTTP header name (an RFC 9110 token).
+func validHeaderName(h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, r := range h {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// TrustedProxy reports whether addr (a request's peer) is one of the
+// trusted reverse proxies.
+func (c Config) TrustedProxy(addr netip.Addr) bool {
+	addr = addr.Unmap()
+	for _, p := range c.TrustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// Missing lists the production settings left unset, each with what is
+// lost without it; the service logs one warning per entry at start.
+func (c Config) Missing() [][2]string {
+	var out [][2]string
+	add := func(v, why string) { out = append(out, [2]string{v, why}) }
+	if c.AppURL == DefaultAppURL {
+		add("APP_URL", "links in mail and push point to "+DefaultAppURL)
+	} else if !c.HTTPS() {
+		add("APP_URL", "not https: session cookies are sent without Secure")
+	}
+	if c.SMTPHost == "" {
+		add("SMTP_HOST", "nothing is mailed (password reset, verification, notifications)")
+	}
+	if c.CronSecret == "" {
+		add("CRON_SECRET", "POST /api/cron/appointment-reminders answers 503")
+	}
+	if c.MetricsToken == "" {
+		add("METRICS_TOKEN", "GET /metrics answers 404 (no monitoring)")
+	}
+	if c.BackupSchedule == "" {
+		add("BACKUP_SCHEDULE", "no automatic backups")
+	}
+	if !c.S3Enabled() {
+		add("S3_ENDPOINT", "backups stay on this machine (pb_data/backups)")
+	}
+	if c.VAPIDPublicKey == "" || c.VAPIDPrivateKey == "" {
+		add("VAPID_PUBLIC_KEY", "the Web Push identity lives only in the database (a restore without it breaks every subscription)")
+	}
+	if len(c.TrustedProxies) == 0 {
+		add("TRUSTED_PROXIES", "client addresses are the peer's: behind a reverse proxy every client shares one rate limit")
+	}
+	return out
 }
 
 // Zone is the default zone of new camellos: APP_TIMEZONE or America/Bogota.
@@ -250,6 +385,23 @@ const (
 	// are not registered (CAMELLOS_STRICT_ROUTES=1).
 	SwitchStrictRoutes = "CAMELLOS_STRICT_ROUTES"
 )
+
+// SwitchBinCache is the directory `.ci/run` builds the test tools into
+// (versitygw, litestream) (CAMELLOS_BIN_CACHE, default ~/.cache/camellos-bin).
+const SwitchBinCache = "CAMELLOS_BIN_CACHE"
+
+// BinCache is the test tools' directory: CAMELLOS_BIN_CACHE, else
+// ~/.cache/camellos-bin ("" without a home directory).
+func BinCache() string {
+	if d := Switch(SwitchBinCache); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".cache", "camellos-bin")
+}
 
 // Switch is the value of a test switch (Switch* constants).
 func Switch(name string) string { return strings.TrimSpace(os.Getenv(name)) }

@@ -1,8 +1,9 @@
 // Package s3test starts a real S3-compatible server for tests: versitygw
 // (github.com/versity/versitygw, posix backend) on 127.0.0.1, never an
-// in-memory fake. The binary comes from CAMELLOS_VERSITYGW or PATH
-// (`.ci/run` builds it from the Go module proxy); without it the test is
-// skipped with a loud message, or fails when CI is set.
+// in-memory fake. The binary comes from CAMELLOS_VERSITYGW, the tool cache
+// `.ci/run` builds it into (CAMELLOS_BIN_CACHE, default
+// ~/.cache/camellos-bin) or PATH; without it the test is skipped with a
+// loud message, or fails when CI is set.
 package s3test
 
 import (
@@ -16,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,20 +39,40 @@ type Server struct {
 	cmd      *exec.Cmd
 }
 
-// Binary finds a tool from an environment variable or PATH; without it the
-// test is skipped loudly, or fails when CI is set.
-func Binary(t testing.TB, env, name, install string) string {
-	t.Helper()
+// Find looks for a tool: the file named by the environment variable env,
+// else name in the tool cache `.ci/run` fills (config.BinCache), else name
+// on PATH. A set variable naming a missing file is an error.
+func Find(env, name string) (string, error) {
 	if p := config.Switch(env); p != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%s=%s does not exist", env, p)
 		}
-		t.Fatalf("%s=%s does not exist", env, p)
+		return p, nil
+	}
+	if dir := config.BinCache(); dir != "" {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
 	}
 	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", nil
+}
+
+// Binary finds a tool (Find); without it the test is skipped loudly, or
+// fails when CI is set.
+func Binary(t testing.TB, env, name, install string) string {
+	t.Helper()
+	p, err := Find(env, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p != "" {
 		return p
 	}
-	msg := fmt.Sprintf("\n\n"+strings.Repeat("!", 78)+"\n!! %s NOT FOUND: this test is SKIPPED. Build it with\n!!   %s\n!! and set %s (or put it on PATH); .ci/run does this.\n"+strings.Repeat("!", 78)+"\n", name, install, env)
+	msg := fmt.Sprintf("\n\n"+strings.Repeat("!", 78)+"\n!! %s NOT FOUND: this test is SKIPPED. Build it with\n!!   %s\n!! (or set %s, or put it on PATH); .ci/run does this.\n"+strings.Repeat("!", 78)+"\n", name, install, env)
 	if config.Switch("CI") != "" {
 		t.Fatal(msg)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
+	"camellos/internal/logs"
 	"camellos/internal/session"
 	"camellos/modules"
 	"camellos/modules/users"
@@ -418,4 +419,9 @@ func (k *Kit) Count(collection, filter string, params ...map[string]any) int {
 		k.T.Fatalf("count %s: %v", collection, err)
 	}
 	return int(n)
+}
+
+// LogTo sends the service's stdout log (internal/logs) to w.
+func LogTo(w io.Writer) Option {
+	return func(app *tests.TestApp) { logs.SetOutput(app, w) }
 }
