@@ -9,8 +9,6 @@ import (
 
 	"camellos/hardening"
 	"camellos/internal/testkit"
-
-	"github.com/pocketbase/pocketbase/tests"
 )
 
 // TestPasswordRoutesAreLimitedPerIP runs a service with AUTH_IP_LIMIT=3
@@ -19,13 +17,11 @@ import (
 // their merits, the fourth is 429 with Retry-After in our envelope.
 func TestPasswordRoutesAreLimitedPerIP(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "3")
-	w := hardening.NewWorld(t, func(app *tests.TestApp) {
-		// Saved, not just set: a settings reload must keep it.
-		app.Settings().TrustedProxy.Headers = []string{"X-Real-IP"}
-		if err := app.Save(app.Settings()); err != nil {
-			t.Fatal(err)
-		}
-	})
+	// The test client is the trusted proxy (TRUSTED_PROXIES, applied to
+	// PocketBase's settings at every start): its X-Real-IP names the client.
+	t.Setenv("TRUSTED_PROXIES", "127.0.0.1,::1")
+	t.Setenv("TRUSTED_PROXY_HEADER", "X-Real-IP")
+	w := hardening.NewWorld(t)
 	registered := map[string]bool{}
 	for _, rt := range hardening.OwnedRoutes(t) {
 		registered[rt.Key()] = true
