@@ -62,6 +62,26 @@ func TestPrivacyMatrix(t *testing.T) {
 		}
 	}
 
+	// Every field of the table is read by this matrix, and the person-level
+	// rules it checks below (phone, document, e-mail: the person and admins;
+	// the feed URL: its owner only) are the table's.
+	matrix := map[privacy.Field]bool{privacy.JobAddress: true, privacy.Phone: true, privacy.DocumentID: true,
+		privacy.Email: true, privacy.CamelloPhoto: true, privacy.FeedURL: true}
+	for f := range privacy.Table {
+		if !matrix[f] {
+			t.Errorf("privacy.Table has %s, which this matrix does not read", f)
+		}
+	}
+	for _, f := range []privacy.Field{privacy.Phone, privacy.DocumentID, privacy.Email} {
+		if !privacy.Visible(f, privacy.Relation{Self: true}) || !privacy.Visible(f, privacy.Relation{Admin: true}) ||
+			privacy.Visible(f, privacy.Relation{Client: true, Provider: true, JobStatus: "ASIGNADO", Public: true}) {
+			t.Errorf("privacy table: %s is not the person's and admins' only", f)
+		}
+	}
+	if !privacy.Visible(privacy.FeedURL, privacy.Relation{Self: true}) || privacy.Visible(privacy.FeedURL, privacy.Relation{Admin: true}) {
+		t.Error("privacy table: a feed URL is not its owner's only")
+	}
+
 	// Every viewer's feed URL, asked for once by its owner.
 	feeds := map[hardening.Viewer]string{}
 	for _, v := range hardening.Viewers[1:] {
