@@ -60,10 +60,11 @@ type PrivacyWorld struct {
 }
 
 // NewPrivacyWorld builds the world (the caller sets the environment: mail
-// through m, AUTH_IP_LIMIT=0).
-func NewPrivacyWorld(t *testing.T, m *testkit.Mailbox) *PrivacyWorld {
+// through m, AUTH_IP_LIMIT=0). beforeJobs, when not nil, runs once the
+// users exist and before anything happens to the jobs (push subscriptions).
+func NewPrivacyWorld(t *testing.T, m *testkit.Mailbox, beforeJobs func(*PrivacyWorld), opts ...testkit.Option) *PrivacyWorld {
 	t.Helper()
-	k := testkit.New(t)
+	k := testkit.New(t, opts...)
 	w := &PrivacyWorld{K: k, Mailbox: m, Users: map[Viewer]*core.Record{}, Cookies: map[Viewer]string{},
 		Camello: map[Viewer]*core.Record{}, Phones: map[Viewer]string{}, Documents: map[Viewer]string{}, Emails: map[Viewer]string{}}
 	cat, err := TryCreate(k.App, "categories", map[string]any{"id": "hogar", "name": "Hogar", "nameKey": "hogar", "color": "#112233"})
@@ -108,6 +109,9 @@ func NewPrivacyWorld(t *testing.T, m *testkit.Mailbox) *PrivacyWorld {
 			}
 		}
 		w.Emails[v] = w.Users[v].Email()
+	}
+	if beforeJobs != nil {
+		beforeJobs(w)
 	}
 	w.buildJobs(t)
 	return w

@@ -1,16 +1,27 @@
 package hardening_test
 
 import (
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"camellos/hardening"
 	"camellos/internal/privacy"
+	"camellos/internal/pushtest"
 	"camellos/internal/testkit"
 	"camellos/modules/mail"
+	"camellos/modules/notifications"
 
+	"github.com/pocketbase/pocketbase/tests"
 	"github.com/pocketbase/pocketbase/tools/filesystem"
 )
 
@@ -45,13 +56,51 @@ type answer struct{ carrier, body string }
 //     appear where it should (the job, the export, the camello's calendar);
 //   - another person's phone, document and e-mail reach only admins;
 //   - a calendar feed URL reaches only its owner;
-//   - mail carries none of them to anyone who may not see them.
+//   - mail and push carry none of them to anyone who may not see them.
 func TestPrivacyMatrix(t *testing.T) {
 	mb := testkit.NewMailbox(t)
 	mb.Env(t, "off")
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	t.Setenv("APP_URL", "http://camellos.test")
-	w := hardening.NewPrivacyWorld(t, mb)
+	// Every signed-in viewer subscribes to Web Push at a real HTTPS push
+	// service on loopback; what reaches it is opened as a browser would.
+	t.Setenv("WEBPUSH_ALLOW_PRIVATE", "1")
+	var pushMu sync.Mutex
+	pushes := map[string][][]byte{}
+	push := httptest.NewTLSServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		pushMu.Lock()
+		pushes[req.URL.Path] = append(pushes[req.URL.Path], body)
+		pushMu.Unlock()
+		rw.WriteHeader(http.StatusCreated)
+	}))
+	t.Cleanup(push.Close)
+	type pushKey struct {
+		priv *ecdh.PrivateKey
+		auth []byte
+	}
+	pushKeys := map[hardening.Viewer]pushKey{}
+	subscribe := func(w *hardening.PrivacyWorld) {
+		for i, v := range hardening.Viewers[1:] {
+			priv, err := ecdh.P256().GenerateKey(rand.Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			auth := make([]byte, 16)
+			_, _ = rand.Read(auth)
+			pushKeys[v] = pushKey{priv, auth}
+			r := w.K.Post("/api/notifications/push/subscribe", w.Cookies[v], map[string]any{
+				"endpoint": push.URL + "/push/" + strconv.Itoa(i),
+				"keys": map[string]any{"p256dh": base64.RawURLEncoding.EncodeToString(priv.PublicKey().Bytes()),
+					"auth": base64.RawURLEncoding.EncodeToString(auth)}})
+			if r.Status != 201 {
+				t.Fatalf("push subscription of %s: %d %s", v, r.Status, r.Raw)
+			}
+		}
+	}
+	w := hardening.NewPrivacyWorld(t, mb, subscribe, func(app *tests.TestApp) {
+		notifications.SetOptions(app, notifications.Options{HTTPClient: push.Client()})
+	})
 	k := w.K
 
 	for _, j := range w.Jobs {
@@ -60,6 +109,26 @@ func TestPrivacyMatrix(t *testing.T) {
 				t.Errorf("privacy table: address of the %s job to %s = %v, want %v", j.Name, v, got, want)
 			}
 		}
+	}
+
+	// Every field of the table is read by this matrix, and the person-level
+	// rules it checks below (phone, document, e-mail: the person and admins;
+	// the feed URL: its owner only) are the table's.
+	matrix := map[privacy.Field]bool{privacy.JobAddress: true, privacy.Phone: true, privacy.DocumentID: true,
+		privacy.Email: true, privacy.CamelloPhoto: true, privacy.FeedURL: true}
+	for f := range privacy.Table {
+		if !matrix[f] {
+			t.Errorf("privacy.Table has %s, which this matrix does not read", f)
+		}
+	}
+	for _, f := range []privacy.Field{privacy.Phone, privacy.DocumentID, privacy.Email} {
+		if !privacy.Visible(f, privacy.Relation{Self: true}) || !privacy.Visible(f, privacy.Relation{Admin: true}) ||
+			privacy.Visible(f, privacy.Relation{Client: true, Provider: true, JobStatus: "ASIGNADO", Public: true}) {
+			t.Errorf("privacy table: %s is not the person's and admins' only", f)
+		}
+	}
+	if !privacy.Visible(privacy.FeedURL, privacy.Relation{Self: true}) || privacy.Visible(privacy.FeedURL, privacy.Relation{Admin: true}) {
+		t.Error("privacy table: a feed URL is not its owner's only")
 	}
 
 	// Every viewer's feed URL, asked for once by its owner.
@@ -73,6 +142,9 @@ func TestPrivacyMatrix(t *testing.T) {
 	}
 	if !mail.WaitIdle(k.App, 15*time.Second) {
 		t.Fatal("outbox did not drain")
+	}
+	if !notifications.WaitIdle(k.App, 20*time.Second) {
+		t.Fatal("push queue did not drain")
 	}
 
 	paths := []string{"/api/jobs?perPage=100", "/api/admin/jobs?perPage=100", "/api/me", "/api/me/export",
@@ -88,6 +160,7 @@ func TestPrivacyMatrix(t *testing.T) {
 	}
 
 	seen := map[hardening.Viewer][]answer{}
+	pushed := 0
 	for _, v := range hardening.Viewers {
 		for _, p := range paths {
 			r := k.Get(p, w.Cookies[v])
@@ -104,6 +177,23 @@ func TestPrivacyMatrix(t *testing.T) {
 			}
 			// Unfolded (RFC 5545 3.1), so a marker split over two lines is seen.
 			seen[v] = append(seen[v], answer{"the calendar feed", strings.ReplaceAll(string(r.Raw), "\r\n ", "")})
+		}
+		if key, ok := pushKeys[v]; ok {
+			pushMu.Lock()
+			for i, vv := range hardening.Viewers[1:] {
+				if vv != v {
+					continue
+				}
+				for _, body := range pushes["/push/"+strconv.Itoa(i)] {
+					plain, err := pushtest.Decrypt(key.priv, key.auth, body)
+					if err != nil {
+						t.Errorf("push to %s: %v", v, err)
+					}
+					seen[v] = append(seen[v], answer{"push", string(plain)})
+					pushed++
+				}
+			}
+			pushMu.Unlock()
 		}
 		if e := w.Emails[v]; e != "" {
 			for _, m := range mb.To(e) {
@@ -179,6 +269,9 @@ func TestPrivacyMatrix(t *testing.T) {
 	}
 	if len(mb.Mails()) == 0 {
 		t.Error("no mail was sent: the mail carrier went unchecked")
+	}
+	if pushed == 0 {
+		t.Error("nothing was pushed: the push carrier went unchecked")
 	}
 
 	// A camello's photo: anyone's while the camello is ACTIVO; once it is

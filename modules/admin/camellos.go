@@ -6,6 +6,7 @@ import (
 
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
+	"camellos/internal/session"
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -28,7 +29,7 @@ func camelloGet(e *core.RequestEvent) error {
 	if err != nil {
 		return httpapi.NotFound(camellos.MsgCamelloNotFound)
 	}
-	return camellos.Respond(e, http.StatusOK, rec, true)
+	return camellos.Respond(e, http.StatusOK, rec, camellos.PrivateFor(session.AuthUser(e), rec))
 }
 
 type patchCamelloInput struct {
@@ -89,5 +90,5 @@ func camelloUpdate(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return camellos.Respond(e, http.StatusOK, rec, true)
+	return camellos.Respond(e, http.StatusOK, rec, camellos.PrivateFor(session.AuthUser(e), rec))
 }

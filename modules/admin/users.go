@@ -162,7 +162,7 @@ func camellosList(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	list, err := camellos.JSON(e.App, recs, true)
+	list, err := camellos.JSON(e.App, recs, camellos.PrivateFor(session.AuthUser(e), nil))
 	if err != nil {
 		return err
 	}

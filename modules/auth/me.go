@@ -22,7 +22,7 @@ func meBody(app core.App, user *core.Record) (map[string]any, error) {
 	rec, err := app.FindFirstRecordByData(camellos.Collection, "user", user.Id)
 	switch {
 	case err == nil:
-		cam, err := camellos.One(app, rec, true)
+		cam, err := camellos.One(app, rec, camellos.PrivateFor(user, rec))
 		if err != nil {
 			return nil, err
 		}

@@ -28,7 +28,7 @@ func bindDataRights(app core.App) {
 		if err != nil {
 			return err
 		}
-		cam, err := One(e.App, rec, true)
+		cam, err := One(e.App, rec, PrivateFor(e.User, rec))
 		if err != nil {
 			return err
 		}

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/privacy"
 	"camellos/internal/timefmt"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -86,6 +88,19 @@ func serviceSummaries(app core.App, recs []*core.Record) (map[string]ServiceSumm
 		out[s.ID] = s
 	}
 	return out, err
+}
+
+// PrivateFor reports whether reader (nil: anonymous) may read the private
+// fields of the camello rec (nil: of any camello) that JSON adds with
+// private: the rules privacy.Phone and privacy.DocumentID (the camello
+// itself and admins).
+func PrivateFor(reader, rec *core.Record) bool {
+	if reader == nil {
+		return false
+	}
+	r := privacy.Relation{Admin: reader.GetString("role") == users.RoleAdmin,
+		Self: rec != nil && rec.GetString("user") == reader.Id}
+	return privacy.Visible(privacy.Phone, r) && privacy.Visible(privacy.DocumentID, r)
 }
 
 // JSON renders camellos as the interface's Camello object. With private

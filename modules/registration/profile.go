@@ -134,5 +134,5 @@ func camelloSelfUpdate(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return camellos.Respond(e, http.StatusOK, rec, true)
+	return camellos.Respond(e, http.StatusOK, rec, camellos.PrivateFor(session.AuthUser(e), rec))
 }

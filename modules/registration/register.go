@@ -75,7 +75,7 @@ func camelloRegister(e *core.RequestEvent) error {
 		return err
 	}
 	auth.SendVerification(e.App, user)
-	body, err := camellos.One(e.App, camello, true)
+	body, err := camellos.One(e.App, camello, camellos.PrivateFor(user, camello))
 	if err != nil {
 		return httpapi.Internal(err)
 	}
