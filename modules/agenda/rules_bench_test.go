@@ -7,8 +7,9 @@ import (
 
 // BenchmarkSlotsView is the slots route's arithmetic on the benchmark's
 // camello (06:00–22:00 every day, 300 bookings, a 31-day window) from a
-// built view, without rules, with notice, buffer and horizon, and with the
-// travel buffer (the listing widens every interval by it).
+// built view, without rules, with notice, buffer and horizon, with the
+// travel buffer (the listing widens every interval by it), and skipping
+// festivos (8 December falls in the window).
 func BenchmarkSlotsView(b *testing.B) {
 	loc, _ := time.LoadLocation("America/Bogota")
 	now := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
@@ -23,17 +24,19 @@ func BenchmarkSlotsView(b *testing.B) {
 		busy = append(busy, Interval{st, st.Add(SlotLength)})
 	}
 	for _, c := range []struct {
-		name  string
-		rules Rules
+		name     string
+		rules    Rules
+		holidays bool // skip festivos (the default of a camello)
 	}{
-		{"none", Rules{}},
-		{"notice+buffer+horizon", Rules{MinNotice: 2 * time.Hour, Buffer: 30 * time.Minute, Horizon: 60 * 24 * time.Hour}},
-		{"travel", Rules{MinNotice: 2 * time.Hour, Buffer: 15 * time.Minute, Horizon: 60 * 24 * time.Hour, TravelBuffer: 45 * time.Minute}},
+		{"none", Rules{}, false},
+		{"notice+buffer+horizon", Rules{MinNotice: 2 * time.Hour, Buffer: 30 * time.Minute, Horizon: 60 * 24 * time.Hour}, false},
+		{"travel", Rules{MinNotice: 2 * time.Hour, Buffer: 15 * time.Minute, Horizon: 60 * 24 * time.Hour, TravelBuffer: 45 * time.Minute}, false},
+		{"notice+buffer+horizon+festivos", Rules{MinNotice: 2 * time.Hour, Buffer: 30 * time.Minute, Horizon: 60 * 24 * time.Hour}, true},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			v := &view{active: true, loc: loc, ranges: weekly, blocked: map[string]bool{}, rules: c.rules,
 				busy: blocking(c.rules, busy, nil, "")}
-			q := SlotQuery{Location: loc, Weekly: weekly, Blocked: v.blocked, Rules: c.rules,
+			q := SlotQuery{Location: loc, Weekly: weekly, Blocked: v.blocked, Rules: c.rules, SkipHolidays: c.holidays,
 				From: now, To: now.Add(31 * 24 * time.Hour), Now: now}
 			b.ReportAllocs()
 			for b.Loop() {
