@@ -44,6 +44,7 @@ func Register(app core.App) {
 		se.Router.Bind(session.LoadSession())
 		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
 		httpapi.BindAPINotFound(se)
+		httpapi.BindAPIEnvelopeEverywhere(se)
 		return se.Next()
 	})
 	mail.Register(app)
@@ -93,5 +94,6 @@ func Commands(app core.App) []*cobra.Command {
 		seed.Command(app),
 		mail.Command(app),
 		backup.Command(app),
+		ops.HealthCommand(),
 	}
 }

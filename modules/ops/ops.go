@@ -56,7 +56,13 @@ func Register(app core.App) {
 		for _, m := range config.Of(se.App).Missing() {
 			se.App.Logger().Warn("production setting missing", "variable", m[0], "effect", m[1])
 		}
-		return se.Next()
+		if err := se.Next(); err != nil {
+			return err
+		}
+		if se.Server != nil {
+			se.App.Logger().Info("server started", "address", se.Server.Addr, "version", Version())
+		}
+		return nil
 	})
 	if app.IsBootstrapped() { // the test kit registers after bootstrapping
 		setup(app)
