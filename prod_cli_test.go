@@ -35,6 +35,18 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// running are the stops of the services serveWithLogs started.
+var running []func()
+
+// stopAll stops them (SIGINT: a clean stop, as systemd's).
+func stopAll(t *testing.T) {
+	t.Helper()
+	for _, stop := range running {
+		stop()
+	}
+	running = nil
+}
+
 // serveWithLogs runs `serve` with env and returns its URL and its stdout
 // and stderr as they grow.
 func serveWithLogs(t *testing.T, env map[string]string, dir string) (string, *lockedBuffer, *lockedBuffer) {
@@ -51,7 +63,9 @@ func serveWithLogs(t *testing.T, env map[string]string, dir string) (string, *lo
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }
+	t.Cleanup(stop)
+	running = append(running, stop)
 	url := "http://" + addr
 	deadline := time.Now().Add(60 * time.Second)
 	for {
