@@ -19,9 +19,12 @@ import (
 // their merits, the fourth is 429 with Retry-After in our envelope.
 func TestPasswordRoutesAreLimitedPerIP(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "3")
+	// The test client (127.0.0.1) is the trusted proxy; the configuration
+	// wins over PocketBase's saved settings at every start and reload.
+	t.Setenv("TRUSTED_PROXIES", "127.0.0.1")
+	t.Setenv("TRUSTED_PROXY_HEADER", "X-Real-IP")
 	w := hardening.NewWorld(t, func(app *tests.TestApp) {
 		// Saved, not just set: a settings reload must keep it.
-		app.Settings().TrustedProxy.Headers = []string{"X-Real-IP"}
 		if err := app.Save(app.Settings()); err != nil {
 			t.Fatal(err)
 		}
