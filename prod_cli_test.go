@@ -112,6 +112,13 @@ func TestServeLogsToStdout(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The container's health check: 0 against the service, 1 against nothing.
+	if r := cli(t, nil, "healthcheck", "--url", url+"/api/health"); r.code != 0 || strings.TrimSpace(r.stdout) != "ok" {
+		t.Fatalf("healthcheck: %+v", r)
+	}
+	if r := cli(t, nil, "healthcheck", "--url", "http://"+s3test.FreePort(t)+"/api/health"); r.code != 1 || !strings.Contains(r.stderr, "no responde") {
+		t.Fatalf("healthcheck without a service: %+v", r)
+	}
 	if strings.Contains(out.String(), "secreto-del-feed") {
 		t.Fatal("the feed token reached stdout")
 	}
