@@ -50,7 +50,12 @@ func binary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "camellos")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		// The commit as a release build stamps it (deploy/release.sh).
+		ldflags := "-X camellos/modules/ops.version=v0.0.0-test"
+		if rev, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			ldflags += " -X camellos/modules/ops.commit=" + strings.TrimSpace(string(rev))
+		}
+		out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("build: %v\n%s", err, out)
 		}
@@ -97,22 +102,22 @@ func TestCLIExitCodes(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"no-such-command"}, 1, `unknown command "no-such-command"`},
-		{[]string{"serve", "--no-such-flag"}, 1, "unknown flag: --no-such-flag"},
-		{[]string{"seed", "--camellos", "abc"}, 1, `invalid argument "abc" for "--camellos"`},
+		{[]string{"no-such-command"}, 1, `orden desconocida "no-such-command"`},
+		{[]string{"serve", "--no-such-flag"}, 1, "opción desconocida: --no-such-flag"},
+		{[]string{"seed", "--camellos", "abc"}, 1, `valor inválido "abc" para la opción "--camellos"`},
 		{[]string{"seed", "--camellos", "-3"}, 1, "--camellos: se esperaba un entero entre 1 y 100000"},
 		{[]string{"seed", "--camellos", "100001"}, 1, "--camellos: se esperaba un entero entre 1 y 100000"},
 		{[]string{"seed", "--clients", "0"}, 1, "--clients: se esperaba un entero entre 1 y 100000"},
-		{[]string{"seed", "extra"}, 1, `unknown command "extra"`},
-		{[]string{"admin", "create", "x@example.com"}, 1, "usage: admin create"},
-		{[]string{"reminders", "send", "now"}, 1, "unknown command"},
-		{[]string{"migrate", "sideways"}, 1, "unsupported command"},
-		{[]string{"backup", "restore"}, 1, "accepts 1 arg(s)"},
+		{[]string{"seed", "extra"}, 1, `orden desconocida "extra"`},
+		{[]string{"admin", "create", "x@example.com"}, 1, "uso: admin create"},
+		{[]string{"reminders", "send", "now"}, 1, "orden desconocida"},
+		{[]string{"migrate", "sideways"}, 1, "orden de migrate no soportada"},
+		{[]string{"backup", "restore"}, 1, "se esperaban 1 argumento(s)"},
 		{[]string{"backup", "restore", "../x.zip"}, 1, "nombre de copia inválido"},
 		{[]string{"backup", "restore", "nope.zip"}, 1, `no existe la copia "nope.zip"`},
-		{[]string{"backup", "frobnicate"}, 1, "unknown command"},
-		{[]string{"backup"}, 1, "needs a subcommand"},
-		{[]string{"admin", "delete", "x"}, 1, "unknown command"},
+		{[]string{"backup", "frobnicate"}, 1, "orden desconocida"},
+		{[]string{"backup"}, 1, "necesita una suborden"},
+		{[]string{"admin", "delete", "x"}, 1, "orden desconocida"},
 		{[]string{"--help"}, 0, ""},
 		{[]string{"backup", "--help"}, 0, ""},
 		{[]string{"migrate", "--help"}, 0, ""},
@@ -190,7 +195,7 @@ func TestServeOnBusyPort(t *testing.T) {
 	}
 	defer l.Close()
 	r := cli(t, nil, "serve", "--http", l.Addr().String(), "--dir", filepath.Join(t.TempDir(), "pb_data"))
-	if r.code != 1 || !strings.Contains(r.stderr, "address already in use") {
+	if r.code != 1 || !strings.Contains(r.stderr, "la dirección ya está en uso") {
 		t.Fatalf("serve on a busy port: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

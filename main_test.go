@@ -23,11 +23,11 @@ func TestAdminCreateCommand(t *testing.T) {
 		return string(out), err
 	}
 	out, err := run("admin", "create", "Jefa@Example.com", "clave-segura-1", "--name", "La Jefa")
-	if err != nil || !strings.Contains(out, "jefa@example.com created") {
+	if err != nil || !strings.Contains(out, "jefa@example.com creado") {
 		t.Fatalf("create on a fresh dir: %v\n%s", err, out)
 	}
 	out, err = run("admin", "create", "jefa@example.com", "otra-clave-22")
-	if err != nil || !strings.Contains(out, "updated") {
+	if err != nil || !strings.Contains(out, "actualizado") {
 		t.Fatalf("update: %v\n%s", err, out)
 	}
 	for _, bad := range [][]string{

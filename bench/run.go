@@ -113,7 +113,8 @@ func freeAddr() string {
 // receiver is on 127.0.0.1).
 func serviceEnv(extra ...string) []string {
 	return append(append(os.Environ(), "CRON_SECRET=bench-secret", "REMINDERS_SCHEDULE=off", "AUTH_IP_LIMIT=0",
-		"WEBPUSH_ALLOW_PRIVATE=1", "METRICS_TOKEN="+metricsToken), extra...)
+		"WEBPUSH_ALLOW_PRIVATE=1", "METRICS_TOKEN="+metricsToken,
+		"LOG_FORMAT=off"), extra...) // no stdout log: its lines would pile up in the parent's buffer
 }
 
 // startService runs this binary as the service (child mode) on the data dir.

@@ -47,6 +47,7 @@ func Register(app core.App) {
 		se.Router.Bind(session.LoadSession())
 		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
 		httpapi.BindAPINotFound(se)
+		httpapi.BindAPIEnvelopeEverywhere(se)
 		return se.Next()
 	})
 	mail.Register(app)
@@ -100,5 +101,6 @@ func Commands(app core.App) []*cobra.Command {
 		mail.Command(app),
 		backup.Command(app),
 		ledger.Command(app),
+		ops.HealthCommand(),
 	}
 }

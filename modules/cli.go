@@ -8,7 +8,10 @@ import (
 	"strings"
 	"syscall"
 
+	"camellos/internal/config"
 	"camellos/internal/logs"
+	"camellos/modules/backup"
+	"camellos/modules/ops"
 
 	"github.com/pocketbase/pocketbase"
 	"github.com/pocketbase/pocketbase/cmd"
@@ -24,11 +27,17 @@ import (
 // stderr ("Error: ...").
 func Start(app *pocketbase.PocketBase) error {
 	app.RootCmd.AddCommand(cmd.NewSuperuserCommand(app))
-	app.RootCmd.AddCommand(cmd.NewServeCommand(app, true))
+	// The start banner is for people; a JSON log (LOG_FORMAT=json) is read
+	// by machines and gets the start as a log line instead.
+	banner := config.Of(app).LogFormat != config.LogJSON
+	app.RootCmd.AddCommand(cmd.NewServeCommand(app, banner))
 	// PocketBase ignores unknown flags; a typo in a flag must not run a
 	// command with defaults silently.
 	app.RootCmd.FParseErrWhitelist.UnknownFlags = false
 	app.RootCmd.SilenceUsage = true
+	app.RootCmd.SilenceErrors = true // printed in Spanish by Execute
+	app.RootCmd.Version = ops.Version()
+	app.RootCmd.SetVersionTemplate("{{.Version}}\n")
 	// PocketBase's colored error writer prints the text itself on stdout.
 	app.RootCmd.SetErr(os.Stderr)
 	for _, c := range app.RootCmd.Commands() {
@@ -47,7 +56,7 @@ func requireSubcommand(c *cobra.Command) {
 		c.Args = cobra.ArbitraryArgs
 		c.RunE = func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath())
+				return fmt.Errorf("orden desconocida %q para %q", args[0], c.CommandPath())
 			}
 			c.SetOut(c.ErrOrStderr())
 			_ = c.Help()
@@ -62,13 +71,29 @@ func requireSubcommand(c *cobra.Command) {
 // Execute is PocketBase's Execute for args, returning the command's error.
 func Execute(app *pocketbase.PocketBase, args []string) error {
 	app.RootCmd.SetArgs(args)
-	if c, _, err := app.RootCmd.Find(args); err == nil && c.Name() == "serve" {
-		logs.SetOutput(app, logs.Stdout()) // the service's log on stdout (journald, docker logs)
+	fail := func(err error) error {
+		app.RootCmd.PrintErrln("Error:", spanish(err))
+		return err
 	}
 	if !skipBootstrap(app, args) {
+		c, _, _ := app.RootCmd.Find(args)
+		if c.Name() == "serve" && c.Parent() == app.RootCmd {
+			// Nothing is created when serve cannot run: the address is
+			// checked first; then the data dir is locked for this service
+			// alone (a second serve on it fails here).
+			if err := checkServeAddress(c, args); err != nil {
+				return fail(err)
+			}
+			if err := backup.LockForServe(app); err != nil {
+				return fail(err)
+			}
+			logs.SetOutput(app, logs.Stdout()) // the service's log on stdout (journald, docker logs)
+		}
+		if err := checkDataDir(c, app.DataDir()); err != nil {
+			return fail(err)
+		}
 		if err := app.Bootstrap(); err != nil {
-			app.RootCmd.PrintErrln("Error:", err)
-			return err
+			return fail(err)
 		}
 	}
 	done := make(chan error, 2)
@@ -85,7 +110,7 @@ func Execute(app *pocketbase.PocketBase, args []string) error {
 		return e.App.ResetBootstrapState()
 	})
 	if cmdErr != nil {
-		return cmdErr
+		return fail(cmdErr)
 	}
 	return termErr
 }
@@ -97,7 +122,7 @@ func skipBootstrap(app *pocketbase.PocketBase, args []string) bool {
 		return true
 	}
 	c, _, err := app.RootCmd.Find(args)
-	if err != nil || c == app.RootCmd {
+	if err != nil || c == app.RootCmd || c.Annotations[ops.NoBootstrap] != "" {
 		return true
 	}
 	for _, a := range args {

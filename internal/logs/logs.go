@@ -198,3 +198,35 @@ func Flush(app core.App) {
 
 // Stdout is the process's standard output (the CLI's `serve`).
 func Stdout() io.Writer { return os.Stdout }
+
+// ScrubStored redacts the log rows already stored in _logs (written before
+// this version redacted them: feed URLs, reset and verification links in
+// request URLs and referers), so that the logs database and its backups
+// hold no secret after an upgrade. It returns how many rows it rewrote.
+func ScrubStored(app core.App) (int, error) {
+	type row struct {
+		ID      string `db:"id"`
+		Message string `db:"message"`
+		Data    string `db:"data"`
+	}
+	var rows []row
+	err := app.AuxDB().NewQuery(`SELECT id, message, data FROM _logs
+		WHERE message LIKE '%/api/agenda/calendar/%' OR data LIKE '%/api/agenda/calendar/%'
+		   OR data LIKE '%=%' OR message LIKE '%=%' OR data LIKE '%earer%'`).All(&rows)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range rows {
+		msg, data := Redact(r.Message), Redact(r.Data)
+		if msg == r.Message && data == r.Data {
+			continue
+		}
+		if _, err := app.AuxDB().NewQuery("UPDATE _logs SET message = {:m}, data = {:d} WHERE id = {:id}").
+			Bind(map[string]any{"m": msg, "d": data, "id": r.ID}).Execute(); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}

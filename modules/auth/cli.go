@@ -19,32 +19,32 @@ import (
 // user with role ADMIN, or updates the existing user with that e-mail
 // (role, password, name), on the data dir given by --dir.
 func AdminCommand(app core.App) *cobra.Command {
-	root := &cobra.Command{Use: "admin", Short: "Manage Camellos administrators"}
+	root := &cobra.Command{Use: "admin", Short: "Administradores de Camellos"}
 	var name string
 	create := &cobra.Command{
 		Use:          "create EMAIL PASSWORD",
-		Short:        "Create or update a user with role ADMIN",
+		Short:        "Crea o actualiza un usuario con rol ADMIN",
 		Args:         cobra.ArbitraryArgs,
 		SilenceUsage: true,
 		Run: func(cmd *cobra.Command, args []string) {
 			cli.RunCommand(app, func() error {
 				if len(args) != 2 {
-					return errors.New("usage: admin create EMAIL PASSWORD [--name NAME]")
+					return errors.New("uso: admin create CORREO CLAVE [--name NOMBRE]")
 				}
 				user, created, err := UpsertAdmin(app, args[0], args[1], name)
 				if err != nil {
 					return err
 				}
-				verb := "updated"
+				verb := "actualizado"
 				if created {
-					verb = "created"
+					verb = "creado"
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "Admin %s %s (id %s)\n", user.Email(), verb, user.Id)
+				fmt.Fprintf(cmd.OutOrStdout(), "Administrador %s %s (id %s)\n", user.Email(), verb, user.Id)
 				return nil
 			})
 		},
 	}
-	create.Flags().StringVar(&name, "name", "", "display name (default: the part of the e-mail before @)")
+	create.Flags().StringVar(&name, "name", "", "nombre visible (por defecto: la parte del correo antes de @)")
 	root.AddCommand(create)
 	return root
 }
@@ -54,10 +54,10 @@ func AdminCommand(app core.App) *cobra.Command {
 func UpsertAdmin(app core.App, email, password, name string) (*core.Record, bool, error) {
 	email = NormalizeEmail(email)
 	if email == "" || is.EmailFormat.Validate(email) != nil || !strings.Contains(email, "@") {
-		return nil, false, fmt.Errorf("invalid e-mail %q", email)
+		return nil, false, fmt.Errorf("correo inválido %q", email)
 	}
 	if n := text.Chars(password); n < bounds.PasswordMin || n > bounds.PasswordMax {
-		return nil, false, errors.New("the password must have 8 to 128 characters")
+		return nil, false, errors.New("la clave debe tener de 8 a 128 caracteres")
 	}
 	name = strings.TrimSpace(name)
 	if n := text.Chars(name); name != "" && (n < bounds.NameMin || n > bounds.NameMax) {

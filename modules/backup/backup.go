@@ -8,8 +8,9 @@
 //     uploaded files' storage (settings.S3); the environment wins over the
 //     dashboard on every start and settings reload;
 //   - the CLI `backup create [NAME]`, `backup list`, `backup restore NAME`;
-//   - a running `serve` holds a shared lock on pb_data/.camellos-serve.lock;
-//     the CLI's create and restore take it exclusively and refuse to run
+//   - a running `serve` holds an exclusive lock on pb_data/.camellos-serve.lock
+//     (a second `serve` on the same dir fails: the limits and caches are per
+//     process); the CLI's create and restore take it too and refuse to run
 //     while a service uses the data dir (a copy of a live SQLite directory
 //     made from outside the process could be torn; a restore under a live
 //     service would be overwritten). A live service is backed up by its own
@@ -78,11 +79,14 @@ func Register(app core.App) {
 	}
 	app.OnBackupCreate().BindFunc(func(e *core.BackupEvent) error {
 		exclude(e)
+		if err := refuseExisting(e.App, e.Name); err != nil {
+			return err
+		}
 		err := e.Next()
 		if err != nil {
 			StatsOf(e.App).Failed.Add(1)
 			e.App.Logger().Error("backup failed", "name", e.Name, "error", err.Error())
-			return fmt.Errorf("la copia de seguridad falló: %w", err)
+			return fmt.Errorf("la copia de seguridad falló: %w", Readable(err))
 		}
 		StatsOf(e.App).Created.Add(1)
 		e.App.Logger().Info("backup created", "name", e.Name)
@@ -96,14 +100,11 @@ func Register(app core.App) {
 		if se.Server == nil { // the test kit's in-process server
 			return se.Next()
 		}
-		f, err := lockDataDir(se.App.DataDir(), syscall.LOCK_SH)
-		if err != nil {
-			return err
+		if _, held := se.App.Store().Get(storeKeyServeLock).(*os.File); !held {
+			if err := LockForServe(se.App); err != nil {
+				return err
+			}
 		}
-		se.App.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
-			_ = f.Close()
-			return e.Next()
-		})
 		return se.Next()
 	})
 	if app.IsBootstrapped() {
@@ -156,9 +157,33 @@ func Apply(app core.App, cfg config.Config) error {
 	return nil
 }
 
+const storeKeyServeLock = "camellos.backup.serveLock"
+
+// LockForServe takes the data dir's lock exclusively for a service, until
+// the app terminates: a second `serve`, a backup or a restore on the same
+// dir is refused while it runs. The CLI calls it before bootstrapping
+// `serve`, so that a second service fails before it opens anything.
+func LockForServe(app core.App) error {
+	f, err := lockDataDir(app.DataDir(), syscall.LOCK_EX|lockServe)
+	if err != nil {
+		return err
+	}
+	app.Store().Set(storeKeyServeLock, f)
+	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
+		_ = f.Close()
+		return e.Next()
+	})
+	return nil
+}
+
+// lockServe marks a lock taken for `serve` (its refusal names another service).
+const lockServe = 1 << 20
+
 // lockDataDir takes a flock on the data dir's lock file (LOCK_SH for a
 // service, LOCK_EX for the CLI), without waiting.
 func lockDataDir(dir string, how int) (*os.File, error) {
+	forServe := how&lockServe != 0
+	how &^= lockServe
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -169,8 +194,9 @@ func lockDataDir(dir string, how int) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			if how == syscall.LOCK_SH {
-				return nil, fmt.Errorf("el directorio de datos %s está bloqueado: hay una restauración en curso", dir)
+			if forServe {
+				return nil, fmt.Errorf("el directorio de datos %s ya está en uso por otro proceso de camellos "+
+					"(otro `serve`, o una copia o restauración en curso): un solo servicio por directorio de datos", dir)
 			}
 			return nil, fmt.Errorf("el directorio de datos %s está en uso por un servicio en marcha: deténgalo antes "+
 				"(o, con el servicio en marcha, use BACKUP_SCHEDULE o el panel /_/ para las copias)", dir)
@@ -243,6 +269,21 @@ func Command(app core.App) *cobra.Command {
 	return root
 }
 
+// refuseExisting refuses a backup name already in the backups storage (a
+// new backup never overwrites an old one silently). A storage that cannot
+// be asked is left to the backup itself, which fails and is counted.
+func refuseExisting(app core.App, name string) error {
+	fsys, err := app.NewBackupsFilesystem()
+	if err != nil {
+		return nil
+	}
+	defer fsys.Close()
+	if exists, err := fsys.Exists(name); err == nil && exists {
+		return fmt.Errorf("ya existe una copia llamada %q: elija otro nombre (vea `backup list`)", name)
+	}
+	return nil
+}
+
 func validName(name string) error {
 	if name != filepath.Base(name) || !strings.HasSuffix(name, ".zip") || strings.HasPrefix(name, ".") || len(name) > 150 {
 		return fmt.Errorf("nombre de copia inválido %q: se espera un nombre de archivo .zip sin carpetas", name)
@@ -266,7 +307,7 @@ func List(app core.App) ([]Backup, error) {
 	defer fsys.Close()
 	objs, err := fsys.List("")
 	if err != nil {
-		return nil, fmt.Errorf("no se pudo listar las copias: %w", err)
+		return nil, fmt.Errorf("no se pudo listar las copias: %w", Readable(err))
 	}
 	out := make([]Backup, 0, len(objs))
 	for _, o := range objs {
@@ -305,7 +346,7 @@ func Restore(app core.App, name string) error {
 		},
 	})
 	if err := app.RestoreBackup(context.Background(), name); err != nil {
-		return fmt.Errorf("la restauración falló (los datos actuales no cambiaron): %w", err)
+		return fmt.Errorf("la restauración falló (los datos actuales no cambiaron): %w", Readable(err))
 	}
 	return nil
 }
@@ -318,7 +359,7 @@ func Check(app core.App, name string) error {
 	}
 	defer fsys.Close()
 	if ok, err := fsys.Exists(name); err != nil {
-		return fmt.Errorf("no se pudo consultar la copia %q: %w", name, err)
+		return fmt.Errorf("no se pudo consultar la copia %q: %w", name, Readable(err))
 	} else if !ok {
 		return fmt.Errorf("no existe la copia %q (vea `backup list`)", name)
 	}
@@ -329,7 +370,7 @@ func Check(app core.App, name string) error {
 	defer os.RemoveAll(tmp)
 	r, err := fsys.GetReader(name)
 	if err != nil {
-		return fmt.Errorf("no se pudo leer la copia %q: %w", name, err)
+		return fmt.Errorf("no se pudo leer la copia %q: %w", name, Readable(err))
 	}
 	zipPath := filepath.Join(tmp, "backup.zip")
 	f, err := os.Create(zipPath)

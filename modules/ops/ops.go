@@ -56,7 +56,23 @@ func Register(app core.App) {
 		for _, m := range config.Of(se.App).Missing() {
 			se.App.Logger().Warn("production setting missing", "variable", m[0], "effect", m[1])
 		}
-		return se.Next()
+		if err := se.Next(); err != nil {
+			return err
+		}
+		if se.Server == nil {
+			return nil // the test kit's in-process server
+		}
+		se.App.Logger().Info("server started", "address", se.Server.Addr, "version", Version())
+		// Rows logged before redaction existed lose their secrets (in the
+		// background: a large _logs table must not delay the start).
+		go func(app core.App) {
+			if n, err := logs.ScrubStored(app); err != nil {
+				app.Logger().Error("logs: scrubbing stored secrets failed", "error", err.Error())
+			} else if n > 0 {
+				app.Logger().Info("logs: secrets redacted in stored rows", "rows", n)
+			}
+		}(se.App)
+		return nil
 	})
 	if app.IsBootstrapped() { // the test kit registers after bootstrapping
 		setup(app)

@@ -1,0 +1,40 @@
+package ops
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// NoBootstrap marks a command that must not open the data dir.
+const NoBootstrap = "camellos.noBootstrap"
+
+// HealthCommand is `healthcheck [--url URL]`: exit 0 when the service
+// answers 200 on its health route within 5 s, else 1 (the container
+// image's HEALTHCHECK; the image has no shell or curl). It opens no data.
+func HealthCommand() *cobra.Command {
+	var url string
+	c := &cobra.Command{
+		Use:         "healthcheck",
+		Short:       "Comprueba que el servicio responde (GET /api/health); sale 0 o 1",
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{NoBootstrap: "1"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			client := &http.Client{Timeout: 5 * time.Second}
+			res, err := client.Get(url)
+			if err != nil {
+				return fmt.Errorf("el servicio no responde en %s: %v", url, err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				return fmt.Errorf("el servicio respondió %d en %s", res.StatusCode, url)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "ok")
+			return nil
+		},
+	}
+	c.Flags().StringVar(&url, "url", "http://127.0.0.1:8090/api/health", "URL de salud del servicio")
+	return c
+}
