@@ -67,7 +67,7 @@ func TestLedgerRandomWithFaults(t *testing.T) {
 	k := testkit.New(t)
 	app := k.App
 	ops := 3000
-	if v := config.Switch("CAMELLOS_LEDGER_OPS"); v != "" {
+	if v := config.Switch(config.SwitchLedgerOps); v != "" {
 		ops, _ = strconv.Atoi(v)
 	}
 	rng := rand.New(rand.NewPCG(23, 2026))
