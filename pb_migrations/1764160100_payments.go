@@ -31,6 +31,8 @@ func init() {
 			&core.TextField{Name: "gatewayDetail", Max: 100},
 			&core.NumberField{Name: "heldAmount", OnlyInt: true},
 			&core.TextField{Name: "heldAt", Max: 30},
+			&core.NumberField{Name: "commission", OnlyInt: true},
+			&core.TextField{Name: "releasedAt", Max: 30},
 			&core.TextField{Name: "checkedAt", Max: 30},
 			&core.TextField{Name: "createdAt", Required: true, Max: 30},
 			&core.TextField{Name: "updatedAt", Required: true, Max: 30},

@@ -328,3 +328,11 @@ func ByRef(app core.App, ref string) ([]Transaction, error) {
 		"WHERE ref = {:ref} ORDER BY rowid").Bind(dbx.Params{"ref": ref}).All(&out)
 	return out, err
 }
+
+// CountOf is how many transactions touch account.
+func CountOf(app core.App, account string) (int64, error) {
+	var n int64
+	err := app.DB().NewQuery("SELECT COUNT(DISTINCT e.tx) FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.tx " +
+		"WHERE e.account = {:account}").Bind(dbx.Params{"account": account}).Row(&n)
+	return n, err
+}

@@ -502,3 +502,107 @@ func TestSignature(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseWithCommission walks the money to the camello over HTTP: paid
+// and held, racing admins release it once (minus the commission), the
+// camello's earnings show it; the ledger balances at every step.
+func TestReleaseWithCommission(t *testing.T) {
+	w := newWorld(t, nil)
+	k, app := w.K, w.K.App
+	id, pref := w.started(t)
+	release := "/api/payments/" + id + "/release"
+	testkit.Expect(t, k.Post(release, w.AdminCookie, nil), http.StatusConflict, payments.MsgNotHeld)
+	verified(t, app)
+
+	earn := k.Get("/api/me/earnings", w.CamCookie)
+	testkit.Expect(t, earn, http.StatusOK, "")
+	if earn.Get("balance") != float64(0) || earn.Get("pending") != float64(0) || earn.Get("total") != float64(0) {
+		t.Fatalf("earnings before: %s", earn.Raw)
+	}
+	gid := w.mp.Pay(t, pref.ID, "approved", "accredited")
+	if got := w.deliver(w.mp.Notification(gid)); got != http.StatusOK {
+		t.Fatalf("webhook %d", got)
+	}
+	verified(t, app)
+	if earn = k.Get("/api/me/earnings", w.CamCookie); earn.Get("pending") != float64(price) || earn.Get("balance") != float64(0) {
+		t.Fatalf("earnings while held: %s", earn.Raw)
+	}
+
+	for _, tc := range []struct {
+		name, cookie string
+		status       int
+	}{{"anonymous", "", 401}, {"client", w.ClientCookie, 403}, {"camello", w.CamCookie, 403}} {
+		if r := k.Post(release, tc.cookie, nil); r.Status != tc.status {
+			t.Fatalf("%s releases: %d", tc.name, r.Status)
+		}
+	}
+	testkit.Expect(t, k.Post("/api/payments/zzzzzzzzzzzzzzz/release", w.AdminCookie, nil), http.StatusNotFound, payments.MsgPaymentNotFound)
+
+	// Two admins (and a few double clicks) release at once: one wins.
+	_, admin2 := k.UserWithSession("ADMIN")
+	var wg sync.WaitGroup
+	codes := make(chan int, 6)
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := w.AdminCookie
+			if i%2 == 1 {
+				c = admin2
+			}
+			codes <- k.Post(release, c, nil).Status
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	ok := 0
+	for c := range codes {
+		switch c {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+		default:
+			t.Errorf("release answered %d", c)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d releases succeeded", ok)
+	}
+	fee := payments.Commission(price, 10)
+	p := w.status(t, id)
+	if p.Status() != payments.StatusReleased || int64(p.GetInt("commission")) != fee {
+		t.Fatalf("released: %s commission %d", p.Status(), p.GetInt("commission"))
+	}
+	if m := movements(t, app, id); m[ledger.KindRelease] != 1 || m[ledger.KindCommission] != 1 {
+		t.Fatalf("movements %v", m)
+	}
+	rep := verified(t, app)
+	if rep.PlatformRevenue != -fee || balance(t, app, ledger.AccountOfHeld(id)) != 0 {
+		t.Fatalf("platform revenue %d, held %d", rep.PlatformRevenue, balance(t, app, ledger.AccountOfHeld(id)))
+	}
+	earn = k.Get("/api/me/earnings", w.CamCookie)
+	if earn.Get("balance") != float64(price-fee) || earn.Get("pending") != float64(0) || earn.Get("total") != float64(2) {
+		t.Fatalf("earnings after: %s", earn.Raw)
+	}
+	if earn.Str("movements.0.kind") != ledger.KindCommission || earn.Get("movements.0.amount") != float64(-fee) ||
+		earn.Str("movements.1.kind") != ledger.KindRelease || earn.Get("movements.1.amount") != float64(price) {
+		t.Fatalf("history: %s", earn.Raw)
+	}
+	testkit.Expect(t, k.Get("/api/me/earnings", w.ClientCookie), http.StatusForbidden, payments.MsgOnlyCamellosEarn)
+	testkit.ExpectField(t, k.Get("/api/me/earnings?perPage=101", w.CamCookie), "perPage", "entre 1 y 100")
+	testkit.Expect(t, w.pay(t), http.StatusConflict, payments.MsgAlreadyPaid)
+}
+
+func TestCommission(t *testing.T) {
+	for _, tc := range []struct {
+		amount  int64
+		percent int
+		want    int64
+	}{
+		{180_000, 10, 18_000}, {180_005, 10, 18_001}, {180_004, 10, 18_000}, {10_000, 0, 0}, {10_000, 50, 5_000}, {1, 10, 0}, {5, 10, 1},
+	} {
+		if got := payments.Commission(tc.amount, tc.percent); got != tc.want {
+			t.Errorf("Commission(%d, %d) = %d, want %d", tc.amount, tc.percent, got, tc.want)
+		}
+	}
+}
