@@ -248,6 +248,7 @@ var Table = map[string]Expectation{
 	"POST /api/jobs/{id}/payment/check": {[5]Outcome{Unauth, Allowed, Denied, Denied, Allowed}, none},
 	"POST /api/payments/{id}/release":   {adminOnly, none},
 	"GET /api/me/earnings":              {camelloOnly, none},
+	"POST /api/jobs/{id}/payment/cash":  {[5]Outcome{Unauth, Denied, Allowed, Denied, Denied}, none},
 	"POST /api/payments/webhook":        {cron, body(map[string]any{"type": "payment", "data": map[string]any{"id": "123"}})},
 }
 

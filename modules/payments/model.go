@@ -18,7 +18,8 @@
 // INICIADO → PENDIENTE (checkout created) → RETENIDO (approved) →
 // REEMBOLSADO (refunded at the gateway). INICIADO → RETENIDO too (an
 // approval seen before the checkout was stored: a crash in between).
-// RETENIDO → LIBERADO (Release). The client's confirmation and the dispute
+// RETENIDO → LIBERADO (Release). A cash payment (method EFECTIVO,
+// RecordCash) is written LIBERADO at once, with the commission owed. The client's confirmation and the dispute
 // window that will call Release are still to come.
 package payments
 

@@ -606,3 +606,58 @@ func TestCommission(t *testing.T) {
 		}
 	}
 }
+
+// TestCashRecordsCommissionOwed: the job's camello records a cash payment
+// (once, among racing requests); the commission it owes is booked, its
+// balance goes negative by it, the job cannot then be paid online.
+func TestCashRecordsCommissionOwed(t *testing.T) {
+	w := newWorld(t, nil)
+	k, app := w.K, w.K.App
+	cash := "/api/jobs/" + w.job.Id + "/payment/cash"
+	testkit.Expect(t, k.Post(cash, "", nil), http.StatusUnauthorized, "")
+	testkit.Expect(t, k.Post(cash, w.ClientCookie, nil), http.StatusForbidden, payments.MsgOnlyCamelloCash)
+	testkit.Expect(t, k.Post(cash, w.AdminCookie, nil), http.StatusForbidden, payments.MsgOnlyCamelloCash)
+	_, _, otherCookie := k.CreateCamello()
+	testkit.Expect(t, k.Post(cash, otherCookie, nil), http.StatusForbidden, payments.MsgOnlyCamelloCash)
+	unpriced := w.Job(jobs.StatusAssigned)
+	testkit.Expect(t, k.Post("/api/jobs/"+unpriced.Id+"/payment/cash", w.CamCookie, nil), http.StatusConflict, payments.MsgNotPayable)
+
+	var wg sync.WaitGroup
+	codes := make(chan int, 6)
+	for range 6 {
+		wg.Add(1)
+		go func() { defer wg.Done(); codes <- k.Post(cash, w.CamCookie, nil).Status }()
+	}
+	wg.Wait()
+	close(codes)
+	created := 0
+	for c := range codes {
+		switch c {
+		case http.StatusCreated:
+			created++
+		case http.StatusConflict:
+		default:
+			t.Errorf("cash answered %d", c)
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d cash payments recorded", created)
+	}
+	fee := payments.Commission(price, 10)
+	view := k.Get("/api/jobs/"+w.job.Id+"/payment", w.ClientCookie)
+	if view.Str("payment.method") != payments.MethodCash || view.Str("payment.status") != payments.StatusReleased ||
+		view.Get("payment.commission") != float64(fee) || view.Get("payment.checkoutUrl") != nil {
+		t.Fatalf("cash payment: %s", view.Raw)
+	}
+	earn := k.Get("/api/me/earnings", w.CamCookie)
+	if earn.Get("balance") != float64(-fee) || earn.Str("movements.0.kind") != ledger.KindCommission {
+		t.Fatalf("earnings: %s", earn.Raw)
+	}
+	if rep := verified(t, app); rep.PlatformRevenue != -fee || rep.ClientPayments != 0 {
+		t.Fatalf("revenue %d, client payments %d", rep.PlatformRevenue, rep.ClientPayments)
+	}
+	testkit.Expect(t, w.pay(t), http.StatusConflict, payments.MsgAlreadyPaid)
+	if w.mp.Preferences() != 0 {
+		t.Fatalf("a checkout was created for a job paid in cash")
+	}
+}

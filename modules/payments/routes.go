@@ -37,6 +37,8 @@ func Register(app core.App) {
 		api.GET("/jobs/{id}/payment", paymentView).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// Back from the checkout: the client (or an admin) has the payment checked with Mercado Pago now.
 		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn)
+		// The job's camello records that it was paid in cash (the commission it owes is booked).
+		api.POST("/jobs/{id}/payment/cash", paymentCash).Bind(signedIn)
 		// An admin releases a held payment to its camello, minus the commission.
 		api.POST("/payments/{id}/release", paymentRelease).Bind(session.RequireRole(httpapi.MsgUnauthorized, httpapi.MsgNotAdmin, users.RoleAdmin))
 		// A camello's balance, pending funds and history.
