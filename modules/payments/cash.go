@@ -77,8 +77,12 @@ func RecordCash(app core.App, jobID, userID string) (*Payment, error) {
 				return err
 			}
 		}
-		out, err = Find(tx, id)
-		return err
+		if out, err = Find(tx, id); err != nil {
+			return err
+		}
+		return tell(tx, out, "Pago en efectivo registrado",
+			"El camello registró que le pagaste "+Pesos(price)+" en efectivo.",
+			"Registraste un pago en efectivo de "+Pesos(price)+"; debes a Camellos la comisión de "+Pesos(fee)+".")
 	})
 	return out, err
 }

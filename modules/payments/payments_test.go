@@ -661,3 +661,38 @@ func TestCashRecordsCommissionOwed(t *testing.T) {
 		t.Fatalf("a checkout was created for a job paid in cash")
 	}
 }
+
+// TestMoneyNotifications: held, released and refunded payments and cash
+// records reach the parties' inboxes as PAYMENT, once each.
+func TestMoneyNotifications(t *testing.T) {
+	w := newWorld(t, nil)
+	k := w.K
+	id, pref := w.started(t)
+	gid := w.mp.Pay(t, pref.ID, "approved", "accredited")
+	for range 2 {
+		w.deliver(w.mp.Notification(gid))
+	}
+	count := func(user, title string) int {
+		return k.Count("notifications", "kind = 'PAYMENT' AND user = {:u} AND title = {:t}", map[string]any{"u": user, "t": title})
+	}
+	if count(w.Client.Id, "Pago recibido") != 1 || count(w.CamUser.Id, "Pago recibido") != 1 {
+		t.Fatalf("held: client %d, camello %d", count(w.Client.Id, "Pago recibido"), count(w.CamUser.Id, "Pago recibido"))
+	}
+	testkit.Expect(t, k.Post("/api/payments/"+id+"/release", w.AdminCookie, nil), http.StatusOK, "")
+	if count(w.CamUser.Id, "Pago liberado") != 1 || count(w.Client.Id, "Pago liberado") != 0 {
+		t.Fatal("released: the camello is told, the client is not")
+	}
+	job2 := w.pricedJob(t)
+	testkit.Expect(t, k.Post("/api/jobs/"+job2.Id+"/payment/cash", w.CamCookie, nil), http.StatusCreated, "")
+	if count(w.Client.Id, "Pago en efectivo registrado") != 1 || count(w.CamUser.Id, "Pago en efectivo registrado") != 1 {
+		t.Fatal("cash: both parties are told")
+	}
+	if got := payments.Pesos(180000); got != "$180.000" {
+		t.Fatalf("Pesos = %q", got)
+	}
+	for n, want := range map[int64]string{0: "$0", 999: "$999", 1000: "$1.000", 1234567: "$1.234.567", -18000: "-$18.000"} {
+		if got := payments.Pesos(n); got != want {
+			t.Errorf("Pesos(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -75,8 +75,11 @@ func Release(app core.App, paymentID string) (*Payment, error) {
 				return err
 			}
 		}
-		out, err = Find(tx, p.Id)
-		return err
+		if out, err = Find(tx, p.Id); err != nil {
+			return err
+		}
+		return tell(tx, p, "Pago liberado", "",
+			"Te liberamos "+Pesos(amount-fee)+" por el trabajo ("+Pesos(amount)+" menos la comisión de "+Pesos(fee)+").")
 	})
 	return out, err
 }
