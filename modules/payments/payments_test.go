@@ -696,3 +696,31 @@ func TestMoneyNotifications(t *testing.T) {
 		}
 	}
 }
+
+// TestExportIncludesPayments: a person's export has their payments and
+// the ledger lines of their accounts; another person's are not in it.
+func TestExportIncludesPayments(t *testing.T) {
+	w := newWorld(t, nil)
+	k := w.K
+	id, pref := w.started(t)
+	w.deliver(w.mp.Notification(w.mp.Pay(t, pref.ID, "approved", "accredited")))
+	testkit.Expect(t, k.Post("/api/payments/"+id+"/release", w.AdminCookie, nil), http.StatusOK, "")
+
+	client := k.Get("/api/me/export", w.ClientCookie)
+	testkit.Expect(t, client, http.StatusOK, "")
+	if client.Str("payments.0.id") != id || client.Get("payments.1") != nil {
+		t.Fatalf("client export payments: %s", client.Raw)
+	}
+	lines, _ := client.Get("ledger.client:" + w.Client.Id).([]any)
+	if len(lines) != 2 { // charge and hold
+		t.Fatalf("client export ledger: %v", client.Get("ledger"))
+	}
+	cam := k.Get("/api/me/export", w.CamCookie)
+	camLines, _ := cam.Get("ledger.camello:" + w.Camello.Id).([]any)
+	if cam.Str("payments.0.id") != id || len(camLines) != 2 { // release and commission
+		t.Fatalf("camello export: %v %v", cam.Get("payments"), cam.Get("ledger"))
+	}
+	if other := k.Get("/api/me/export", w.StrangerCookie); other.Get("payments.0") != nil {
+		t.Fatalf("a stranger's export has the payment: %s", other.Raw)
+	}
+}

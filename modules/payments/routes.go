@@ -19,6 +19,7 @@ import (
 // the routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	app.Cron().MustAdd("paymentsReconcile", SweepSchedule, func() {
 		if !config.Of(app).PaymentsEnabled() {
 			return
