@@ -206,7 +206,8 @@ func TestPayAndHold(t *testing.T) {
 	if view.Str("payment.status") != payments.StatusHeld || view.Get("payment.checkoutUrl") != nil {
 		t.Fatalf("client view: %s", view.Raw)
 	}
-	if moves, _ := view.Get("payment.movements").([]any); len(moves) != 2 {
+	if moves, _ := view.Get("payment.movements").([]any); len(moves) != 2 || view.Str("payment.movements.0.kind") != ledger.KindCharge ||
+		view.Get("payment.movements.0.amount") != float64(price) || view.Str("payment.movements.1.kind") != ledger.KindHold {
 		t.Fatalf("movements: %s", view.Raw)
 	}
 	testkit.Expect(t, w.pay(t), http.StatusConflict, payments.MsgAlreadyPaid)
