@@ -176,13 +176,7 @@ var Table = map[string]Expectation{
 	"POST /api/jobs/{id}/quotes": {camelloOnly, func(w *World, r Role) Call {
 		return Call{ID: w.OpenJobID, Body: map[string]any{"amount": 50000, "message": "Puedo hoy", "validDays": 3}}
 	}},
-	"POST /api/quotes/{id}/accept": {jobClient, none},
-
-	// Payments (issue 23): off in the matrix's world (no MERCADOPAGO_ACCESS_TOKEN).
-	"POST /api/jobs/{id}/payment":         {[5]Outcome{Unauth, Optional, Denied, Denied, Denied}, none},
-	"GET /api/jobs/{id}/payment":          {jobParties, none},
-	"POST /api/jobs/{id}/payment/check":   {[5]Outcome{Unauth, Allowed, Denied, Denied, Allowed}, none},
-	"POST /api/payments/webhook":          {cron, body(map[string]any{"type": "payment", "data": map[string]any{"id": "123"}})},
+	"POST /api/quotes/{id}/accept":        {jobClient, none},
 	"POST /api/quotes/{id}/reject":        {jobClient, none},
 	"POST /api/quotes/{id}/withdraw":      {jobCamello, none},
 	"GET /api/jobs/{id}/messages":         {jobParties, none},
@@ -247,6 +241,15 @@ var Table = map[string]Expectation{
 	}},
 	"POST /api/admin/notifications":         {adminOnly, body(map[string]any{"title": "Aviso", "body": "Mantenimiento", "userIds": []string{}})},
 	"PUT /api/admin/legal-documents/{slug}": {adminOnly, body(map[string]any{"title": "Política de privacidad", "sections": []map[string]any{{"title": "Datos", "content": "Tratamos tus datos con cuidado."}}})},
+
+	// Payments (issue 23): off in the matrix's world (no MERCADOPAGO_ACCESS_TOKEN).
+	"POST /api/jobs/{id}/payment":       {[5]Outcome{Unauth, Optional, Denied, Denied, Denied}, none},
+	"GET /api/jobs/{id}/payment":        {jobParties, none},
+	"POST /api/jobs/{id}/payment/check": {[5]Outcome{Unauth, Allowed, Denied, Denied, Allowed}, none},
+	"POST /api/payments/{id}/release":   {adminOnly, none},
+	"GET /api/me/earnings":              {camelloOnly, none},
+	"POST /api/jobs/{id}/payment/cash":  {[5]Outcome{Unauth, Denied, Allowed, Denied, Denied}, none},
+	"POST /api/payments/webhook":        {cron, body(map[string]any{"type": "payment", "data": map[string]any{"id": "123"}})},
 }
 
 // PushSubscription is a well-formed Web Push subscription body for an

@@ -13,6 +13,7 @@ import (
 //     REEMBOLSADO): of two racing "pay" requests one inserts, the
 //     other finds the winner's row.
 //   - idx_payments_gateway: a gateway payment id belongs to one payment.
+//   - notifications get the kind PAYMENT (money events).
 func init() {
 	m.Register(func(app core.App) error {
 		c := core.NewBaseCollection("payments")
@@ -31,6 +32,8 @@ func init() {
 			&core.TextField{Name: "gatewayDetail", Max: 100},
 			&core.NumberField{Name: "heldAmount", OnlyInt: true},
 			&core.TextField{Name: "heldAt", Max: 30},
+			&core.NumberField{Name: "commission", OnlyInt: true},
+			&core.TextField{Name: "releasedAt", Max: 30},
 			&core.TextField{Name: "checkedAt", Max: 30},
 			&core.TextField{Name: "createdAt", Required: true, Max: 30},
 			&core.TextField{Name: "updatedAt", Required: true, Max: 30},
@@ -39,7 +42,10 @@ func init() {
 		c.AddIndex("idx_payments_gateway", true, "gatewayPaymentId", "gatewayPaymentId != ''")
 		c.AddIndex("idx_payments_job", false, "job, createdAt", "")
 		c.AddIndex("idx_payments_open", false, "status, checkedAt", "")
-		return app.Save(c)
+		if err := app.Save(c); err != nil {
+			return err
+		}
+		return addNotificationKinds(app, "PAYMENT")
 	}, func(app core.App) error {
 		c, err := app.FindCollectionByNameOrId("payments")
 		if err != nil {

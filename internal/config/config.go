@@ -384,6 +384,9 @@ const (
 	// SwitchStrictRoutes fails, instead of skipping, contract routes that
 	// are not registered (CAMELLOS_STRICT_ROUTES=1).
 	SwitchStrictRoutes = "CAMELLOS_STRICT_ROUTES"
+	// SwitchLedgerOps sets how many random operations the ledger's fault
+	// test runs (CAMELLOS_LEDGER_OPS, default 3000).
+	SwitchLedgerOps = "CAMELLOS_LEDGER_OPS"
 )
 
 // SwitchBinCache is the directory `.ci/run` builds the test tools into

@@ -39,14 +39,18 @@ func (m *model) apply(id, key, kind string, lines []ledger.Line) {
 	}
 }
 
-// overdraws predicts ErrOverdrawn: a client or held account would go into debit.
+// overdraws predicts ErrOverdrawn: a line toward zero would take a client,
+// held or revenue account into debit, or client_payments into credit.
 func (m *model) overdraws(lines []ledger.Line) bool {
 	d := map[string]int64{}
 	for _, l := range lines {
 		d[l.Account] += l.Amount
 	}
 	for acc, v := range d {
-		if (strings.HasPrefix(acc, "held:") || strings.HasPrefix(acc, "client:")) && m.bal[acc]+v > 0 {
+		after := m.bal[acc] + v
+		switch {
+		case (strings.HasPrefix(acc, "held:") || strings.HasPrefix(acc, "client:") || acc == ledger.AccountPlatformRevenue) && after > 0 && v > 0,
+			acc == ledger.AccountClientPayments && after < 0 && v < 0:
 			return true
 		}
 	}
@@ -67,7 +71,7 @@ func TestLedgerRandomWithFaults(t *testing.T) {
 	k := testkit.New(t)
 	app := k.App
 	ops := 3000
-	if v := config.Switch("CAMELLOS_LEDGER_OPS"); v != "" {
+	if v := config.Switch(config.SwitchLedgerOps); v != "" {
 		ops, _ = strconv.Atoi(v)
 	}
 	rng := rand.New(rand.NewPCG(23, 2026))

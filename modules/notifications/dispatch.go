@@ -21,6 +21,9 @@ const (
 	KindQuoteAccepted          = "QUOTE_ACCEPTED"
 	KindQuoteRejected          = "QUOTE_REJECTED"
 	KindMessage                = "MESSAGE"
+	// KindPayment: money moved on one of the user's jobs (held, released,
+	// refunded, paid in cash).
+	KindPayment = "PAYMENT"
 )
 
 // Kinds lists every notification kind, in the order preferences are shown.
@@ -28,6 +31,7 @@ var Kinds = []string{
 	KindJobAssigned, KindJobCancelled, KindJobStatus, KindAppointmentBooked,
 	KindAppointmentReminder, KindCamelloStatus, KindAdminMessage, KindAppointmentRescheduled,
 	KindQuoteReceived, KindQuoteAccepted, KindQuoteRejected, KindMessage,
+	KindPayment,
 }
 
 // Collection names of this area.

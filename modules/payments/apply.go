@@ -61,7 +61,12 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 			}
 			if n, _ := res.RowsAffected(); n == 1 {
 				out = OutcomeHeld
-				return hold(tx, p, gp)
+				if err := hold(tx, p, gp); err != nil {
+					return err
+				}
+				return tell(tx, p, "Pago recibido",
+					"Recibimos tu pago de "+Pesos(gp.Amount)+". Camellos lo guarda hasta que el trabajo esté hecho.",
+					"El cliente pagó "+Pesos(gp.Amount)+". Camellos guarda el dinero y te lo entrega al terminar el trabajo.")
 			}
 			if p2, err := Find(tx, p.Id); err == nil && p2.GetString("gatewayPaymentId") != gp.ID {
 				// The client paid twice in one checkout: the money arrived, so
@@ -81,7 +86,12 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 			}
 			if n, _ := res.RowsAffected(); n == 1 {
 				out = OutcomeRefunded
-				return refund(tx, p)
+				if err := refund(tx, p); err != nil {
+					return err
+				}
+				return tell(tx, p, "Pago reembolsado",
+					"Mercado Pago reembolsó tu pago de "+Pesos(gp.Amount)+".",
+					"El pago del trabajo fue reembolsado al cliente.")
 			}
 			return nil
 		default: // pending, in_process, authorized, in_mediation, rejected, cancelled…

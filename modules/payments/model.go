@@ -10,14 +10,17 @@
 //	PENDIENTE  the checkout exists; the client pays, or a PSE / Efecty payment
 //	           waits, or a card was rejected and the client may try again
 //	RETENIDO   Mercado Pago approved it: charge and hold are in the ledger
+//	LIBERADO   released to the camello by an admin (Release): release and
+//	           commission in the ledger
 //	REEMBOLSADO Mercado Pago refunded it (or a chargeback): the held money
 //	           went back out (refund in the ledger)
 //
 // INICIADO → PENDIENTE (checkout created) → RETENIDO (approved) →
 // REEMBOLSADO (refunded at the gateway). INICIADO → RETENIDO too (an
 // approval seen before the checkout was stored: a crash in between).
-// LIBERADO (released to the camello at completion) is a state of the
-// contract still to come; the unique index already counts it as live.
+// RETENIDO → LIBERADO (Release). A cash payment (method EFECTIVO,
+// RecordCash) is written LIBERADO at once, with the commission owed. The client's confirmation and the dispute
+// window that will call Release are still to come.
 package payments
 
 import (
@@ -142,6 +145,8 @@ func JSON(p *Payment, forClient bool) map[string]any {
 		"gatewayDetail": p.GetString("gatewayDetail"),
 		"heldAmount":    p.GetInt("heldAmount"),
 		"heldAt":        nullable(p.GetString("heldAt")),
+		"commission":    p.GetInt("commission"),
+		"releasedAt":    nullable(p.GetString("releasedAt")),
 		"createdAt":     p.GetString("createdAt"),
 		"updatedAt":     p.GetString("updatedAt"),
 	}

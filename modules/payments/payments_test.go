@@ -206,7 +206,8 @@ func TestPayAndHold(t *testing.T) {
 	if view.Str("payment.status") != payments.StatusHeld || view.Get("payment.checkoutUrl") != nil {
 		t.Fatalf("client view: %s", view.Raw)
 	}
-	if moves, _ := view.Get("payment.movements").([]any); len(moves) != 2 {
+	if moves, _ := view.Get("payment.movements").([]any); len(moves) != 2 || view.Str("payment.movements.0.kind") != ledger.KindCharge ||
+		view.Get("payment.movements.0.amount") != float64(price) || view.Str("payment.movements.1.kind") != ledger.KindHold {
 		t.Fatalf("movements: %s", view.Raw)
 	}
 	testkit.Expect(t, w.pay(t), http.StatusConflict, payments.MsgAlreadyPaid)
@@ -500,5 +501,227 @@ func TestSignature(t *testing.T) {
 		if err := payments.VerifySignature(secret, tc.header, tc.req, tc.id, tc.at); err != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestReleaseWithCommission walks the money to the camello over HTTP: paid
+// and held, racing admins release it once (minus the commission), the
+// camello's earnings show it; the ledger balances at every step.
+func TestReleaseWithCommission(t *testing.T) {
+	w := newWorld(t, nil)
+	k, app := w.K, w.K.App
+	id, pref := w.started(t)
+	release := "/api/payments/" + id + "/release"
+	testkit.Expect(t, k.Post(release, w.AdminCookie, nil), http.StatusConflict, payments.MsgNotHeld)
+	verified(t, app)
+
+	earn := k.Get("/api/me/earnings", w.CamCookie)
+	testkit.Expect(t, earn, http.StatusOK, "")
+	if earn.Get("balance") != float64(0) || earn.Get("pending") != float64(0) || earn.Get("total") != float64(0) {
+		t.Fatalf("earnings before: %s", earn.Raw)
+	}
+	gid := w.mp.Pay(t, pref.ID, "approved", "accredited")
+	if got := w.deliver(w.mp.Notification(gid)); got != http.StatusOK {
+		t.Fatalf("webhook %d", got)
+	}
+	verified(t, app)
+	if earn = k.Get("/api/me/earnings", w.CamCookie); earn.Get("pending") != float64(price) || earn.Get("balance") != float64(0) {
+		t.Fatalf("earnings while held: %s", earn.Raw)
+	}
+
+	for _, tc := range []struct {
+		name, cookie string
+		status       int
+	}{{"anonymous", "", 401}, {"client", w.ClientCookie, 403}, {"camello", w.CamCookie, 403}} {
+		if r := k.Post(release, tc.cookie, nil); r.Status != tc.status {
+			t.Fatalf("%s releases: %d", tc.name, r.Status)
+		}
+	}
+	testkit.Expect(t, k.Post("/api/payments/zzzzzzzzzzzzzzz/release", w.AdminCookie, nil), http.StatusNotFound, payments.MsgPaymentNotFound)
+
+	// Two admins (and a few double clicks) release at once: one wins.
+	_, admin2 := k.UserWithSession("ADMIN")
+	var wg sync.WaitGroup
+	codes := make(chan int, 6)
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := w.AdminCookie
+			if i%2 == 1 {
+				c = admin2
+			}
+			codes <- k.Post(release, c, nil).Status
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	ok := 0
+	for c := range codes {
+		switch c {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+		default:
+			t.Errorf("release answered %d", c)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d releases succeeded", ok)
+	}
+	fee := payments.Commission(price, 10)
+	p := w.status(t, id)
+	if p.Status() != payments.StatusReleased || int64(p.GetInt("commission")) != fee {
+		t.Fatalf("released: %s commission %d", p.Status(), p.GetInt("commission"))
+	}
+	if m := movements(t, app, id); m[ledger.KindRelease] != 1 || m[ledger.KindCommission] != 1 {
+		t.Fatalf("movements %v", m)
+	}
+	rep := verified(t, app)
+	if rep.PlatformRevenue != -fee || balance(t, app, ledger.AccountOfHeld(id)) != 0 {
+		t.Fatalf("platform revenue %d, held %d", rep.PlatformRevenue, balance(t, app, ledger.AccountOfHeld(id)))
+	}
+	earn = k.Get("/api/me/earnings", w.CamCookie)
+	if earn.Get("balance") != float64(price-fee) || earn.Get("pending") != float64(0) || earn.Get("total") != float64(2) {
+		t.Fatalf("earnings after: %s", earn.Raw)
+	}
+	if earn.Str("movements.0.kind") != ledger.KindCommission || earn.Get("movements.0.amount") != float64(-fee) ||
+		earn.Str("movements.1.kind") != ledger.KindRelease || earn.Get("movements.1.amount") != float64(price) {
+		t.Fatalf("history: %s", earn.Raw)
+	}
+	testkit.Expect(t, k.Get("/api/me/earnings", w.ClientCookie), http.StatusForbidden, payments.MsgOnlyCamellosEarn)
+	testkit.ExpectField(t, k.Get("/api/me/earnings?perPage=101", w.CamCookie), "perPage", "entre 1 y 100")
+	testkit.Expect(t, w.pay(t), http.StatusConflict, payments.MsgAlreadyPaid)
+}
+
+func TestCommission(t *testing.T) {
+	for _, tc := range []struct {
+		amount  int64
+		percent int
+		want    int64
+	}{
+		{180_000, 10, 18_000}, {180_005, 10, 18_001}, {180_004, 10, 18_000}, {10_000, 0, 0}, {10_000, 50, 5_000}, {1, 10, 0}, {5, 10, 1},
+	} {
+		if got := payments.Commission(tc.amount, tc.percent); got != tc.want {
+			t.Errorf("Commission(%d, %d) = %d, want %d", tc.amount, tc.percent, got, tc.want)
+		}
+	}
+}
+
+// TestCashRecordsCommissionOwed: the job's camello records a cash payment
+// (once, among racing requests); the commission it owes is booked, its
+// balance goes negative by it, the job cannot then be paid online.
+func TestCashRecordsCommissionOwed(t *testing.T) {
+	w := newWorld(t, nil)
+	k, app := w.K, w.K.App
+	cash := "/api/jobs/" + w.job.Id + "/payment/cash"
+	testkit.Expect(t, k.Post(cash, "", nil), http.StatusUnauthorized, "")
+	testkit.Expect(t, k.Post(cash, w.ClientCookie, nil), http.StatusForbidden, payments.MsgOnlyCamelloCash)
+	testkit.Expect(t, k.Post(cash, w.AdminCookie, nil), http.StatusForbidden, payments.MsgOnlyCamelloCash)
+	_, _, otherCookie := k.CreateCamello()
+	testkit.Expect(t, k.Post(cash, otherCookie, nil), http.StatusForbidden, payments.MsgOnlyCamelloCash)
+	unpriced := w.Job(jobs.StatusAssigned)
+	testkit.Expect(t, k.Post("/api/jobs/"+unpriced.Id+"/payment/cash", w.CamCookie, nil), http.StatusConflict, payments.MsgNotPayable)
+
+	var wg sync.WaitGroup
+	codes := make(chan int, 6)
+	for range 6 {
+		wg.Add(1)
+		go func() { defer wg.Done(); codes <- k.Post(cash, w.CamCookie, nil).Status }()
+	}
+	wg.Wait()
+	close(codes)
+	created := 0
+	for c := range codes {
+		switch c {
+		case http.StatusCreated:
+			created++
+		case http.StatusConflict:
+		default:
+			t.Errorf("cash answered %d", c)
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d cash payments recorded", created)
+	}
+	fee := payments.Commission(price, 10)
+	view := k.Get("/api/jobs/"+w.job.Id+"/payment", w.ClientCookie)
+	if view.Str("payment.method") != payments.MethodCash || view.Str("payment.status") != payments.StatusReleased ||
+		view.Get("payment.commission") != float64(fee) || view.Get("payment.checkoutUrl") != nil {
+		t.Fatalf("cash payment: %s", view.Raw)
+	}
+	earn := k.Get("/api/me/earnings", w.CamCookie)
+	if earn.Get("balance") != float64(-fee) || earn.Str("movements.0.kind") != ledger.KindCommission {
+		t.Fatalf("earnings: %s", earn.Raw)
+	}
+	if rep := verified(t, app); rep.PlatformRevenue != -fee || rep.ClientPayments != 0 {
+		t.Fatalf("revenue %d, client payments %d", rep.PlatformRevenue, rep.ClientPayments)
+	}
+	testkit.Expect(t, w.pay(t), http.StatusConflict, payments.MsgAlreadyPaid)
+	if w.mp.Preferences() != 0 {
+		t.Fatalf("a checkout was created for a job paid in cash")
+	}
+}
+
+// TestMoneyNotifications: held, released and refunded payments and cash
+// records reach the parties' inboxes as PAYMENT, once each.
+func TestMoneyNotifications(t *testing.T) {
+	w := newWorld(t, nil)
+	k := w.K
+	id, pref := w.started(t)
+	gid := w.mp.Pay(t, pref.ID, "approved", "accredited")
+	for range 2 {
+		w.deliver(w.mp.Notification(gid))
+	}
+	count := func(user, title string) int {
+		return k.Count("notifications", "kind = 'PAYMENT' AND user = {:u} AND title = {:t}", map[string]any{"u": user, "t": title})
+	}
+	if count(w.Client.Id, "Pago recibido") != 1 || count(w.CamUser.Id, "Pago recibido") != 1 {
+		t.Fatalf("held: client %d, camello %d", count(w.Client.Id, "Pago recibido"), count(w.CamUser.Id, "Pago recibido"))
+	}
+	testkit.Expect(t, k.Post("/api/payments/"+id+"/release", w.AdminCookie, nil), http.StatusOK, "")
+	if count(w.CamUser.Id, "Pago liberado") != 1 || count(w.Client.Id, "Pago liberado") != 0 {
+		t.Fatal("released: the camello is told, the client is not")
+	}
+	job2 := w.pricedJob(t)
+	testkit.Expect(t, k.Post("/api/jobs/"+job2.Id+"/payment/cash", w.CamCookie, nil), http.StatusCreated, "")
+	if count(w.Client.Id, "Pago en efectivo registrado") != 1 || count(w.CamUser.Id, "Pago en efectivo registrado") != 1 {
+		t.Fatal("cash: both parties are told")
+	}
+	if got := payments.Pesos(180000); got != "$180.000" {
+		t.Fatalf("Pesos = %q", got)
+	}
+	for n, want := range map[int64]string{0: "$0", 999: "$999", 1000: "$1.000", 1234567: "$1.234.567", -18000: "-$18.000"} {
+		if got := payments.Pesos(n); got != want {
+			t.Errorf("Pesos(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestExportIncludesPayments: a person's export has their payments and
+// the ledger lines of their accounts; another person's are not in it.
+func TestExportIncludesPayments(t *testing.T) {
+	w := newWorld(t, nil)
+	k := w.K
+	id, pref := w.started(t)
+	w.deliver(w.mp.Notification(w.mp.Pay(t, pref.ID, "approved", "accredited")))
+	testkit.Expect(t, k.Post("/api/payments/"+id+"/release", w.AdminCookie, nil), http.StatusOK, "")
+
+	client := k.Get("/api/me/export", w.ClientCookie)
+	testkit.Expect(t, client, http.StatusOK, "")
+	if client.Str("payments.0.id") != id || client.Get("payments.1") != nil {
+		t.Fatalf("client export payments: %s", client.Raw)
+	}
+	lines, _ := client.Get("ledger.client:" + w.Client.Id).([]any)
+	if len(lines) != 2 { // charge and hold
+		t.Fatalf("client export ledger: %v", client.Get("ledger"))
+	}
+	cam := k.Get("/api/me/export", w.CamCookie)
+	camLines, _ := cam.Get("ledger.camello:" + w.Camello.Id).([]any)
+	if cam.Str("payments.0.id") != id || len(camLines) != 2 { // release and commission
+		t.Fatalf("camello export: %v %v", cam.Get("payments"), cam.Get("ledger"))
+	}
+	if other := k.Get("/api/me/export", w.StrangerCookie); other.Get("payments.0") != nil {
+		t.Fatalf("a stranger's export has the payment: %s", other.Raw)
 	}
 }

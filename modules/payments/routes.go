@@ -9,6 +9,7 @@ import (
 	"camellos/internal/session"
 	"camellos/modules/jobs"
 	"camellos/modules/ledger"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
@@ -18,6 +19,7 @@ import (
 // the routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindDataRights(app)
 	app.Cron().MustAdd("paymentsReconcile", SweepSchedule, func() {
 		if !config.Of(app).PaymentsEnabled() {
 			return
@@ -36,6 +38,12 @@ func Register(app core.App) {
 		api.GET("/jobs/{id}/payment", paymentView).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// Back from the checkout: the client (or an admin) has the payment checked with Mercado Pago now.
 		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn)
+		// The job's camello records that it was paid in cash (the commission it owes is booked).
+		api.POST("/jobs/{id}/payment/cash", paymentCash).Bind(signedIn)
+		// An admin releases a held payment to its camello, minus the commission.
+		api.POST("/payments/{id}/release", paymentRelease).Bind(session.RequireRole(httpapi.MsgUnauthorized, httpapi.MsgNotAdmin, users.RoleAdmin))
+		// A camello's balance, pending funds and history.
+		api.GET("/me/earnings", earningsView).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellosEarn, users.RoleCamello), apis.SkipSuccessActivityLog())
 		// Mercado Pago's notifications (x-signature checked; no session).
 		api.POST("/payments/webhook", webhookReceive).Bind(httpapi.BodyLimit(maxWebhookBody))
 		return se.Next()

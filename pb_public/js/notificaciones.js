@@ -11,7 +11,7 @@ const KINDS = {
   APPOINTMENT_BOOKED: 'Citas reservadas', APPOINTMENT_REMINDER: 'Recordatorios de citas',
   CAMELLO_STATUS: 'Estado de mi perfil', ADMIN_MESSAGE: 'Mensajes de Camellos',
   APPOINTMENT_RESCHEDULED: 'Citas reprogramadas', QUOTE_RECEIVED: 'Cotizaciones recibidas',
-  QUOTE_ACCEPTED: 'Cotizaciones aceptadas', QUOTE_REJECTED: 'Cotizaciones no elegidas', MESSAGE: 'Mensajes de trabajos',
+  QUOTE_ACCEPTED: 'Cotizaciones aceptadas', QUOTE_REJECTED: 'Cotizaciones no elegidas', MESSAGE: 'Mensajes de trabajos', PAYMENT: 'Pagos',
 };
 
 function setCount(n) {

@@ -1,0 +1,49 @@
+package payments
+
+import (
+	"strconv"
+
+	"camellos/modules/camellos"
+	"camellos/modules/jobs"
+	"camellos/modules/notifications"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Pesos formats an amount of COP as people read it: $180.000.
+func Pesos(n int64) string {
+	s := strconv.FormatInt(max(n, -n), 10)
+	out := make([]byte, 0, len(s)+len(s)/3+2)
+	for i, c := range []byte(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, '.')
+		}
+		out = append(out, c)
+	}
+	if n < 0 {
+		return "-$" + string(out)
+	}
+	return "$" + string(out)
+}
+
+// tell writes the inbox rows of a money event in the transaction tx (they
+// commit with it; push and mail go after the commit): to the client and
+// to the camello's user, each with its own text ("" skips that side).
+func tell(tx core.App, p *Payment, title, toClient, toCamello string) error {
+	data := map[string]any{"jobId": p.JobID(), "paymentId": p.Id}
+	var items []notifications.Addressed
+	if toClient != "" {
+		items = append(items, notifications.Addressed{UserID: p.ClientID(), Message: notifications.Message{
+			Kind: notifications.KindPayment, Title: title, Body: toClient, URL: jobs.JobURL(p.JobID()), Data: data}})
+	}
+	if toCamello != "" {
+		if c, err := camellos.Find(tx, p.CamelloID()); err == nil && c.UserID() != "" {
+			items = append(items, notifications.Addressed{UserID: c.UserID(), Message: notifications.Message{
+				Kind: notifications.KindPayment, Title: title, Body: toCamello, URL: jobs.JobURL(p.JobID()), Data: data}})
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return notifications.NotifyMany(tx, items)
+}
