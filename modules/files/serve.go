@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -19,11 +20,18 @@ import (
 const filePattern = "/api/files/{collection}/{recordId}/{filename}"
 
 // ThumbBudget bounds the memory of thumbnails made at the same time: the
-// sum of their decoded sizes (imagecheck.Info.DecodedBytes, at most
-// imagecheck.MaxDecodedBytes each) never passes it, so the largest allowed
-// image is made alone. PocketBase's own limit (PB_THUMBS_MAX_WORKERS,
-// CPUs + 2 by default) counts thumbnails, not their size.
-const ThumbBudget = imagecheck.MaxDecodedBytes
+// sum of their costs (imagecheck.Info.ThumbBytes: the decode and PocketBase's
+// copy of the image, 96 MiB at most) never passes it, so the largest
+// allowed image is made alone. PocketBase's own limit
+// (PB_THUMBS_MAX_WORKERS, CPUs + 2 by default) counts thumbnails, not
+// their size.
+const ThumbBudget = imagecheck.MaxDecodedBytes + 4*imagecheck.MaxPixels
+
+// freeAfter is the thumbnail cost from which the memory is handed back to
+// the system once it is made (a forced collection: a few ms, once per
+// image and size), so that one large thumbnail's garbage does not stay
+// resident and add to the next one's.
+const freeAfter = 16 << 20
 
 // thumbWait is how long a thumbnail waits for the budget before 503.
 const thumbWait = 30 * time.Second
@@ -109,7 +117,7 @@ func serveFile(e *core.RequestEvent, sem *semaphore.Weighted) error {
 		(slices.Contains(defaultThumbSizes, thumb) || slices.Contains(field.Thumbs, thumb)) {
 		made, _ := fsys.Exists(rec.BaseFilesPath() + "/thumbs_" + name + "/" + thumb + "_" + name)
 		if !made {
-			weight := min(max(info.DecodedBytes, 1), ThumbBudget)
+			weight := min(max(info.ThumbBytes, 1), ThumbBudget)
 			ctx, cancel := context.WithTimeout(e.Request.Context(), thumbWait)
 			err := sem.Acquire(ctx, weight)
 			cancel()
@@ -117,7 +125,12 @@ func serveFile(e *core.RequestEvent, sem *semaphore.Weighted) error {
 				h.Set("Retry-After", "5")
 				return httpapi.NewError(http.StatusServiceUnavailable, MsgThumbsBusy)
 			}
-			defer sem.Release(weight)
+			defer func() {
+				if weight >= freeAfter {
+					debug.FreeOSMemory()
+				}
+				sem.Release(weight)
+			}()
 		}
 	}
 	if err := e.Next(); err != nil {
