@@ -11,6 +11,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/imagecheck"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
 	"golang.org/x/sync/semaphore"
@@ -51,6 +52,10 @@ func guard() *hook.Handler[*core.RequestEvent] {
 	sem := semaphore.NewWeighted(ThumbBudget)
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "camellosFilesGuard",
+		// After the session and PocketBase's auth token are loaded, before
+		// the file route's own rate limiter (which answers an unknown
+		// collection in PocketBase's shape).
+		Priority: apis.DefaultRateLimitMiddlewarePriority - 1,
 		Func: func(e *core.RequestEvent) error {
 			if !strings.HasSuffix(e.Request.Pattern, filePattern) {
 				return e.Next()
