@@ -103,7 +103,7 @@ func serveFile(e *core.RequestEvent, sem *semaphore.Weighted) error {
 	}
 	defer fsys.Close()
 	stored := rec.BaseFilesPath() + "/" + name
-	info, err := imagecheck.CheckStored(fsys, stored, policy)
+	info, err := imagecheck.CheckStoredCached(e.App, fsys, stored, policy)
 	if v := imagecheck.AsViolation(err); v != nil {
 		e.App.Logger().Warn("files: a stored file breaks the upload policy (not served; see file_quarantine)",
 			"collection", col.Name, "record", rec.Id, "file", name, "violation", v.Code)
