@@ -34,8 +34,14 @@ const ThumbBudget = imagecheck.MaxDecodedBytes + 4*imagecheck.MaxPixels
 // resident and add to the next one's.
 const freeAfter = 16 << 20
 
-// thumbWait is how long a thumbnail waits for the budget before 503.
-const thumbWait = 30 * time.Second
+// thumbWait is how long a thumbnail waits for the budget before 503 (a
+// variable for the tests).
+var thumbWait = 30 * time.Second
+
+// thumbsOf is the app's thumbnail budget.
+func thumbsOf(app core.App) *semaphore.Weighted {
+	return app.Store().GetOrSet("files.thumbs", func() any { return semaphore.NewWeighted(ThumbBudget) }).(*semaphore.Weighted)
+}
 
 // defaultThumbSizes are the sizes PocketBase makes for every image field
 // (besides each field's Thumbs).
@@ -49,7 +55,6 @@ var defaultThumbSizes = []string{"100x100"}
 // header; a thumbnail still to be made waits for the thumbnail budget.
 // Every other route passes through.
 func guard() *hook.Handler[*core.RequestEvent] {
-	sem := semaphore.NewWeighted(ThumbBudget)
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "camellosFilesGuard",
 		// After the session and PocketBase's auth token are loaded, before
@@ -60,7 +65,7 @@ func guard() *hook.Handler[*core.RequestEvent] {
 			if !strings.HasSuffix(e.Request.Pattern, filePattern) {
 				return e.Next()
 			}
-			if err := serveFile(e, sem); err != nil {
+			if err := serveFile(e, thumbsOf(e.App)); err != nil {
 				return httpapi.WriteError(e, err)
 			}
 			return nil
