@@ -3,6 +3,7 @@ package hardening_test
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -26,6 +27,16 @@ import (
 // MaxUploadRSS is the resident memory the service (this test process) must
 // stay under while it takes and serves every crafted image (issue 21).
 const MaxUploadRSS = 200 << 20
+
+// MaxUploadGrowth is what the uploads may add to the RSS of a `-fuzz`
+// worker: MaxUploadRSS less the service's own ~50 MB.
+const MaxUploadGrowth = 150 << 20
+
+// fuzzing reports whether the test runs under `go test -fuzz`.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
+}
 
 // realImage is a decodable image of w × h (a gradient, so that a PNG of
 // the largest allowed size still fits in 5 MiB).
@@ -85,6 +96,7 @@ type uploadWorld struct {
 	auth     string
 	fileTok  string
 	resetRSS sync.Once
+	rss0     int64 // kB at the reset
 }
 
 // FuzzUploadedImage feeds crafted PNG, JPEG, WebP and GIF files through
@@ -105,10 +117,19 @@ func FuzzUploadedImage(f *testing.F) {
 			// before the peak is reset, so that it measures the service.
 			debug.FreeOSMemory()
 			_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+			w.rss0 = vmKB("VmRSS")
 		})
 		w.upload(t, data)
-		t.Logf("RSS %d MB, peak %d MB", vmKB("VmRSS")>>10, vmKB("VmHWM")>>10)
-		if peak := vmKB("VmHWM"); peak > MaxUploadRSS>>10 {
+		peak := vmKB("VmHWM")
+		if fuzzing() {
+			// A `-fuzz` worker is more than the service (coverage counters,
+			// the shared input mapping): its growth is what the service adds.
+			if grown := peak - w.rss0; grown > MaxUploadGrowth>>10 {
+				t.Fatalf("RSS grew %d MB after a %d-byte upload, limit %d MB", grown>>10, len(data), MaxUploadGrowth>>20)
+			}
+			return
+		}
+		if peak > MaxUploadRSS>>10 {
 			t.Fatalf("peak RSS %d MB after a %d-byte upload, limit %d MB", peak>>10, len(data), MaxUploadRSS>>20)
 		}
 	})
