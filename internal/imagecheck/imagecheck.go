@@ -33,15 +33,19 @@ import (
 // MaxBytes is the largest image accepted (5 MiB).
 const MaxBytes = 5 << 20
 
-// Limits of the photo policy. 16 megapixels holds every phone camera's
-// default photo (12 MP, 4032 × 3024) and a 4096 × 4096 square; 8,192 px a
+// Limits of the photo policy. 12 MP (12 × 2²⁰ = 12,582,912 pixels, 4096 ×
+// 3072) holds every phone camera's default photo (4032 × 3024); 8,192 px a
 // side holds panoramas. The decoded size bounds the memory one decode may
-// take (a thumbnail or a browser): 64 MiB is 16 MP at 4 bytes a pixel, so a
-// 16-bit PNG (8 bytes a pixel) may have 8 MP.
+// take: 48 MiB is 12 MP at 4 bytes a pixel, so a 16-bit or interlaced PNG
+// or a lossless WebP (8 bytes a pixel) may have 6 MP and a progressive
+// JPEG (16) 3 MP. PocketBase's thumbnail copies the decoded image once more
+// (4 bytes a pixel) before resizing it: a thumbnail of the largest allowed
+// image takes about 96 MiB, which keeps the service under 200 MB of RSS
+// (hardening's FuzzUploadedImage measures it).
 const (
 	MaxSide         = 8192
-	MaxPixels       = 16 << 20 // 16,777,216 = 4096 × 4096
-	MaxDecodedBytes = 64 << 20
+	MaxPixels       = 12 << 20 // 12,582,912 = 4096 × 3072
+	MaxDecodedBytes = 48 << 20
 )
 
 // Policy is the rule of one file field.
@@ -64,7 +68,7 @@ type Policy struct {
 }
 
 // Photo is the policy of every image field: JPEG, PNG or WebP, still,
-// ≤ 5 MiB, ≤ 8,192 px a side, ≤ 16 MP, ≤ 64 MiB decoded.
+// ≤ 5 MiB, ≤ 8,192 px a side, ≤ 12 MP, ≤ 48 MiB decoded.
 var Photo = Policy{
 	Types:           map[string]string{"image/jpeg": "jpeg", "image/png": "png", "image/webp": "webp"},
 	MaxBytes:        MaxBytes,
@@ -150,8 +154,8 @@ func (p Policy) violation(code string) *Violation {
 	case CodeAnimated:
 		msg = "La foto no puede ser una imagen animada"
 	case CodeDimensions:
-		msg = fmt.Sprintf("La foto es demasiado grande: como máximo %d píxeles por lado y %d megapíxeles",
-			p.MaxSide, p.MaxPixels>>20)
+		msg = fmt.Sprintf("La foto es demasiado grande: como máximo %d píxeles por lado y %d megapíxeles (%d MB al descomprimirla)",
+			p.MaxSide, p.MaxPixels>>20, p.MaxDecodedBytes>>20)
 	default:
 		msg = "La foto no es una imagen válida"
 	}
@@ -167,6 +171,9 @@ type Info struct {
 	// DecodedBytes is width × height × bytes per pixel: the memory a
 	// decode of it allocates (about).
 	DecodedBytes int64
+	// ThumbBytes is the memory PocketBase's thumbnail of it takes: the
+	// decode and a copy of the image in NRGBA (4 bytes a pixel).
+	ThumbBytes int64
 }
 
 // sniffLen is how much http.DetectContentType reads.
@@ -259,7 +266,8 @@ func (p Policy) Check(r io.Reader, size int64) (Info, error) {
 	if w > int64(p.MaxSide) || h > int64(p.MaxSide) || pixels > p.MaxPixels || decoded > p.MaxDecodedBytes {
 		return Info{}, p.violation(CodeDimensions)
 	}
-	return Info{Ext: extOf[mime], MIME: mime, Width: cfg.Width, Height: cfg.Height, DecodedBytes: decoded}, nil
+	return Info{Ext: extOf[mime], MIME: mime, Width: cfg.Width, Height: cfg.Height,
+		DecodedBytes: decoded, ThumbBytes: decoded + 4*pixels}, nil
 }
 
 // jpegProgressive walks a JPEG's markers up to its first frame header

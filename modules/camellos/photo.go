@@ -24,7 +24,7 @@ func PhotoVisible(rec, user *core.Record) (visible, public bool) {
 
 // DropPhoto removes name from the photo of the camello id (the upload
 // policy's quarantine: modules/files has copied the file aside). The save
-// goes through the record hooks (an ACTIVO camello's photo change is marked
+// goes through the update hooks (an ACTIVO camello's photo change is marked
 // for an admin's review) and PocketBase deletes the stored file and its
 // thumbnails after the commit. Nothing happens when the photo is another.
 func DropPhoto(app core.App, id, name string) error {
@@ -36,5 +36,7 @@ func DropPhoto(app core.App, id, name string) error {
 		return nil
 	}
 	rec.Set("photo", nil)
-	return app.Save(rec)
+	// Without validation: a record that no longer passes another field's
+	// rule (older data) must not stop the quarantine; the update hooks run.
+	return app.SaveNoValidate(rec)
 }

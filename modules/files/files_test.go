@@ -50,31 +50,6 @@ func camelloFields() map[string]string {
 	}
 }
 
-// superuserToken creates a PocketBase superuser (the dashboard's account)
-// and returns its auth token and a file token.
-func superuserToken(t testing.TB, k *testkit.Kit) (auth, file string) {
-	t.Helper()
-	col, err := k.App.FindCollectionByNameOrId(core.CollectionNameSuperusers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	su := core.NewRecord(col)
-	su.SetEmail("root" + testkit.Unique() + "@example.com")
-	su.SetPassword("secreto-123456")
-	if err := k.App.Save(su); err != nil {
-		t.Fatal(err)
-	}
-	auth, err = su.NewAuthToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	file, err = su.NewFileToken()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return auth, file
-}
-
 // plant stores data as name in rec's field directly in the storage and the
 // record, past every hook: a file stored before the policy existed.
 func plant(t testing.TB, k *testkit.Kit, rec *core.Record, field, name string, data []byte) {
@@ -151,7 +126,7 @@ func TestIssue21BombIsRefusedOnEveryUploadPath(t *testing.T) {
 	}
 
 	// The generic API, as the dashboard sends it (a superuser).
-	auth, _ := superuserToken(t, k)
+	auth, _ := k.Superuser()
 	r = k.Do(testkit.Req{Method: http.MethodPatch, Path: "/api/collections/camellos/records/" + p.Camello.Id,
 		Headers: map[string]string{"Authorization": auth},
 		Body:    testkit.NewMultipart().File("photo", "yo.png", data).Close()})

@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/imagecheck"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
 	"golang.org/x/sync/semaphore"
@@ -19,14 +21,27 @@ import (
 const filePattern = "/api/files/{collection}/{recordId}/{filename}"
 
 // ThumbBudget bounds the memory of thumbnails made at the same time: the
-// sum of their decoded sizes (imagecheck.Info.DecodedBytes, at most
-// imagecheck.MaxDecodedBytes each) never passes it, so the largest allowed
-// image is made alone. PocketBase's own limit (PB_THUMBS_MAX_WORKERS,
-// CPUs + 2 by default) counts thumbnails, not their size.
-const ThumbBudget = imagecheck.MaxDecodedBytes
+// sum of their costs (imagecheck.Info.ThumbBytes: the decode and PocketBase's
+// copy of the image, 96 MiB at most) never passes it, so the largest
+// allowed image is made alone. PocketBase's own limit
+// (PB_THUMBS_MAX_WORKERS, CPUs + 2 by default) counts thumbnails, not
+// their size.
+const ThumbBudget = imagecheck.MaxDecodedBytes + 4*imagecheck.MaxPixels
 
-// thumbWait is how long a thumbnail waits for the budget before 503.
-const thumbWait = 30 * time.Second
+// freeAfter is the thumbnail cost from which the memory is handed back to
+// the system once it is made (a forced collection: a few ms, once per
+// image and size), so that one large thumbnail's garbage does not stay
+// resident and add to the next one's.
+const freeAfter = 16 << 20
+
+// thumbWait is how long a thumbnail waits for the budget before 503 (a
+// variable for the tests).
+var thumbWait = 30 * time.Second
+
+// thumbsOf is the app's thumbnail budget.
+func thumbsOf(app core.App) *semaphore.Weighted {
+	return app.Store().GetOrSet("files.thumbs", func() any { return semaphore.NewWeighted(ThumbBudget) }).(*semaphore.Weighted)
+}
 
 // defaultThumbSizes are the sizes PocketBase makes for every image field
 // (besides each field's Thumbs).
@@ -40,14 +55,17 @@ var defaultThumbSizes = []string{"100x100"}
 // header; a thumbnail still to be made waits for the thumbnail budget.
 // Every other route passes through.
 func guard() *hook.Handler[*core.RequestEvent] {
-	sem := semaphore.NewWeighted(ThumbBudget)
 	return &hook.Handler[*core.RequestEvent]{
 		Id: "camellosFilesGuard",
+		// After the session and PocketBase's auth token are loaded, before
+		// the file route's own rate limiter (which answers an unknown
+		// collection in PocketBase's shape).
+		Priority: apis.DefaultRateLimitMiddlewarePriority - 1,
 		Func: func(e *core.RequestEvent) error {
 			if !strings.HasSuffix(e.Request.Pattern, filePattern) {
 				return e.Next()
 			}
-			if err := serveFile(e, sem); err != nil {
+			if err := serveFile(e, thumbsOf(e.App)); err != nil {
 				return httpapi.WriteError(e, err)
 			}
 			return nil
@@ -90,7 +108,7 @@ func serveFile(e *core.RequestEvent, sem *semaphore.Weighted) error {
 	}
 	defer fsys.Close()
 	stored := rec.BaseFilesPath() + "/" + name
-	info, err := imagecheck.CheckStored(fsys, stored, policy)
+	info, err := imagecheck.CheckStoredCached(e.App, fsys, stored, policy)
 	if v := imagecheck.AsViolation(err); v != nil {
 		e.App.Logger().Warn("files: a stored file breaks the upload policy (not served; see file_quarantine)",
 			"collection", col.Name, "record", rec.Id, "file", name, "violation", v.Code)
@@ -109,7 +127,7 @@ func serveFile(e *core.RequestEvent, sem *semaphore.Weighted) error {
 		(slices.Contains(defaultThumbSizes, thumb) || slices.Contains(field.Thumbs, thumb)) {
 		made, _ := fsys.Exists(rec.BaseFilesPath() + "/thumbs_" + name + "/" + thumb + "_" + name)
 		if !made {
-			weight := min(max(info.DecodedBytes, 1), ThumbBudget)
+			weight := min(max(info.ThumbBytes, 1), ThumbBudget)
 			ctx, cancel := context.WithTimeout(e.Request.Context(), thumbWait)
 			err := sem.Acquire(ctx, weight)
 			cancel()
@@ -117,7 +135,12 @@ func serveFile(e *core.RequestEvent, sem *semaphore.Weighted) error {
 				h.Set("Retry-After", "5")
 				return httpapi.NewError(http.StatusServiceUnavailable, MsgThumbsBusy)
 			}
-			defer sem.Release(weight)
+			defer func() {
+				if weight >= freeAfter {
+					debug.FreeOSMemory()
+				}
+				sem.Release(weight)
+			}()
 		}
 	}
 	if err := e.Next(); err != nil {

@@ -36,7 +36,7 @@ func TestFileRouteAnswersOurRules(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	p := testkit.NewParties(t)
 	k := p.K
-	auth, fileToken := superuserToken(t, k)
+	auth, fileToken := k.Superuser()
 	type who struct {
 		name    string
 		cookie  string
@@ -168,7 +168,7 @@ func TestPlantedBombIsNeverDecoded(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	p := testkit.NewParties(t)
 	k := p.K
-	auth, fileToken := superuserToken(t, k)
+	auth, fileToken := k.Superuser()
 	wide := craft.PNG(8193, 1, craft.PNGOptions{ColorType: 6})
 	gif := craft.GIF(10, 10, 3)
 

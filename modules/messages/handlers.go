@@ -268,7 +268,7 @@ func messageFileGet(e *core.RequestEvent) error {
 	// awaiting quarantine) is never served.
 	key := rec.BaseFilesPath() + "/" + name
 	policy, _ := imagecheck.For(Collection, "files")
-	if _, err := imagecheck.CheckStored(fsys, key, policy); err != nil {
+	if _, err := imagecheck.CheckStoredCached(e.App, fsys, key, policy); err != nil {
 		return httpapi.NotFound(MsgFileNotFound)
 	}
 	h := e.Response.Header()

@@ -51,7 +51,7 @@ func photoGet(e *core.RequestEvent) error {
 	// awaiting quarantine) is never served.
 	key := rec.BaseFilesPath() + "/" + name
 	policy, _ := imagecheck.For(camellos.Collection, "photo")
-	if _, err := imagecheck.CheckStored(fsys, key, policy); err != nil {
+	if _, err := imagecheck.CheckStoredCached(e.App, fsys, key, policy); err != nil {
 		h.Set("Cache-Control", "no-store")
 		return httpapi.NotFound("Foto no encontrada")
 	}
