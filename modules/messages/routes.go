@@ -2,6 +2,7 @@ package messages
 
 import (
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/apis"
@@ -18,7 +19,7 @@ func Register(app core.App) {
 		// The caller's threads of a job, oldest first.
 		api.GET("/jobs/{id}/messages", messagesList).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// The job's client or a camello of it writes (JSON, or multipart with photos).
-		api.POST("/jobs/{id}/messages", messagePost).Bind(signedIn)
+		api.POST("/jobs/{id}/messages", messagePost).Bind(signedIn, ratelimit.Guard("message"))
 		// An attachment, only to the readers of its message.
 		api.GET("/messages/files/{id}/{file}", messageFileGet)
 		return se.Next()
