@@ -106,7 +106,9 @@ var Table = []Quota{
 	{Name: "reschedule", Routes: []string{"POST /api/appointments/{id}/reschedule"},
 		By: ByCaller, Count: CountAll, Max: 10, Per: time.Hour, Msg: MsgMoves},
 	{Name: "push", Routes: []string{"POST /api/notifications/push/subscribe"},
-		By: ByCaller, Count: CountAll, Max: 10, Per: time.Hour, Msg: MsgPush},
+		By: ByCaller, Count: CountSuccess, Max: 10, Per: time.Hour, Msg: MsgPush},
+	{Name: "block", Routes: []string{"POST /api/jobs/{id}/blocks", "DELETE /api/jobs/{id}/blocks/{userId}"},
+		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgBlocks},
 	{Name: "events", Routes: []string{"GET /api/events"},
 		By: ByCaller, Held: true, Max: 10, Per: 30 * time.Second, Msg: MsgStreams},
 }

@@ -133,6 +133,17 @@ var quotaCases = map[string]quotaCase{
 					"keys": map[string]any{"p256dh": p256dh, "auth": auth}}}
 		}
 	},
+	"block": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Every attempt counts: block and unblock the camello in turn.
+		job := w.Job("ASIGNADO").Id
+		return func(i int) testkit.Req {
+			if i%2 == 1 {
+				return testkit.Req{Method: "DELETE", Path: "/api/jobs/" + job + "/blocks/" + w.CamUser.Id, Cookie: w.ClientCookie}
+			}
+			return testkit.Req{Method: "POST", Path: "/api/jobs/" + job + "/blocks", Cookie: w.ClientCookie,
+				Body: map[string]any{"userId": w.CamUser.Id}}
+		}
+	},
 }
 
 func cronReq(auth string) testkit.Req {
