@@ -31,6 +31,7 @@ type world struct {
 // Monday to Friday 08:00–12:00 in Bogotá, an admin and a stranger.
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	t.Setenv("AUTH_IP_LIMIT", "0") // not about the limits (internal/ratelimit's table test is)
 	p := testkit.NewParties(t, func(app *tests.TestApp) { jobs.SetClock(app, func() time.Time { return monday }) })
 	w := &world{k: p.K, client: p.Client, clientCookie: p.ClientCookie, camUser: p.CamUser, camello: p.Camello,
 		camCookie: p.CamCookie, adminCookie: p.AdminCookie, stranger: p.Stranger, strangerCookie: p.StrangerCookie}
