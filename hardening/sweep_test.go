@@ -221,7 +221,7 @@ func probesFor(w *hardening.World, rt hardening.Route, exp hardening.Expectation
 	}
 	if strings.Contains(rt.Path, "{") {
 		for _, id := range badIDs {
-			p := strings.NewReplacer("{id}", id, "{slug}", id, "{path...}", id, "{token}", id).Replace(rt.Path)
+			p := strings.NewReplacer("{id}", id, "{slug}", id, "{path...}", id, "{token}", id, "{userId}", id).Replace(rt.Path)
 			for _, r := range []hardening.Role{hardening.Anonymous, role} {
 				out = append(out, probe{desc: "path " + clipS(id), role: r, call: valid, path: p})
 			}

@@ -182,8 +182,17 @@ var Table = map[string]Expectation{
 	"GET /api/jobs/{id}/messages":         {jobParties, none},
 	"POST /api/jobs/{id}/messages":        {jobTalkers, body(map[string]any{"body": "¿A qué hora llega?"})},
 	"GET /api/messages/files/{id}/{file}": {fileReaders, none},
-	"GET /api/events":                     {signedIn, func(*World, Role) Call { return Call{Query: "once=true"} }},
-	"GET /api/agenda/availability":        {camelloOnly, none},
+	"GET /api/jobs/{id}/blocks":           {jobParties, none},
+	"POST /api/jobs/{id}/blocks": {jobTalkers, func(w *World, r Role) Call {
+		if r == Camello {
+			return Call{Body: map[string]any{"userId": w.Users[Client].Id}}
+		}
+		return Call{Body: map[string]any{"userId": w.Users[Camello].Id}}
+	}},
+	"DELETE /api/jobs/{id}/blocks/{userId}": {jobParties, none},
+	"GET /api/admin/blocks":                 {adminOnly, none},
+	"GET /api/events":                       {signedIn, func(*World, Role) Call { return Call{Query: "once=true"} }},
+	"GET /api/agenda/availability":          {camelloOnly, none},
 	"PUT /api/agenda/availability": {camelloOnly, body(map[string]any{"timezone": "America/Bogota",
 		"weekly": []map[string]any{{"weekday": 1, "start": "08:00", "end": "12:00"}}, "blockedDates": []string{}})},
 	"GET /api/agenda/appointments":       {signedIn, none},

@@ -197,6 +197,7 @@ func (w *World) ExpandID(pattern, id string) string {
 	p := strings.ReplaceAll(pattern, "{id}", url.PathEscape(id))
 	p = strings.ReplaceAll(p, "{path...}", "nada/aqui")
 	p = strings.ReplaceAll(p, "{token}", "desconocido.ics")
+	p = strings.ReplaceAll(p, "{userId}", url.PathEscape(w.Users[Camello].Id))
 	return strings.ReplaceAll(p, "{slug}", "privacidad")
 }
 

@@ -31,6 +31,7 @@ var owners = map[string]string{
 	"calendar_feeds":           "camellos/modules/agenda",
 	"quotes":                   "camellos/modules/quotes",
 	"messages":                 "camellos/modules/messages",
+	"conversation_blocks":      "camellos/modules/messages",
 	"notifications":            "camellos/modules/notifications",
 	"notification_preferences": "camellos/modules/notifications",
 	"push_subscriptions":       "camellos/modules/notifications",

@@ -81,7 +81,7 @@ type Config struct {
 	GoMemLimitSet bool
 
 	// AuthIPLimit is how many password-checking requests one client IP may
-	// make per minute; 0 turns the limit off (AUTH_IP_LIMIT).
+	// make per minute; 0 turns it and the whole quota table off (AUTH_IP_LIMIT).
 	AuthIPLimit int
 
 	// SMTP: mail transport; SMTPHost "" means nothing is mailed.

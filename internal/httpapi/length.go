@@ -32,3 +32,22 @@ func itoa(n int) string {
 	}
 	return string(buf[i:])
 }
+
+// MsgNoVisibleLetter is the field message of a name without a visible
+// letter or digit.
+const MsgNoVisibleLetter = "Debe contener al menos una letra visible"
+
+// CheckName is the one rule of a person's or camello's name: its length in
+// [min, max] characters and at least one visible letter or digit (not only
+// fillers such as U+3164 or U+2800, spaces or punctuation). It reports
+// whether s passed.
+func CheckName(v *Validation, field, s string, min, max int) bool {
+	if !CheckLength(v, field, s, min, max) {
+		return false
+	}
+	if s != "" && !text.Visible(s) {
+		v.Add(field, MsgNoVisibleLetter)
+		return false
+	}
+	return true
+}

@@ -1,17 +1,13 @@
 // Package ratelimit holds the per-client limits of the service: a sliding
 // window counter per key, kept on the app (never process-wide), and the
-// named limits built on it: AUTH_IP_LIMIT on every route that checks or
-// sets a password (AuthIP, AuthIPGuard) and the per-client limits on
-// requests directed at one camello (Directed).
+// quota table built on it (quota.go: Table, read by Guard and Take), the
+// one place every per-user or per-IP limit of a repeatable write is
+// written.
 package ratelimit
 
 import (
-	"net/http"
 	"sync"
 	"time"
-
-	"camellos/internal/config"
-	"camellos/internal/httpapi"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -130,24 +126,14 @@ func Of(app core.App, name string, max int, per time.Duration) *Window {
 	}).(*Window)
 }
 
-// MsgAuthIP answers a client IP past AUTH_IP_LIMIT.
-const MsgAuthIP = "Demasiados intentos desde tu conexión, inténtalo más tarde"
-
 // AuthIP counts a request that checks or sets a password against the
-// client IP's AUTH_IP_LIMIT per minute (PocketBase's RealIP, which honours
-// its trusted-proxy setting); past it the answer is 429 with Retry-After.
-// A limit of 0 turns it off. Handlers call it before any other work (so
-// registration bursts and e-mail probing count too), or bind AuthIPGuard.
+// table's "password" row: AUTH_IP_LIMIT per minute per client IP; past it
+// the answer is 429 with Retry-After (after the tarpit). Handlers that
+// check a password only on some requests (PATCH /api/me) call it before
+// any other work; the other password routes bind AuthIPGuard.
 func AuthIP(e *core.RequestEvent) error {
-	limit := config.Of(e.App).AuthIPLimit
-	if limit <= 0 {
-		return nil
-	}
-	if _, wait, ok := Of(e.App, "authip", limit, time.Minute).Reserve(e.RealIP()); !ok {
-		Tarpit(e)
-		return httpapi.TooMany(e, http.StatusTooManyRequests, MsgAuthIP, wait)
-	}
-	return nil
+	_, err := Take(e, "password", "")
+	return err
 }
 
 // TarpitDelay is how long a refusal of the password limits is held back.
@@ -167,72 +153,7 @@ func Tarpit(e *core.RequestEvent) {
 	}
 }
 
-// AuthIPGuard is AuthIP as route middleware: bind it to every route that
-// checks or sets a password (sign-in, sign-ups, password reset, account
-// deletion...).
-func AuthIPGuard() *hook.Handler[*core.RequestEvent] {
-	return &hook.Handler[*core.RequestEvent]{
-		Id: "camellosAuthIPLimit",
-		Func: func(e *core.RequestEvent) error {
-			if err := AuthIP(e); err != nil {
-				return err
-			}
-			return e.Next()
-		},
-	}
-}
-
-// Limits of requests one party directs at another: a client's job
-// requests to one camello (kind "job"), a camello's quotes on one job
-// (kind "quote"); per target and in total, per hour.
-const (
-	DirectedPerCamello = 5
-	DirectedPerClient  = 30
-	DirectedWindow     = time.Hour
-)
-
-// MsgDirected answers a client past a directed-request limit.
-const MsgDirected = "Demasiadas solicitudes seguidas, inténtalo más tarde"
-
-// Directed counts one request of kind ("job", "quote"...) from fromID to
-// toID: at most DirectedPerCamello to one target and DirectedPerClient in
-// all per DirectedWindow, else 429 with Retry-After. It returns a cancel
-// func so a request refused afterwards (validation, conflict) is not
-// counted.
-func Directed(e *core.RequestEvent, kind, fromID, toID string) (cancel func(), err error) {
-	one := Of(e.App, "directed."+kind+".target", DirectedPerCamello, DirectedWindow)
-	all := Of(e.App, "directed."+kind+".from", DirectedPerClient, DirectedWindow)
-	r1, wait, ok := one.Reserve(fromID + "|" + toID)
-	if !ok {
-		return nil, httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
-	}
-	r2, wait, ok := all.Reserve(fromID)
-	if !ok {
-		r1.Cancel()
-		return nil, httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
-	}
-	return func() { r1.Cancel(); r2.Cancel() }, nil
-}
-
-// DirectedAllowed is the check half of Directed for requests whose own
-// rules already serialise them (one PENDIENTE quote per camello and job):
-// 429 with Retry-After when fromID reached a limit of kind toward toID;
-// the caller counts a request that went through with DirectedDone.
-func DirectedAllowed(e *core.RequestEvent, kind, fromID, toID string) error {
-	one := Of(e.App, "directed."+kind+".target", DirectedPerCamello, DirectedWindow)
-	all := Of(e.App, "directed."+kind+".from", DirectedPerClient, DirectedWindow)
-	if blocked, wait := one.Blocked(fromID + "|" + toID); blocked {
-		return httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
-	}
-	if blocked, wait := all.Blocked(fromID); blocked {
-		return httpapi.TooMany(e, http.StatusTooManyRequests, MsgDirected, wait)
-	}
-	return nil
-}
-
-// DirectedDone counts a request of kind from fromID to toID that went
-// through (see DirectedAllowed).
-func DirectedDone(app core.App, kind, fromID, toID string) {
-	Of(app, "directed."+kind+".target", DirectedPerCamello, DirectedWindow).Reserve(fromID + "|" + toID)
-	Of(app, "directed."+kind+".from", DirectedPerClient, DirectedWindow).Reserve(fromID)
-}
+// AuthIPGuard is the "password" row as route middleware: bind it to every
+// route that checks or sets a password (sign-in, sign-ups, password reset,
+// account deletion...).
+func AuthIPGuard() *hook.Handler[*core.RequestEvent] { return Guard("password") }

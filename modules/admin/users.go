@@ -105,7 +105,7 @@ func userUpdate(e *core.RequestEvent) error {
 	}
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		httpapi.CheckLength(v, "name", *in.Name, bounds.NameMin, bounds.NameMax)
+		httpapi.CheckName(v, "name", *in.Name, bounds.NameMin, bounds.NameMax)
 	}
 	if err := v.Err(); err != nil {
 		return err

@@ -33,6 +33,7 @@ type world struct {
 // covers a camello who does not), an admin and a stranger.
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	t.Setenv("AUTH_IP_LIMIT", "0") // not about the limits (internal/ratelimit's table test is)
 	p := testkit.NewParties(t, func(app *tests.TestApp) { jobs.SetClock(app, func() time.Time { return monday }) })
 	w := &world{k: p.K, client: p.Client, clientCookie: p.ClientCookie, camUser: p.CamUser, camello: p.Camello,
 		camCookie: p.CamCookie, adminCookie: p.AdminCookie, stranger: p.Stranger, strangerCookie: p.StrangerCookie}

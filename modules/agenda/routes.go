@@ -3,6 +3,7 @@ package agenda
 
 import (
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/users"
 
@@ -30,7 +31,7 @@ func Register(app core.App) {
 		// Free 60-minute slots of an ACTIVO camello, for any signed-in user (endpoint 8).
 		api.GET("/camellos/{id}/slots", slotsList).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// The job's client books one free slot of its camello.
-		api.POST("/jobs/{id}/appointments", appointmentBook).Bind(signedIn)
+		api.POST("/jobs/{id}/appointments", appointmentBook).Bind(signedIn, ratelimit.Guard("booking"))
 		// The signed-in user's appointments, as client or as camello.
 		api.GET("/agenda/appointments", appointmentsMine).Bind(signedIn)
 		// Its client, its camello or an admin cancels an appointment.
@@ -42,7 +43,7 @@ func Register(app core.App) {
 		// The calendar feed itself, public behind its secret token (RFC 5545).
 		api.GET("/agenda/calendar/{token}", calendarFeed)
 		// Its client or its camello moves an appointment to another free slot.
-		api.POST("/appointments/{id}/reschedule", appointmentReschedule).Bind(signedIn)
+		api.POST("/appointments/{id}/reschedule", appointmentReschedule).Bind(signedIn, ratelimit.Guard("reschedule"))
 		return se.Next()
 	})
 }

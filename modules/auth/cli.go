@@ -63,6 +63,9 @@ func UpsertAdmin(app core.App, email, password, name string) (*core.Record, bool
 	if n := text.Chars(name); name != "" && (n < bounds.NameMin || n > bounds.NameMax) {
 		return nil, false, errors.New("the name must have 2 to 120 characters")
 	}
+	if name != "" && !text.Visible(name) {
+		return nil, false, errors.New("the name must have a visible letter")
+	}
 	user, err := app.FindAuthRecordByEmail(users.Collection, email)
 	created := err != nil
 	if name == "" && (created || user.GetString("name") == "") {

@@ -21,6 +21,9 @@ import (
 func bindUserHooks(app core.App) {
 	app.OnRecordValidate(users.Collection).BindFunc(func(e *core.RecordEvent) error {
 		e.Record.SetEmail(NormalizeEmail(e.Record.Email()))
+		if name := e.Record.GetString("name"); name != "" && name != e.Record.Original().GetString("name") && !text.Visible(name) {
+			return httpapi.FieldRuleError("name", httpapi.MsgNoVisibleLetter)
+		}
 		if e.Record.GetString("role") == "" {
 			e.Record.Set("role", users.RoleClient)
 		}

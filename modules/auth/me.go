@@ -67,7 +67,7 @@ func meUpdate(e *core.RequestEvent) error {
 	v := httpapi.NewValidation()
 	if in.Name != nil {
 		*in.Name = strings.TrimSpace(*in.Name)
-		httpapi.CheckLength(v, "name", *in.Name, bounds.NameMin, bounds.NameMax)
+		httpapi.CheckName(v, "name", *in.Name, bounds.NameMin, bounds.NameMax)
 	}
 	if in.Phone != nil {
 		*in.Phone = strings.TrimSpace(*in.Phone)

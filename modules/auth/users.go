@@ -54,7 +54,7 @@ func (a *Account) Validate(v *httpapi.Validation, requireContact bool) {
 	a.Email = NormalizeEmail(a.Email)
 	a.Phone = strings.TrimSpace(a.Phone)
 	a.City = strings.TrimSpace(a.City)
-	httpapi.CheckLength(v, "name", a.Name, bounds.NameMin, bounds.NameMax)
+	httpapi.CheckName(v, "name", a.Name, bounds.NameMin, bounds.NameMax)
 	if a.Email == "" {
 		v.Add("email", "Es obligatorio")
 	} else if text.Chars(a.Email) > bounds.EmailMax || is.EmailFormat.Validate(a.Email) != nil || !strings.Contains(a.Email, "@") {

@@ -98,6 +98,9 @@ func DefaultTimezone(app core.App) string {
 func bindHooks(app core.App) {
 	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
 		rec := e.Record
+		if name := rec.GetString("name"); name != "" && name != rec.Original().GetString("name") && !text.Visible(name) {
+			return httpapi.FieldRuleError("name", httpapi.MsgNoVisibleLetter)
+		}
 		trades, msg := NormalizeTrades(Trades(rec))
 		if msg != "" {
 			return httpapi.FieldRuleError("trades", msg)

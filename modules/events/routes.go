@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -34,7 +35,7 @@ func Register(app core.App) {
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
 		// The signed-in user's own live events (Server-Sent Events).
-		api.GET("/events", eventsStream).Bind(session.RequireSession(httpapi.MsgUnauthorized))
+		api.GET("/events", eventsStream).Bind(session.RequireSession(httpapi.MsgUnauthorized), ratelimit.Guard("events"))
 		return se.Next()
 	})
 }

@@ -75,17 +75,19 @@ func jobCreate(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	uncount := func() {}
+	settle := func(bool) {}
 	if camello != nil {
-		// A client may direct only so many requests at one camello (and in all).
-		cancel, err := ratelimit.Directed(e, "job", session.AuthUser(e).Id, camello.Id)
+		// A client may direct only so many requests at one camello (the
+		// quota table's "job.camello" row; "job" on the route counts all).
+		s, err := ratelimit.Take(e, "job.camello", camello.Id)
 		if err != nil {
 			return err
 		}
-		uncount = cancel
+		settle = s
 	}
 	col, err := e.App.FindCachedCollectionByNameOrId(Collection)
 	if err != nil {
+		settle(true)
 		return httpapi.Internal(err)
 	}
 	job := core.NewRecord(col)
@@ -112,8 +114,8 @@ func jobCreate(e *core.RequestEvent) error {
 		return notifyJob(txApp, camello.GetString("user"), job, KindRequest,
 			"Nueva solicitud de trabajo", "Un cliente te pidió: "+title)
 	})
+	settle(err != nil) // a refused request used up nothing
 	if err != nil {
-		uncount() // nothing was requested
 		return err
 	}
 	return answerJob(e, http.StatusCreated, job.Id)

@@ -27,6 +27,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	t.Setenv("AUTH_IP_LIMIT", "0") // not about the limits (internal/ratelimit's table test is)
 	p := testkit.NewParties(t)
 	w := &world{k: p.K, client: p.Client, clientCookie: p.ClientCookie, camUser: p.CamUser, camello: p.Camello,
 		camCookie: p.CamCookie, admin: p.Admin, adminCookie: p.AdminCookie, stranger: p.Stranger, strangerCookie: p.StrangerCookie}

@@ -4,6 +4,7 @@ package jobs
 import (
 	"camellos/internal/bus"
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/catalog"
 	"camellos/modules/users"
@@ -36,7 +37,7 @@ func Register(app core.App) {
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
 
 		// A client posts a job (open, or requested from a camello's profile).
-		api.POST("/jobs", jobCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyClients, users.RoleClient))
+		api.POST("/jobs", jobCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyClients, users.RoleClient), ratelimit.Guard("job"))
 		// The signed-in user's jobs, as client or as provider.
 		api.GET("/jobs", jobsMine).Bind(signedIn)
 		// One job, for its client, its provider or an admin.
@@ -52,13 +53,13 @@ func Register(app core.App) {
 		// Its client, its camello or an admin cancels the job (endpoint 6).
 		api.POST("/jobs/{id}/cancel", jobCancel).Bind(signedIn)
 		// Its client rates a completed job, once.
-		api.POST("/jobs/{id}/review", jobReview).Bind(signedIn)
+		api.POST("/jobs/{id}/review", jobReview).Bind(signedIn, ratelimit.Guard("review"))
 		// Admins list every job, optionally by status.
 		api.GET("/admin/jobs", jobsAdminList).Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		// Admins assign an ACTIVO camello to a free pending job (endpoint 4).
 		api.POST("/admin/jobs/{id}/assign", jobAssign).Bind(session.RequireAdmin(httpapi.MsgUnauthorized))
 		// The external scheduler sends the due appointment reminders (endpoint 5).
-		api.POST("/cron/appointment-reminders", remindersSweepCron)
+		api.POST("/cron/appointment-reminders", remindersSweepCron).Bind(ratelimit.Guard("cron"))
 		return se.Next()
 	})
 }

@@ -29,6 +29,13 @@ func bindDataRights(app core.App) {
 			return err
 		}
 		e.Data["messages"] = list
+		var blocks []*core.Record
+		if err := e.App.RecordQuery(Blocks).Where(dbx.HashExp{"blocker": e.User.Id}).OrderBy("created ASC").All(&blocks); err != nil {
+			return err
+		}
+		if e.Data["conversationBlocks"], err = blockJSON(e.App, blocks); err != nil {
+			return err
+		}
 		return e.Next()
 	})
 }

@@ -202,6 +202,9 @@ func Post(app core.App, jobID, camelloID string, author *core.Record, body strin
 		if err != nil {
 			return httpapi.FieldError("toCamelloId", MsgNotParticipant)
 		}
+		if status, msg := writeRefusal(txApp, job, cam.Id, author.Id); msg != "" {
+			return httpapi.NewError(status, msg)
+		}
 		col, err := txApp.FindCachedCollectionByNameOrId(Collection)
 		if err != nil {
 			return err

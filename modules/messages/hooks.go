@@ -11,8 +11,10 @@ import (
 
 // bindHooks enforces the message rules wherever a message is saved: a
 // message is never edited, its body is at most 2,000 characters and not
-// empty without a photo, its author takes part in the thread, and a closed
-// conversation takes no new message.
+// empty without a photo, its author takes part in the thread and may write
+// there (writeRefusal: an ACTIVO camello whose quote was not rejected, not
+// blocked by the other party), and a closed conversation takes no new
+// message.
 func bindHooks(app core.App) {
 	bindListCaches(app)
 	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
@@ -47,6 +49,9 @@ func bindHooks(app core.App) {
 			if cam == nil || cam.Id != camello {
 				return httpapi.FieldRuleError("author", "El autor no participa en esta conversación")
 			}
+		}
+		if _, msg := writeRefusal(e.App, job, camello, author.Id); msg != "" {
+			return httpapi.FieldRuleError("author", msg)
 		}
 		return e.Next()
 	})

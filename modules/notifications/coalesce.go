@@ -57,3 +57,116 @@ func InboxJSON(rec *core.Record) map[string]any { return notificationJSON(rec) }
 
 // Collection is the name of the inbox collection (read-only to other areas).
 const Collection = colNotifications
+
+// MailWindow is how often, at most, one conversation mails one recipient:
+// the first message of a burst is mailed at once; the ones that follow
+// within the window are counted and mailed together, once, when it ends.
+const MailWindow = 15 * time.Minute
+
+// mailCoalescedKinds are the kinds whose mails are coalesced per recipient
+// and conversation (the job and its camello's thread).
+var mailCoalescedKinds = map[string]bool{KindMessage: true}
+
+// mailBatch is one conversation's mails to one recipient: when the last
+// one went out, and the messages held back since (count, the latest).
+type mailBatch struct {
+	sentAt time.Time
+	count  int
+	last   job
+	timer  *time.Timer
+}
+
+// mailCoalescer holds the batches of one dispatcher (in memory, per
+// process: a restart mails the next message at once; the inbox keeps
+// every message anyway).
+type mailCoalescer struct {
+	mu      sync.Mutex
+	batches map[string]*mailBatch
+}
+
+// mailKey is the conversation of a coalesced mail for its recipient.
+func mailKey(j job) string {
+	return j.UserID + "|" + j.Kind + "|" + fmt.Sprint(j.Data["jobId"]) + "|" + fmt.Sprint(j.Data["camelloId"])
+}
+
+// mail sends j's e-mail, coalescing the kinds of mailCoalescedKinds: at
+// most one mail per conversation and recipient per MailWindow; the
+// messages held back go out in one mail with their count when the window
+// ends.
+func (d *dispatcher) mail(j job) {
+	if !mailCoalescedKinds[j.Kind] {
+		d.sendEmail(j)
+		return
+	}
+	key, now := mailKey(j), time.Now()
+	c := &d.mails
+	c.mu.Lock()
+	if c.batches == nil {
+		c.batches = map[string]*mailBatch{}
+	}
+	if len(c.batches) > 1024 { // forget batches that can no longer hold a mail back
+		for k, b := range c.batches {
+			if b.count == 0 && now.Sub(b.sentAt) >= MailWindow {
+				delete(c.batches, k)
+			}
+		}
+	}
+	b := c.batches[key]
+	if b == nil || (b.count == 0 && now.Sub(b.sentAt) >= MailWindow) {
+		c.batches[key] = &mailBatch{sentAt: now}
+		c.mu.Unlock()
+		d.sendEmail(j)
+		return
+	}
+	b.count++
+	b.last = j
+	if b.timer == nil {
+		wait := MailWindow - now.Sub(b.sentAt)
+		b.timer = time.AfterFunc(max(wait, 0), func() { d.flushMail(key) })
+	}
+	c.mu.Unlock()
+}
+
+// flushMail mails the messages held back in key's batch, with their count,
+// and starts a new window.
+func (d *dispatcher) flushMail(key string) {
+	c := &d.mails
+	c.mu.Lock()
+	b := c.batches[key]
+	if b == nil || b.count == 0 {
+		c.mu.Unlock()
+		return
+	}
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+	n, j := b.count, b.last
+	b.count, b.last, b.sentAt = 0, job{}, time.Now()
+	c.mu.Unlock()
+	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		return
+	}
+	d.wg.Add(1)
+	d.mu.Unlock()
+	defer d.wg.Done()
+	j.Title = fmt.Sprintf("%s (%d %s)", j.Title, n, map[bool]string{true: "mensaje nuevo", false: "mensajes nuevos"}[n == 1])
+	j.Body = "Último mensaje: " + j.Body
+	d.sendEmail(j)
+}
+
+// flushMails mails every batch held back now (tests; the timers do it
+// when the windows end).
+func (d *dispatcher) flushMails() {
+	d.mails.mu.Lock()
+	keys := make([]string, 0, len(d.mails.batches))
+	for k := range d.mails.batches {
+		keys = append(keys, k)
+	}
+	d.mails.mu.Unlock()
+	for _, k := range keys {
+		d.flushMail(k)
+	}
+}

@@ -134,7 +134,8 @@ type dispatcher struct {
 	active   map[string]bool   // users with a task running (one at a time)
 	parked   map[string][]task // users' tasks waiting for their running one
 
-	coalesce coalescer // last push per thread of coalesced kinds
+	coalesce coalescer     // last push per thread of coalesced kinds
+	mails    mailCoalescer // mails of a conversation held back within MailWindow
 
 	vapidMu sync.Mutex
 	vapid   *vapidKeys
@@ -515,7 +516,7 @@ func (d *dispatcher) run(t task) {
 		}
 	}
 	if prefs.allows(t.job.Kind, ChannelEmail) {
-		d.sendEmail(t.job)
+		d.mail(t.job)
 	}
 }
 

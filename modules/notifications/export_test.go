@@ -10,3 +10,7 @@ func Pending(app core.App) int {
 	defer d.mu.Unlock()
 	return d.pending
 }
+
+// FlushMails mails the coalesced mails held back now, as the end of their
+// windows would (tests only).
+func FlushMails(app core.App) { dispatcherOf(app).flushMails() }

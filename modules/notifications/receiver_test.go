@@ -89,6 +89,7 @@ var fastRetries = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 
 func newKit(t *testing.T, r *receiver, extra ...testkit.Option) *testkit.Kit {
 	t.Helper()
 	t.Setenv("WEBPUSH_ALLOW_PRIVATE", "1") // the receiver is on loopback
+	t.Setenv("AUTH_IP_LIMIT", "0")         // not about the limits (internal/ratelimit's table test is)
 	opts := []testkit.Option{func(app *tests.TestApp) {
 		o := notifications.Options{RetryDelays: fastRetries}
 		if r != nil {

@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -36,7 +37,7 @@ func Register(app core.App) {
 		// PUT /api/notifications/preferences — partial update (merge).
 		g.PUT("/preferences", preferencesPut)
 		// POST /api/notifications/push/subscribe — store a Web Push subscription (endpoint 9).
-		g.POST("/push/subscribe", pushSubscribe)
+		g.POST("/push/subscribe", pushSubscribe).Bind(ratelimit.Guard("push"))
 		// DELETE /api/notifications/push/subscribe — remove the caller's subscription.
 		g.DELETE("/push/subscribe", pushUnsubscribe)
 		// POST /api/notifications/{id}/read — mark one of the caller's notifications read.

@@ -29,6 +29,7 @@ const (
 	msgP256dhInvalid       = "Debe ser una clave P-256 sin comprimir (65 bytes) en base64url"
 	msgAuthInvalid         = "Debe ser un secreto de 16 bytes en base64url"
 	msgSubscriptionMissing = "Suscripción no encontrada"
+	msgEndpointTaken       = "Este dispositivo ya recibe avisos de otra cuenta; esa cuenta debe desactivarlos primero"
 )
 
 // validEndpoint reports whether s is an absolute https URL of at most
@@ -80,8 +81,9 @@ func subscriptionJSON(rec *core.Record) map[string]any {
 	}
 }
 
-// pushSubscribe stores (or moves to the caller) a push subscription: 201 when
-// the endpoint is new, 200 when it existed.
+// pushSubscribe stores a push subscription: 201 when the endpoint is new,
+// 200 when the caller already had it (keys refreshed), 409 when it belongs
+// to another user (never moved to the caller).
 func pushSubscribe(e *core.RequestEvent) error {
 	var in struct {
 		Endpoint *string                    `json:"endpoint"`
@@ -124,6 +126,11 @@ func pushSubscribe(e *core.RequestEvent) error {
 				created = true
 			case err != nil:
 				return err
+			case existing.GetString("user") != user.Id:
+				// An endpoint is its owner's until the owner removes it (or
+				// the push service says it is gone): nobody takes it over.
+				created = false
+				return httpapi.Conflict(msgEndpointTaken)
 			default:
 				created = false
 			}

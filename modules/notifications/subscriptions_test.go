@@ -126,26 +126,39 @@ func TestSubscribeUpsert(t *testing.T) {
 		t.Error("keys not updated")
 	}
 
-	// Another user re-subscribes the endpoint: it moves to them.
-	moved := k.Post("/api/notifications/push/subscribe", otherCookie, b2.subscription(endpoint))
-	if moved.Status != http.StatusOK || moved.Str("subscription.id") != id {
-		t.Fatalf("moved: %d %s", moved.Status, moved.Raw)
+	// Another user posts the endpoint: 409, and the subscription stays
+	// with its owner, keys and all (no takeover).
+	b3 := newBrowser(t)
+	taken := k.Post("/api/notifications/push/subscribe", otherCookie, b3.subscription(endpoint))
+	if taken.Status != http.StatusConflict || taken.Error() != "Este dispositivo ya recibe avisos de otra cuenta; esa cuenta debe desactivarlos primero" {
+		t.Fatalf("another user's post: %d %s", taken.Status, taken.Raw)
 	}
 	rec, _ = k.App.FindRecordById("push_subscriptions", id)
-	if rec.GetString("user") != other.Id {
-		t.Error("subscription did not move to the new user")
+	if rec.GetString("user") != owner.Id || rec.GetString("p256dh") != b2.p256dh() {
+		t.Error("the subscription was taken over")
 	}
 	if n := k.Count("push_subscriptions", ""); n != 1 {
 		t.Errorf("subscriptions = %d, want 1", n)
 	}
-	// The previous owner can no longer delete it.
-	if res := k.Delete("/api/notifications/push/subscribe", cookie, map[string]any{"endpoint": endpoint}); res.Status != http.StatusNotFound || res.Error() != "Suscripción no encontrada" {
-		t.Errorf("delete by previous owner: %d %s", res.Status, res.Raw)
+	// The other user cannot delete it either; once its owner removes it,
+	// the endpoint is free for another account.
+	if res := k.Delete("/api/notifications/push/subscribe", otherCookie, map[string]any{"endpoint": endpoint}); res.Status != http.StatusNotFound {
+		t.Errorf("delete by another user: %d %s", res.Status, res.Raw)
+	}
+	if res := k.Delete("/api/notifications/push/subscribe", cookie, map[string]any{"endpoint": endpoint}); res.Status != http.StatusNoContent {
+		t.Fatalf("delete by its owner: %d %s", res.Status, res.Raw)
+	}
+	if res := k.Post("/api/notifications/push/subscribe", otherCookie, b3.subscription(endpoint)); res.Status != http.StatusCreated {
+		t.Fatalf("free endpoint: %d %s", res.Status, res.Raw)
+	}
+	if rec, err := k.App.FindFirstRecordByData("push_subscriptions", "endpoint", endpoint); err != nil || rec.GetString("user") != other.Id {
+		t.Error("the freed endpoint is not the new user's")
 	}
 }
 
-// TestSubscribeConcurrent: parallel subscriptions of one endpoint make one
-// record; exactly one answer is 201.
+// TestSubscribeConcurrent: parallel subscriptions of one endpoint by
+// several users make one record; exactly one answer is 201, the others 409
+// (the endpoint is the first one's).
 func TestSubscribeConcurrent(t *testing.T) {
 	k := newKit(t, nil)
 	const n = 8
@@ -169,7 +182,7 @@ func TestSubscribeConcurrent(t *testing.T) {
 		switch s {
 		case http.StatusCreated:
 			created++
-		case http.StatusOK:
+		case http.StatusConflict:
 		default:
 			t.Errorf("status %d", s)
 		}

@@ -72,14 +72,15 @@ func quoteCreate(e *core.RequestEvent) error {
 	// A camello may send only so many quotes to one job (withdraw and
 	// quote again notifies the client each time) and in all; only quotes
 	// that are created count.
-	if err := ratelimit.DirectedAllowed(e, "quote", cam.Id, jobID); err != nil {
-		return err
-	}
-	id, err := Create(e.App, jobID, cam, o)
+	settle, err := ratelimit.Take(e, "quote.job", jobID)
 	if err != nil {
 		return err
 	}
-	ratelimit.DirectedDone(e.App, "quote", cam.Id, jobID)
+	id, err := Create(e.App, jobID, cam, o)
+	settle(err != nil)
+	if err != nil {
+		return err
+	}
 	q, err := one(e.App, id)
 	if err != nil {
 		return httpapi.Internal(err)

@@ -25,7 +25,14 @@ type market struct {
 
 func newMarket(t *testing.T, camellos int) *market {
 	t.Helper()
-	t.Setenv("AUTH_IP_LIMIT", "0")
+	return newMarketLimited(t, camellos, "0")
+}
+
+// newMarketLimited is newMarket with AUTH_IP_LIMIT set to limit ("0" turns
+// the quota table off; tests about the limits turn it on).
+func newMarketLimited(t *testing.T, camellos int, limit string) *market {
+	t.Helper()
+	t.Setenv("AUTH_IP_LIMIT", limit)
 	k := testkit.New(t)
 	m := &market{k: k, service: k.CreateService()}
 	m.client, m.clientCookie = k.UserWithSession(users.RoleClient)

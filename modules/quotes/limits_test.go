@@ -9,7 +9,7 @@ import (
 // Retry-After; refused quotes do not count, and other camellos are not
 // affected.
 func TestQuotesToOneJobAreLimited(t *testing.T) {
-	m := newMarket(t, 2)
+	m := newMarketLimited(t, 2, "1000")
 	job := m.openJob(t, "Bogotá")
 	// Refused quotes (out of bounds) are not counted.
 	for i := 0; i < 6; i++ {

@@ -162,3 +162,12 @@ func QuotingCamellos(app core.App, jobID string) ([]string, error) {
 	err := app.DB().Select("DISTINCT camello").From(Collection).Where(dbx.HashExp{"job": jobID}).Column(&ids)
 	return ids, err
 }
+
+// HasLiveQuote reports whether camelloID has a quote on jobID that the
+// client did not reject: a quoting camello writes in the job's
+// conversation only while it has one.
+func HasLiveQuote(app core.App, jobID, camelloID string) bool {
+	n, err := app.CountRecords(Collection, dbx.HashExp{"job": jobID, "camello": camelloID},
+		dbx.Not(dbx.HashExp{"status": StatusRejected}))
+	return err == nil && n > 0
+}

@@ -2,6 +2,7 @@ package quotes
 
 import (
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/jobs"
 	"camellos/modules/users"
@@ -31,7 +32,7 @@ func Register(app core.App) {
 		// (a read like the listing: no activity-log row unless it fails).
 		api.GET("/jobs/open", boardList).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyActiveBoard, users.RoleCamello), apis.SkipSuccessActivityLog())
 		// An ACTIVO camello quotes an open job (or a direct request naming it).
-		api.POST("/jobs/{id}/quotes", quoteCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellos, users.RoleCamello))
+		api.POST("/jobs/{id}/quotes", quoteCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellos, users.RoleCamello), ratelimit.Guard("quote"))
 		// The job's client and admins see every quote; a camello its own.
 		api.GET("/jobs/{id}/quotes", quotesList).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// The job's client accepts a quote: the job is assigned at its price.

@@ -71,7 +71,10 @@ func camelloSelfUpdate(e *core.RequestEvent) error {
 			httpapi.CheckLength(v, field, *p, min, max)
 		}
 	}
-	check("name", in.Name, bounds.NameMin, bounds.NameMax)
+	if in.Name != nil {
+		*in.Name = strings.TrimSpace(*in.Name)
+		httpapi.CheckName(v, "name", *in.Name, bounds.NameMin, bounds.NameMax)
+	}
 	if in.Phone != nil {
 		*in.Phone = strings.TrimSpace(*in.Phone)
 		auth.CheckPhone(v, "phone", *in.Phone, true)
