@@ -3,6 +3,8 @@
 package modules
 
 import (
+	"time"
+
 	"camellos/modules/admin"
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
@@ -24,8 +26,10 @@ import (
 	"camellos/modules/seed"
 	"camellos/modules/web"
 
+	"camellos/internal/config"
 	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
+	"camellos/internal/projcheck"
 	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/apis"
@@ -42,6 +46,7 @@ func Register(app core.App) {
 		se.Router.Bind(session.LoadSession())
 		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
 		httpapi.BindAPINotFound(se)
+		projcheck.Start(se.App, time.Duration(config.Of(se.App).ProjectionCheckSeconds)*time.Second)
 		return se.Next()
 	})
 	mail.Register(app)
