@@ -3,6 +3,8 @@
 package modules
 
 import (
+	"time"
+
 	"camellos/modules/admin"
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
@@ -28,8 +30,10 @@ import (
 	"camellos/modules/seed"
 	"camellos/modules/web"
 
+	"camellos/internal/config"
 	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
+	"camellos/internal/projcheck"
 	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/apis"
@@ -48,6 +52,7 @@ func Register(app core.App) {
 		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
 		httpapi.BindAPINotFound(se)
 		httpapi.BindAPIEnvelopeEverywhere(se)
+		projcheck.Start(se.App, time.Duration(config.Of(se.App).ProjectionCheckSeconds)*time.Second)
 		return se.Next()
 	})
 	mail.Register(app)

@@ -40,8 +40,17 @@ func dbConnect(dbPath string) (*dbx.DB, error) {
 // connection as a change before anything is committed; the watcher
 // (internal/dbwatch) would take it for another process's commit and drop
 // every cache (the reminder sweep's batches did, 16 times per sweep).
+//
+// Transactions begin IMMEDIATE (_txlock; only PocketBase's write pool
+// begins transactions): the write lock is taken, waiting up to the busy
+// timeout, before the transaction reads anything, so its snapshot cannot
+// go stale. A deferred transaction that read first and then met another
+// process's commit failed at its first write with SQLITE_BUSY_SNAPSHOT
+// (517), which no timeout waits out, after PocketBase's own statement
+// retries had slept ~7 s in vain (issue 22, leak 4; internal/writer runs a
+// busy transaction again, the routes answer 503 past its bound).
 func pragmas() string {
-	return "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=journal_size_limit(200000000)" +
+	return "?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=journal_size_limit(200000000)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_pragma=temp_store(MEMORY)" +
 		fmt.Sprintf("&_pragma=cache_size(-%d)", PageCacheKiB) + "&_pragma=cache_spill(0)"
 }

@@ -31,10 +31,12 @@ const (
 	DefaultAuthIPLimit       = 30
 	DefaultBackupKeep        = 7
 	DefaultMemoryLimitMB     = 0
-	DefaultMercadoPagoAPIURL = "https://api.mercadopago.com"
-	DefaultCommissionPercent = 10
-	DefaultProxyHeader       = "X-Forwarded-For"
-	DefaultLogFormat         = LogText
+	// DefaultProjectionCheckSeconds: the projections are checked every 10 minutes.
+	DefaultProjectionCheckSeconds = 600
+	DefaultMercadoPagoAPIURL      = "https://api.mercadopago.com"
+	DefaultCommissionPercent      = 10
+	DefaultProxyHeader            = "X-Forwarded-For"
+	DefaultLogFormat              = LogText
 )
 
 // Log formats of the stdout log (LOG_FORMAT).
@@ -94,6 +96,11 @@ type Config struct {
 
 	// MetricsToken enables GET /metrics behind this bearer ("" → 404) (METRICS_TOKEN).
 	MetricsToken string
+
+	// ProjectionCheckSeconds is how often the in-memory projections without
+	// a maximum age are compared with a fresh build and repaired (0: never)
+	// (PROJECTION_CHECK_SECONDS; internal/projcheck).
+	ProjectionCheckSeconds int
 
 	// BackupSchedule is the cron expression of automatic backups ("" → off) (BACKUP_SCHEDULE).
 	BackupSchedule string
@@ -174,33 +181,34 @@ func load(get func(string) string) (Config, error) {
 		return false
 	}
 	c := Config{
-		AppURL:              strings.TrimRight(str("APP_URL", DefaultAppURL), "/"),
-		Timezone:            str("APP_TIMEZONE", ""),
-		CronSecret:          get("CRON_SECRET"),
-		RemindersSchedule:   str("REMINDERS_SCHEDULE", DefaultRemindersSchedule),
-		VAPIDPublicKey:      strings.TrimSpace(get("VAPID_PUBLIC_KEY")),
-		VAPIDPrivateKey:     strings.TrimSpace(get("VAPID_PRIVATE_KEY")),
-		VAPIDSubject:        strings.TrimSpace(get("VAPID_SUBJECT")),
-		WebPushAllowPrivate: flag("WEBPUSH_ALLOW_PRIVATE"),
-		AuthIPLimit:         num("AUTH_IP_LIMIT", DefaultAuthIPLimit, 0, 1_000_000),
-		MemoryLimitMB:       num("MEMORY_LIMIT_MB", DefaultMemoryLimitMB, 0, 1<<20),
-		GoMemLimitSet:       strings.TrimSpace(get("GOMEMLIMIT")) != "",
-		SMTPHost:            str("SMTP_HOST", ""),
-		SMTPPort:            num("SMTP_PORT", DefaultSMTPPort, 1, 65535),
-		SMTPUsername:        get("SMTP_USERNAME"),
-		SMTPPassword:        get("SMTP_PASSWORD"),
-		SMTPTLS:             strings.ToLower(str("SMTP_TLS", SMTPStartTLS)),
-		MailFrom:            str("MAIL_FROM", DefaultMailFrom),
-		MetricsToken:        get("METRICS_TOKEN"),
-		BackupSchedule:      str("BACKUP_SCHEDULE", ""),
-		BackupKeep:          num("BACKUP_KEEP", DefaultBackupKeep, 1, 10_000),
-		S3Endpoint:          str("S3_ENDPOINT", ""),
-		S3Bucket:            str("S3_BUCKET", ""),
-		S3Region:            str("S3_REGION", ""),
-		S3AccessKey:         get("S3_ACCESS_KEY"),
-		S3Secret:            get("S3_SECRET"),
-		S3ForcePathStyle:    flag("S3_FORCE_PATH_STYLE"),
-		S3Files:             flag("S3_FILES"),
+		AppURL:                 strings.TrimRight(str("APP_URL", DefaultAppURL), "/"),
+		Timezone:               str("APP_TIMEZONE", ""),
+		CronSecret:             get("CRON_SECRET"),
+		RemindersSchedule:      str("REMINDERS_SCHEDULE", DefaultRemindersSchedule),
+		VAPIDPublicKey:         strings.TrimSpace(get("VAPID_PUBLIC_KEY")),
+		VAPIDPrivateKey:        strings.TrimSpace(get("VAPID_PRIVATE_KEY")),
+		VAPIDSubject:           strings.TrimSpace(get("VAPID_SUBJECT")),
+		WebPushAllowPrivate:    flag("WEBPUSH_ALLOW_PRIVATE"),
+		AuthIPLimit:            num("AUTH_IP_LIMIT", DefaultAuthIPLimit, 0, 1_000_000),
+		MemoryLimitMB:          num("MEMORY_LIMIT_MB", DefaultMemoryLimitMB, 0, 1<<20),
+		GoMemLimitSet:          strings.TrimSpace(get("GOMEMLIMIT")) != "",
+		SMTPHost:               str("SMTP_HOST", ""),
+		SMTPPort:               num("SMTP_PORT", DefaultSMTPPort, 1, 65535),
+		SMTPUsername:           get("SMTP_USERNAME"),
+		SMTPPassword:           get("SMTP_PASSWORD"),
+		SMTPTLS:                strings.ToLower(str("SMTP_TLS", SMTPStartTLS)),
+		MailFrom:               str("MAIL_FROM", DefaultMailFrom),
+		MetricsToken:           get("METRICS_TOKEN"),
+		BackupSchedule:         str("BACKUP_SCHEDULE", ""),
+		ProjectionCheckSeconds: num("PROJECTION_CHECK_SECONDS", DefaultProjectionCheckSeconds, 0, 86_400),
+		BackupKeep:             num("BACKUP_KEEP", DefaultBackupKeep, 1, 10_000),
+		S3Endpoint:             str("S3_ENDPOINT", ""),
+		S3Bucket:               str("S3_BUCKET", ""),
+		S3Region:               str("S3_REGION", ""),
+		S3AccessKey:            get("S3_ACCESS_KEY"),
+		S3Secret:               get("S3_SECRET"),
+		S3ForcePathStyle:       flag("S3_FORCE_PATH_STYLE"),
+		S3Files:                flag("S3_FILES"),
 
 		MercadoPagoAccessToken:   strings.TrimSpace(get("MERCADOPAGO_ACCESS_TOKEN")),
 		MercadoPagoWebhookSecret: strings.TrimSpace(get("MERCADOPAGO_WEBHOOK_SECRET")),

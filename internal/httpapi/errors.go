@@ -10,7 +10,10 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
+
+	"camellos/internal/records"
 
 	validation "github.com/go-ozzo/ozzo-validation/v4"
 	"github.com/pocketbase/pocketbase/apis"
@@ -55,6 +58,8 @@ type Error struct {
 	Issues  *Issues
 	Detail  *string
 	Cause   error // internal cause, logged and never sent to the client
+	// RetryAfter, when positive, is sent as the Retry-After header (seconds).
+	RetryAfter int
 }
 
 // Error implements the error interface.
@@ -100,6 +105,16 @@ func ConflictWith(message string, conflicts any) *Error {
 	e := Conflict(message)
 	e.Issues = &Issues{FormErrors: []string{}, FieldErrors: map[string][]string{}, Conflicts: conflicts}
 	return e
+}
+
+// BusyRetryAfter is the Retry-After (seconds) of a write refused because
+// the database stayed locked by another process.
+const BusyRetryAfter = 1
+
+// Busy is the 503 "Servicio ocupado" with Retry-After of a write SQLite
+// refused as busy (cause logged, never shown).
+func Busy(cause error) *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Message: MsgBusy, Cause: cause, RetryAfter: BusyRetryAfter}
 }
 
 // Internal is a 500 whose cause is logged but never shown.
@@ -205,14 +220,25 @@ func WriteError(e *core.RequestEvent, err error) error {
 	if e.Written() {
 		return nil
 	}
+	if apiErr.RetryAfter > 0 {
+		e.Response.Header().Set("Retry-After", strconv.Itoa(apiErr.RetryAfter))
+	}
 	return e.JSON(apiErr.Status, envelopeBody{Error: apiErr.Message, Issues: apiErr.Issues, Detail: apiErr.Detail})
 }
 
-// ToError maps any error to our envelope error.
+// ToError maps any error to our envelope error. SQLite refusing a write
+// because another process holds the database (busy, after the writer's
+// retries) is a 503 with Retry-After, never a 500.
 func ToError(err error) *Error {
 	var ours *Error
 	if errors.As(err, &ours) {
+		if ours.Status >= 500 && records.IsBusy(ours.Cause) {
+			return Busy(err)
+		}
 		return ours
+	}
+	if records.IsBusy(err) {
+		return Busy(err)
 	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {

@@ -20,6 +20,16 @@
 // until its transaction (and the after-commit work PocketBase runs with
 // it: after-success record hooks, our events) is done, and gets its error,
 // or its panic, back.
+//
+// A transaction SQLite refuses because of another process (busy: its lock
+// outlasted the busy timeout; or busy snapshot, 517: another process
+// committed between the transaction's first read and its first write,
+// which no timeout waits out) is rolled back and run again from the start
+// on a fresh snapshot, at most MaxAttempts times within RetryWindow; past
+// that its busy error is returned, which the routes answer 503 with
+// Retry-After (internal/httpapi), never 500. fn must therefore only
+// change the database and in-memory state bound to the transaction's
+// completion (its hooks, OnComplete, memo.AfterCommit).
 package writer
 
 import (
@@ -28,6 +38,9 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"camellos/internal/records"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -103,7 +116,39 @@ func (w *work) run() {
 			w.panic = p
 		}
 	}()
-	w.err = w.app.RunInTransaction(w.fn)
+	w.err = runTx(w.app, w.fn)
+}
+
+// MaxAttempts is how many times a transaction refused as busy runs in all.
+const MaxAttempts = 8
+
+// RetryWindow bounds the time spent on one transaction's attempts: a new
+// attempt starts only before it has passed (one attempt that waited out
+// SQLite's 10 s busy timeout is not tried again).
+const RetryWindow = 2 * time.Second
+
+// retries counts the attempts run again after a busy refusal (metrics).
+var retries atomic.Int64
+
+// Retries is how many transactions were run again after SQLite refused
+// them as busy, in this process.
+func Retries() int64 { return retries.Load() }
+
+// runTx is app.RunInTransaction(fn), run again while SQLite refuses it as
+// busy, at most MaxAttempts times within RetryWindow, after a short pause
+// that grows with each attempt (0.5, 1, 2, … ms, at most 20 ms).
+func runTx(app core.App, fn func(txApp core.App) error) error {
+	start := time.Now()
+	pause := 500 * time.Microsecond
+	for attempt := 1; ; attempt++ {
+		err := app.RunInTransaction(fn)
+		if err == nil || attempt >= MaxAttempts || !records.IsBusy(err) || time.Since(start) >= RetryWindow {
+			return err
+		}
+		retries.Add(1)
+		time.Sleep(pause)
+		pause = min(2*pause, 20*time.Millisecond)
+	}
 }
 
 // Transaction is app.RunInTransaction(fn) run by the app's writer, after
@@ -117,13 +162,13 @@ func Transaction(app core.App, fn func(txApp core.App) error) error {
 	}
 	q := queueOf(app)
 	if goroutineID() == q.gid.Load() {
-		return app.RunInTransaction(fn)
+		return runTx(app, fn)
 	}
 	w := &work{app: app, fn: fn, done: make(chan struct{})}
 	q.mu.RLock()
 	if q.closed {
 		q.mu.RUnlock()
-		return app.RunInTransaction(fn)
+		return runTx(app, fn)
 	}
 	q.work <- w
 	q.mu.RUnlock()

@@ -57,6 +57,31 @@ func FutureOfJob(app core.App, jobID string, now time.Time) (int, error) {
 	return n, err
 }
 
+// FutureSpansOfJob lists the job's PROGRAMADA appointments starting after
+// now, by start (what completing the job would cancel).
+func FutureSpansOfJob(app core.App, jobID string, now time.Time) ([]Span, error) {
+	rows, err := app.DB().NewQuery("SELECT id, job, start, end FROM " + Collection +
+		" WHERE job = {:job} AND status = '" + Scheduled + "' AND start > {:now} ORDER BY start").
+		Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Span{}
+	var id, job, start, end string
+	for rows.Next() {
+		if err := rows.Scan(&id, &job, &start, &end); err != nil {
+			return nil, err
+		}
+		s, err1 := time.Parse(types.DefaultDateLayout, start)
+		e, err2 := time.Parse(types.DefaultDateLayout, end)
+		if err1 == nil && err2 == nil {
+			out = append(out, Span{ID: id, Job: job, Start: s, End: e})
+		}
+	}
+	return out, rows.Err()
+}
+
 // Party selects a user's appointments: as client, and as camello when
 // CamelloID is set.
 type Party struct {

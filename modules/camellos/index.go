@@ -12,6 +12,7 @@ import (
 	"camellos/internal/bus"
 	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
+	"camellos/internal/projcheck"
 	"camellos/internal/timefmt"
 	"camellos/modules/users"
 
@@ -497,6 +498,21 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 			x.cache.Invalidate()
 		}
 		return e.Next()
+	})
+}
+
+// checkIndex registers the listing index's background consistency check
+// (internal/projcheck): compared with a full build, dropped when it differs.
+func checkIndex(app core.App) {
+	projcheck.Add(app, "listing", projcheck.Check{
+		Compare: func(app core.App) (int, error) {
+			if built, err := VerifyIndex(app); built && err != nil {
+				app.Logger().Warn("listing index differs from a full build", "difference", err.Error())
+				return 1, nil
+			}
+			return 0, nil
+		},
+		Repair: dropIndex,
 	})
 }
 

@@ -28,9 +28,58 @@ func OnReviewChanged(app core.App) *hook.Hook[*bus.Change] {
 	}).(*hook.Hook[*bus.Change])
 }
 
-// bindReviewEvents emits OnReviewChanged after the reviews' record writes
-// (AddReview saves a record too).
+// ReviewValidateEvent asks the listeners whether a review may be saved,
+// inside the save (every path: our route, the dashboard, a record save).
+// The jobs module checks the review's job really happened with that
+// camello and client (docs/api/jobs.md, "Reviews"). A listener refuses by
+// returning an error.
+type ReviewValidateEvent struct {
+	hook.Event
+	App    core.App
+	Review *ReviewRecord
+}
+
+const reviewValidateKey = "camellos.reviews.validate"
+
+// OnReviewValidate is the app's review validation event.
+func OnReviewValidate(app core.App) *hook.Hook[*ReviewValidateEvent] {
+	return app.Store().GetOrSet(reviewValidateKey, func() any {
+		return &hook.Hook[*ReviewValidateEvent]{}
+	}).(*hook.Hook[*ReviewValidateEvent])
+}
+
+// bindReviewEvents binds the reviews' record hooks: OnReviewValidate in
+// every validation, the camello's rating recomputed in every write's
+// transaction (so a review saved from the dashboard counts like one of the
+// route), and OnReviewChanged after every committed write (AddReview saves
+// a record too).
 func bindReviewEvents(app core.App) {
+	app.OnRecordValidate(ReviewsCollection).BindFunc(func(e *core.RecordEvent) error {
+		if err := OnReviewValidate(e.App).Trigger(&ReviewValidateEvent{App: e.App, Review: WrapReview(e.Record)}); err != nil {
+			return err
+		}
+		return e.Next()
+	})
+	rating := func(e *core.RecordEvent) error {
+		ids := []string{e.Record.GetString("camello")}
+		if !e.Record.IsNew() {
+			if before := records.Stored(e.App, e.Record).GetString("camello"); before != ids[0] {
+				ids = append(ids, before)
+			}
+		}
+		if err := e.Next(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := recomputeRating(e.App, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	app.OnRecordCreate(ReviewsCollection).BindFunc(rating)
+	app.OnRecordUpdate(ReviewsCollection).BindFunc(rating)
+	app.OnRecordDelete(ReviewsCollection).BindFunc(rating)
 	emit := func(e *core.RecordEvent) error {
 		if err := OnReviewChanged(e.App).Trigger(&bus.Change{App: e.App, Record: e.Record}); err != nil {
 			return err
@@ -63,6 +112,9 @@ func (r *ReviewRecord) JobID() string { return r.GetString("job") }
 // CamelloID is the reviewed camello.
 func (r *ReviewRecord) CamelloID() string { return r.GetString("camello") }
 
+// ClientID is the client who wrote it.
+func (r *ReviewRecord) ClientID() string { return r.GetString("client") }
+
 // Rating is 1 to 5.
 func (r *ReviewRecord) Rating() int { return r.GetInt("rating") }
 
@@ -76,8 +128,8 @@ type NewReview struct {
 	Comment                    string
 }
 
-// AddReview saves the review of a job and recomputes the camello's rating,
-// with txApp (run it in the transaction that checked the job). A job
+// AddReview saves the review of a job (its record hooks check the job and
+// recompute the camello's rating), with txApp (run it in the transaction that checked the job). A job
 // reviewed already (also by a racing request, through the unique index)
 // is ErrAlreadyReviewed.
 func AddReview(txApp core.App, in NewReview) (*ReviewRecord, error) {
@@ -100,7 +152,7 @@ func AddReview(txApp core.App, in NewReview) (*ReviewRecord, error) {
 		}
 		return nil, err
 	}
-	return WrapReview(rec), recomputeRating(txApp, in.CamelloID)
+	return WrapReview(rec), nil
 }
 
 // recomputeRating stores a camello's ratingAvg and ratingCount from its

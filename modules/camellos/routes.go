@@ -18,6 +18,7 @@ func Register(app core.App) {
 	x := newPublicIndex(app)
 	app.Store().Set(indexKey, x)
 	bindIndexHooks(app, x)
+	checkIndex(app)
 	bindSummaryCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		bindPublic(httpapi.API(se), x)

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"camellos/internal/bus"
 	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
+	"camellos/internal/projcheck"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
@@ -189,6 +191,66 @@ func (b *openBoard) drop() {
 	b.st = nil
 	b.gen++
 	b.mu.Unlock()
+}
+
+// checkBoard registers the open board's background consistency check
+// (internal/projcheck): the built projection compared with a fresh build,
+// job by job and list by list, dropped when they differ.
+func checkBoard(app core.App) {
+	projcheck.Add(app, "board", projcheck.Check{
+		Compare: func(app core.App) (int, error) { return boardOf(app).compare() },
+		Repair:  func(app core.App) { boardOf(app).drop() },
+	})
+}
+
+// compare counts the jobs whose place or fields on the built board differ
+// from a fresh build (0 when none is built). No patch runs meanwhile.
+func (b *openBoard) compare() (int, error) {
+	b.patchMu.Lock()
+	defer b.patchMu.Unlock()
+	b.mu.RLock()
+	st := b.st
+	b.mu.RUnlock()
+	if st == nil {
+		return 0, nil
+	}
+	fresh, err := b.build()
+	if err != nil {
+		return 0, err
+	}
+	b.mu.RLock() // patches replace fields in place under b.mu
+	defer b.mu.RUnlock()
+	diffs := 0
+	for id, j := range fresh.byID {
+		if old := st.byID[id]; old == nil || old.reviewed != j.reviewed || string(old.appendJSON(nil)) != string(j.appendJSON(nil)) {
+			diffs++
+		}
+	}
+	for id := range st.byID {
+		if fresh.byID[id] == nil {
+			diffs++
+		}
+	}
+	for id := range fresh.reviewed {
+		if !st.reviewed[id] {
+			diffs++
+		}
+	}
+	order := func(list []*openJob) string {
+		var sb strings.Builder
+		for _, j := range list {
+			sb.WriteString(j.f(0))
+			sb.WriteByte(',')
+		}
+		return sb.String()
+	}
+	for svc, l := range fresh.byService {
+		old := st.byService[svc]
+		if old == nil || order(old.all) != order(l.all) {
+			diffs++
+		}
+	}
+	return diffs, nil
 }
 
 // boardRow is the columns of an open job the board renders.

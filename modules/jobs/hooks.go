@@ -61,6 +61,29 @@ func bindHooks(app core.App) {
 		return appointments.CloseOfJob(e.App, e.Record.Id, Now(e.App))
 	})
 
+	// A review counts only from a client whose job with that camello
+	// really happened (issue 21): its job is COMPLETADO (by the camello's
+	// steps: the state machine above admits no other way), the review's
+	// client is the job's client and its camello the job's provider; one
+	// per job (the reviews' unique index). Every path that saves a review
+	// obeys it: our route, the dashboard, a record save.
+	camellos.OnReviewValidate(app).BindFunc(func(e *camellos.ReviewValidateEvent) error {
+		job, err := e.App.FindRecordById(Collection, e.Review.JobID())
+		if err != nil {
+			return httpapi.FieldRuleError("job", "Trabajo inexistente")
+		}
+		if job.GetString("status") != StatusCompleted {
+			return httpapi.FieldRuleError("job", MsgReviewNotDone)
+		}
+		if job.GetString("client") != e.Review.ClientID() {
+			return httpapi.FieldRuleError("client", "La reseña debe ser del cliente del trabajo")
+		}
+		if job.GetString("provider") == "" || job.GetString("provider") != e.Review.CamelloID() {
+			return httpapi.FieldRuleError("camello", "La reseña debe ser del camello que hizo el trabajo")
+		}
+		return e.Next()
+	})
+
 	// A new appointment belongs to its job's client and camello.
 	appointments.EventsOf(app).Validate.BindFunc(func(e *appointments.ValidateEvent) error {
 		job, err := e.App.FindRecordById(Collection, e.Appointment.JobID())

@@ -175,7 +175,7 @@ func One(app core.App, rec *core.Record, reader *core.Record) (map[string]any, e
 }
 
 // answerJob reloads the job and answers {job} with status.
-func answerJob(e *core.RequestEvent, status int, id string) error {
+func answerJob(e *core.RequestEvent, status int, id string, extra ...map[string]any) error {
 	rec, err := e.App.FindRecordById(Collection, id)
 	if err != nil {
 		return httpapi.Internal(err)
@@ -185,7 +185,13 @@ func answerJob(e *core.RequestEvent, status int, id string) error {
 		return httpapi.Internal(err)
 	}
 	redactFor(e, []*core.Record{rec}, list)
-	return e.JSON(status, map[string]any{"job": list[0]})
+	body := map[string]any{"job": list[0]}
+	for _, x := range extra {
+		for k, v := range x {
+			body[k] = v
+		}
+	}
+	return e.JSON(status, body)
 }
 
 // CamelloOfUser returns the camello profile of a user, or nil.

@@ -18,6 +18,8 @@ import (
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
+	"camellos/internal/projcheck"
+	"camellos/internal/writer"
 	"camellos/modules/backup"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -127,10 +129,25 @@ func newSet(app core.App) *set {
 			ch <- prometheus.MustNewConstMetric(backupsDesc, prometheus.CounterValue, float64(st.Created.Load()), "ok")
 			ch <- prometheus.MustNewConstMetric(backupsDesc, prometheus.CounterValue, float64(st.Failed.Load()), "failed")
 		}},
+		collectorFunc{descs: []*prometheus.Desc{projectionDiffsDesc}, collect: func(ch chan<- prometheus.Metric) {
+			for name, n := range projcheck.Differences(app) {
+				ch <- prometheus.MustNewConstMetric(projectionDiffsDesc, prometheus.CounterValue, float64(n), name)
+			}
+		}},
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "camellos_write_retries_total",
+			Help: "Write transactions run again after SQLite refused them as busy (another process's lock or commit).",
+		}, func() float64 { return float64(writer.Retries()) }),
 	)
 	s.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
 	return s
 }
+
+// projectionDiffsDesc: differences the background consistency check found
+// between an in-memory projection and a fresh build (each repaired).
+var projectionDiffsDesc = prometheus.NewDesc("camellos_projection_differences_total",
+	"Differences found between an in-memory projection and a fresh build by the background check (each repaired).",
+	[]string{"projection"}, nil)
 
 // collectorFunc is a collector of fixed descriptions read at scrape time.
 type collectorFunc struct {

@@ -72,6 +72,33 @@ async function act(job, action, okText, btn) {
   }
 }
 
+// complete asks before completing: the job's future visits are cancelled
+// with it, so they are listed and endFutureVisits is sent only once the
+// camello confirmed them (the server's 409 lists any this page missed).
+async function complete(job, btn) {
+  const visits = (list) => list.map((a) => fmtDateTz(a.start)).join('; ');
+  const ask = (list) => confirmDialog(list.length
+    ? `Completar cancela ${list.length === 1 ? 'la cita futura' : `las ${list.length} citas futuras`} de este trabajo: ${visits(list)}. Se avisará al cliente. ¿Completar y cancelarlas?`
+    : '¿Marcar el trabajo como completado?', list.length ? 'Sí, completar y cancelar citas' : 'Sí, completar');
+  let future = (appointmentsByJob.get(job.id) || []).filter((a) => Date.parse(a.start) > Date.now());
+  if (!await ask(future)) return;
+  btn.disabled = true;
+  for (;;) {
+    try {
+      const r = await api('POST', `/api/jobs/${encodeURIComponent(job.id)}/complete`, { endFutureVisits: future.length > 0 });
+      const n = (r.cancelledAppointments || []).length;
+      await redraw(job.id, n ? `Trabajo completado; ${n === 1 ? 'se canceló 1 cita' : `se cancelaron ${n} citas`} y se avisó al cliente.` : 'Trabajo completado.');
+      return;
+    } catch (e) {
+      const more = e.status === 409 && e.issues.conflicts;
+      if (more && more.length && !future.length && await ask(more)) { future = more; continue; }
+      btn.disabled = false;
+      say(btn.closest('.job'), e.message, 'error');
+      return;
+    }
+  }
+}
+
 // slotPicker opens a camello's free slots under a toggle button; onPick
 // gets the chosen slot.
 function slotPicker(label, camelloId, onPick, verb, extra) {
@@ -205,7 +232,7 @@ function jobItem(job) {
   if (mine) {
     if (job.status === 'PENDIENTE') main.append(el('button', { class: 'btn small', type: 'button', onclick: (ev) => act(job, 'accept', 'Trabajo aceptado.', ev.currentTarget) }, 'Aceptar'));
     if (job.status === 'ASIGNADO') main.append(el('button', { class: 'btn small', type: 'button', onclick: (ev) => act(job, 'start', 'Trabajo iniciado.', ev.currentTarget) }, 'Iniciar'));
-    if (job.status === 'EN_PROGRESO') main.append(el('button', { class: 'btn small', type: 'button', onclick: (ev) => act(job, 'complete', 'Trabajo completado.', ev.currentTarget) }, 'Completar'));
+    if (job.status === 'EN_PROGRESO') main.append(el('button', { class: 'btn small', type: 'button', onclick: (ev) => complete(job, ev.currentTarget) }, 'Completar'));
   }
   main.append(el('a', { class: 'btn secondary small', href: '/trabajo.html?id=' + encodeURIComponent(job.id) },
     !job.provider && job.status === 'PENDIENTE' && !mine ? 'Ver cotizaciones' : 'Ver detalle y mensajes'));
