@@ -32,20 +32,7 @@ func ScheduledOf(app core.App, camelloID string, after, before time.Time) ([]Spa
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []Span{}
-	var id, job, start, end string
-	for rows.Next() {
-		if err := rows.Scan(&id, &job, &start, &end); err != nil {
-			return nil, err
-		}
-		s, err1 := time.Parse(types.DefaultDateLayout, start)
-		e, err2 := time.Parse(types.DefaultDateLayout, end)
-		if err1 == nil && err2 == nil {
-			out = append(out, Span{ID: id, Job: job, Start: s, End: e})
-		}
-	}
-	return out, rows.Err()
+	return scanSpans(rows)
 }
 
 // FutureOfJob counts the job's PROGRAMADA appointments starting after now.
@@ -66,20 +53,7 @@ func FutureSpansOfJob(app core.App, jobID string, now time.Time) ([]Span, error)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []Span{}
-	var id, job, start, end string
-	for rows.Next() {
-		if err := rows.Scan(&id, &job, &start, &end); err != nil {
-			return nil, err
-		}
-		s, err1 := time.Parse(types.DefaultDateLayout, start)
-		e, err2 := time.Parse(types.DefaultDateLayout, end)
-		if err1 == nil && err2 == nil {
-			out = append(out, Span{ID: id, Job: job, Start: s, End: e})
-		}
-	}
-	return out, rows.Err()
+	return scanSpans(rows)
 }
 
 // Party selects a user's appointments: as client, and as camello when
@@ -119,4 +93,22 @@ func ListOfParty(app core.App, p Party, from, to time.Time, offset, limit int) (
 		out[i] = Wrap(r)
 	}
 	return out, total, nil
+}
+
+// scanSpans reads rows of (id, job, start, end) into spans and closes them.
+func scanSpans(rows *dbx.Rows) ([]Span, error) {
+	defer rows.Close()
+	out := []Span{}
+	var id, job, start, end string
+	for rows.Next() {
+		if err := rows.Scan(&id, &job, &start, &end); err != nil {
+			return nil, err
+		}
+		s, err1 := time.Parse(types.DefaultDateLayout, start)
+		e, err2 := time.Parse(types.DefaultDateLayout, end)
+		if err1 == nil && err2 == nil {
+			out = append(out, Span{ID: id, Job: job, Start: s, End: e})
+		}
+	}
+	return out, rows.Err()
 }
