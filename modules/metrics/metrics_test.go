@@ -51,7 +51,7 @@ func TestMetricsBehindToken(t *testing.T) {
 		`camellos_http_requests_total{method="GET",route="/api/camellos/{id}",status="200"} 3`,
 		`camellos_http_requests_total{method="GET",route="/api/camellos/{id}",status="404"} 1`,
 		`camellos_http_requests_total{method="GET",route="/api/me",status="401"} 1`,
-		`camellos_http_requests_total{method="OTHER",route="/",status="404"} 3`,
+		`camellos_http_requests_total{method="OTHER",route="/",status="405"} 3`,
 		`camellos_http_request_duration_seconds_bucket{method="GET",route="/api/camellos/{id}",le="+Inf"} 4`,
 		`camellos_push_deliveries_total{outcome="delivered"} 0`,
 		`camellos_push_deliveries_total{outcome="gone"} 0`,
