@@ -16,6 +16,7 @@ func TestFindLooksInTheToolCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("CAMELLOS_VERSITYGW", "")
+	t.Setenv("CAMELLOS_LITESTREAM", "") // .ci/run exports both
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("CAMELLOS_BIN_CACHE", cache)
 	if p, err := Find("CAMELLOS_VERSITYGW", "versitygw"); err != nil || p != tool {
