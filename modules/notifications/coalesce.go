@@ -119,7 +119,9 @@ func (d *dispatcher) mail(j job) {
 		return
 	}
 	b.count++
-	b.last = j
+	if j.seq >= b.last.seq {
+		b.last = j
+	}
 	if b.timer == nil {
 		wait := MailWindow - now.Sub(b.sentAt)
 		b.timer = time.AfterFunc(max(wait, 0), func() { d.flushMail(key) })

@@ -97,6 +97,10 @@ type job struct {
 	// write, shared by the user's jobs of one call; nil: the worker reads
 	// them when it delivers.
 	known *recipient
+	// seq is the order the dispatcher took the job in (enqueue): workers
+	// deliver concurrently, so a coalesced mail names the latest by seq,
+	// not by which worker came last.
+	seq uint64
 }
 
 // recipient is a user's preferences and push subscriptions.
@@ -119,6 +123,7 @@ type task struct {
 type dispatcher struct {
 	app  core.App
 	opts Options
+	seq  uint64 // the last job's seq (under mu)
 
 	queue  chan task
 	ctx    context.Context
@@ -249,12 +254,14 @@ func (d *dispatcher) enqueue(j job) {
 	if d == nil {
 		return
 	}
-	t := task{job: j}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.stopped {
 		return
 	}
+	d.seq++
+	j.seq = d.seq
+	t := task{job: j}
 	d.pending++
 	if !d.spilling {
 		select {
