@@ -149,7 +149,12 @@ func TestCLIExitCodes(t *testing.T) {
 // startServe runs `serve` on a free port and waits for its health check.
 func startServe(t *testing.T, env map[string]string, dir string) (url string, stop func()) {
 	t.Helper()
-	addr := s3test.FreePort(t)
+	return startServeOn(t, s3test.FreePort(t), env, dir)
+}
+
+// startServeOn is startServe on a given address.
+func startServeOn(t *testing.T, addr string, env map[string]string, dir string) (url string, stop func()) {
+	t.Helper()
 	cmd := exec.Command(binary(t), "serve", "--http", addr, "--dir", dir)
 	cmd.Dir = t.TempDir()
 	cmd.Env = os.Environ()

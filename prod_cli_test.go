@@ -221,3 +221,37 @@ func TestCLIConfigurationAndVersion(t *testing.T) {
 		t.Fatalf("--version: %+v", r)
 	}
 }
+
+// `healthcheck --wait` right after the service was started (the README's
+// `systemctl enable --now camellos && camellos healthcheck --wait 60s`):
+// it keeps asking until the service answers, instead of failing while
+// migrations run; a bad or negative wait, or nothing listening until the
+// wait ends, exits 1.
+func TestHealthcheckWaitsForTheService(t *testing.T) {
+	addr := s3test.FreePort(t)
+	hc := exec.Command(binary(t), "healthcheck", "--wait", "120s", "--url", "http://"+addr+"/api/health")
+	var out bytes.Buffer
+	hc.Stdout, hc.Stderr = &out, &out
+	if err := hc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- hc.Wait() }()
+	startServeOn(t, addr, map[string]string{"AUTH_IP_LIMIT": "0"}, filepath.Join(t.TempDir(), "pb_data"))
+	if err := <-done; err != nil || strings.TrimSpace(out.String()) != "ok" {
+		t.Fatalf("healthcheck --wait: %v\n%s", err, out.String())
+	}
+	nothing := "http://" + s3test.FreePort(t) + "/api/health"
+	for _, tc := range []struct {
+		wait, stderr string
+	}{
+		{"300ms", "no responde"},
+		{"-1s", "no puede ser negativo"},
+		{"pronto", `valor inválido "pronto" para la opción "--wait"`},
+	} {
+		r := cli(t, nil, "healthcheck", "--wait", tc.wait, "--url", nothing)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.stderr) {
+			t.Errorf("--wait %s: %+v", tc.wait, r)
+		}
+	}
+}
