@@ -75,7 +75,13 @@ type result struct {
 // cli runs the binary with args and the extra environment.
 func cli(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
+	return cliBin(t, binary(t), env, args...)
+}
+
+// cliBin runs another build of the service (an older release) with args.
+func cliBin(t *testing.T, bin string, env map[string]string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = os.Environ()
 	for k, v := range env {

@@ -51,8 +51,14 @@ func stopAll(t *testing.T) {
 // and stderr as they grow.
 func serveWithLogs(t *testing.T, env map[string]string, dir string) (string, *lockedBuffer, *lockedBuffer) {
 	t.Helper()
+	return serveBinWithLogs(t, binary(t), env, dir)
+}
+
+// serveBinWithLogs is serveWithLogs with another build of the service.
+func serveBinWithLogs(t *testing.T, bin string, env map[string]string, dir string) (string, *lockedBuffer, *lockedBuffer) {
+	t.Helper()
 	addr := s3test.FreePort(t)
-	cmd := exec.Command(binary(t), "serve", "--http", addr, "--dir", dir)
+	cmd := exec.Command(bin, "serve", "--http", addr, "--dir", dir)
 	cmd.Dir = t.TempDir()
 	cmd.Env = os.Environ()
 	for k, v := range env {
