@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -207,6 +208,21 @@ func (c *vocabularyCache) get(app core.App) (*Vocabulary, error) {
 	}
 	c.mu.Unlock()
 	return v, nil
+}
+
+// check compares the kept vocabulary with a fresh one (1: they differ).
+func (c *vocabularyCache) check(app core.App) (int, error) {
+	c.mu.Lock()
+	v := c.vocab
+	c.mu.Unlock()
+	if v == nil {
+		return 0, nil
+	}
+	cat, err := LoadCatalog(app)
+	if err != nil || reflect.DeepEqual(v, BuildVocabulary(cat)) {
+		return 0, err
+	}
+	return 1, nil
 }
 
 // LoadCatalog reads categories, services and the distinct trades, cities

@@ -1,10 +1,10 @@
-package projcheck_test
+package readmodel_test
 
 import (
 	"strings"
 	"testing"
 
-	"camellos/internal/projcheck"
+	"camellos/internal/readmodel"
 	"camellos/internal/testkit"
 )
 
@@ -39,7 +39,7 @@ func TestCheckFindsAndRepairsStaleProjections(t *testing.T) {
 	if !strings.Contains(listing(), "Nombre Viejo") || !strings.Contains(board(), "Título viejo") { // built
 		t.Fatal("projections not built")
 	}
-	if got := projcheck.RunAll(k.App); got["listing"] != 0 || got["board"] != 0 {
+	if got := readmodel.RunAll(k.App); got["listing"] != 0 || got["board"] != 0 {
 		t.Fatalf("consistent projections: %v", got)
 	}
 
@@ -54,17 +54,17 @@ func TestCheckFindsAndRepairsStaleProjections(t *testing.T) {
 	if !strings.Contains(listing(), "Nombre Viejo") || !strings.Contains(board(), "Título viejo") {
 		t.Fatal("the write around the hooks was seen at once: this test shows nothing")
 	}
-	got := projcheck.RunAll(k.App)
+	got := readmodel.RunAll(k.App)
 	if got["listing"] != 1 || got["board"] != 1 {
 		t.Fatalf("differences found: %v (want listing 1, board 1)", got)
 	}
 	if !strings.Contains(listing(), "Nombre Nuevo") || !strings.Contains(board(), "Título nuevo") {
 		t.Fatal("not repaired")
 	}
-	if again := projcheck.RunAll(k.App); again["listing"] != 0 || again["board"] != 0 {
+	if again := readmodel.RunAll(k.App); again["listing"] != 0 || again["board"] != 0 {
 		t.Fatalf("after the repair: %v", again)
 	}
-	if d := projcheck.Differences(k.App); d["listing"] != 1 || d["board"] != 1 {
+	if d := readmodel.Differences(k.App); d["listing"] != 1 || d["board"] != 1 {
 		t.Fatalf("counted: %v", d)
 	}
 	r := k.Do(testkit.Req{Method: "GET", Path: "/metrics", Headers: map[string]string{"Authorization": "Bearer secreto-de-metricas"}})
