@@ -50,16 +50,21 @@ func TestDifferentialCachedViewsEqualAColdService(t *testing.T) {
 		clients = append(clients, party{u.Id, u.Id, ck})
 	}
 	type job struct {
-		id     string
-		client int
+		id          string
+		client, svc int
+	}
+	type quote struct {
+		id       string
+		job, cam int // indexes in jobs and cams
 	}
 	var jobs []job
-	var quotes []string
+	var quotes []quote
 	postJob := func(c int) {
+		s := rng.Intn(len(svcs))
 		r := k.Post("/api/jobs", clients[c].cookie, map[string]any{"title": "Trabajo " + testkit.Unique(),
-			"serviceId": svcs[rng.Intn(len(svcs))], "city": "Bogotá"})
+			"serviceId": svcs[s], "city": "Bogotá"})
 		if id := r.Str("job.id"); id != "" {
-			jobs = append(jobs, job{id, c})
+			jobs = append(jobs, job{id, c, s})
 		}
 	}
 	for c := range clients {
@@ -82,10 +87,12 @@ func TestDifferentialCachedViewsEqualAColdService(t *testing.T) {
 	}{
 		{"client posts a job", func() string { c := pick(len(clients)); postJob(c); return clients[c].id }},
 		{"camello quotes", func() string {
-			c, j := pick(len(cams)), jobs[pick(len(jobs))]
+			ji := pick(len(jobs))
+			j := jobs[ji]
+			c := j.svc + 2*pick(len(cams)/2) // a camello of the job's service
 			r := k.Post("/api/jobs/"+j.id+"/quotes", cams[c].cookie, map[string]any{"amount": 10000 + pick(90)*1000, "message": "Puedo " + testkit.Unique()})
 			if id := r.Str("quote.id"); id != "" {
-				quotes = append(quotes, id)
+				quotes = append(quotes, quote{id, ji, c})
 			}
 			return j.id + " " + strconv.Itoa(r.Status)
 		}},
@@ -94,17 +101,26 @@ func TestDifferentialCachedViewsEqualAColdService(t *testing.T) {
 				return "none"
 			}
 			q := quotes[pick(len(quotes))]
-			for _, c := range clients {
-				if r := k.Post("/api/quotes/"+q+"/accept", c.cookie, nil); r.Status == 200 {
-					return q
-				}
-			}
-			return q + " refused"
+			r := k.Post("/api/quotes/"+q.id+"/accept", clients[jobs[q.job].client].cookie, nil)
+			return q.id + " " + strconv.Itoa(r.Status)
 		}},
 		{"client writes", func() string {
-			j := jobs[pick(len(jobs))]
-			r := k.Post("/api/jobs/"+j.id+"/messages", clients[j.client].cookie, map[string]any{"body": "Hola " + testkit.Unique()})
+			if len(quotes) == 0 {
+				return "none"
+			}
+			q := quotes[pick(len(quotes))]
+			j := jobs[q.job]
+			r := k.Post("/api/jobs/"+j.id+"/messages", clients[j.client].cookie, map[string]any{"body": "Hola " + testkit.Unique(),
+				"toCamelloId": cams[q.cam].id})
 			return j.id + " " + strconv.Itoa(r.Status)
+		}},
+		{"camello writes", func() string {
+			if len(quotes) == 0 {
+				return "none"
+			}
+			q := quotes[pick(len(quotes))]
+			r := k.Post("/api/jobs/"+jobs[q.job].id+"/messages", cams[q.cam].cookie, map[string]any{"body": "Buenas " + testkit.Unique()})
+			return jobs[q.job].id + " " + strconv.Itoa(r.Status)
 		}},
 		{"client cancels", func() string {
 			j := jobs[pick(len(jobs))]
@@ -148,8 +164,8 @@ func TestDifferentialCachedViewsEqualAColdService(t *testing.T) {
 				return "none"
 			}
 			q := quotes[pick(len(quotes))]
-			raw("UPDATE quotes SET message = ? WHERE id = ?", "Mensaje crudo "+testkit.Unique(), q)
-			return q
+			raw("UPDATE quotes SET message = ? WHERE id = ?", "Mensaje crudo "+testkit.Unique(), q.id)
+			return q.id
 		}},
 		{"raw SQL: message", func() string {
 			raw("UPDATE messages SET body = ? WHERE id = (SELECT id FROM messages ORDER BY random() LIMIT 1)", "Crudo "+testkit.Unique())
@@ -232,6 +248,9 @@ func TestDifferentialCachedViewsEqualAColdService(t *testing.T) {
 			comparisons++
 		}
 		closeKit(cold)
+	}
+	if testing.Verbose() {
+		t.Log("writes:\n" + strings.Join(log, "\n"))
 	}
 	t.Logf("seed %d: %d steps, %d writes, %d comparisons in %s; foreign drops %v", seed, steps, len(log), comparisons,
 		time.Since(start).Round(time.Millisecond), readmodel.ForeignDrops(k.App))
