@@ -35,13 +35,13 @@ func Register(app core.App) {
 	// The vocabulary is learned from the data: any change of a category,
 	// service or camello forgets it.
 	forget := func(e *bus.Change) error {
-		cache.invalidate()
+		cache.Invalidate()
 		return e.Next()
 	}
 	readmodel.Declare(app, readmodel.Projection{
 		Name: "vocabulary", Tables: []string{"categories", "services", "camellos"},
 		Bound: "one vocabulary (the catalog's names, the camellos' distinct trades and places)",
-		Drop:  cache.invalidate,
+		Drop:  cache.Invalidate,
 		Check: cache.check,
 	})
 	ev := bus.Of(app)
