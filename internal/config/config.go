@@ -110,7 +110,7 @@ type Config struct {
 
 	// ProjectionCheckSeconds is how often the in-memory projections without
 	// a maximum age are compared with a fresh build and repaired (0: never)
-	// (PROJECTION_CHECK_SECONDS; internal/projcheck).
+	// (PROJECTION_CHECK_SECONDS; internal/readmodel).
 	ProjectionCheckSeconds int
 
 	// BackupSchedule is the cron expression of automatic backups ("" → off) (BACKUP_SCHEDULE).

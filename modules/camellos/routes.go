@@ -18,7 +18,7 @@ func Register(app core.App) {
 	x := newPublicIndex(app)
 	app.Store().Set(indexKey, x)
 	bindIndexHooks(app, x)
-	checkIndex(app)
+	declareIndex(app, x)
 	bindSummaryCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		bindPublic(httpapi.API(se), x)
