@@ -28,6 +28,7 @@ import (
 	"camellos/modules/registration"
 	"camellos/modules/search"
 	"camellos/modules/seed"
+	"camellos/modules/users"
 	"camellos/modules/web"
 
 	"camellos/internal/config"
@@ -47,6 +48,7 @@ func Register(app core.App) {
 	ops.Register(app)   // first: the log pipeline and PocketBase's settings
 	readmodel.Bind(app) // before the projections are declared
 	session.BindSessionCache(app)
+	session.BindUserEvents(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(watchCommits())
 		se.Router.Bind(session.LoadSession())
@@ -57,6 +59,7 @@ func Register(app core.App) {
 		return se.Next()
 	})
 	mail.Register(app)
+	users.Register(app)
 	auth.Register(app)
 	registration.Register(app)
 	camellos.Register(app)

@@ -11,6 +11,7 @@ import (
 // Register binds the camello record hooks and the public provider routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindUserRules(app)
 	// CamelloChanged after every committed write of a camello.
 	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CamelloChanged })
 	bindReviewEvents(app)
