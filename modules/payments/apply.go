@@ -64,6 +64,9 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 				if err := hold(tx, p, gp); err != nil {
 					return err
 				}
+				if err := openWindowIfDone(tx, p.JobID()); err != nil {
+					return err
+				}
 				return tell(tx, p, "Pago recibido",
 					"Recibimos tu pago de "+Pesos(gp.Amount)+". Camellos lo guarda hasta que el trabajo esté hecho.",
 					"El cliente pagó "+Pesos(gp.Amount)+". Camellos guarda el dinero y te lo entrega al terminar el trabajo.")
@@ -80,7 +83,7 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 			return nil
 		case gwRefunded, gwChargedBack:
 			res, err := tx.DB().NewQuery("UPDATE payments SET status = 'REEMBOLSADO', gatewayStatus = {:status}, gatewayDetail = {:detail}, " +
-				"updatedAt = {:now} WHERE id = {:id} AND status = 'RETENIDO' AND gatewayPaymentId = {:gw}").Bind(params).Execute()
+				"updatedAt = {:now} WHERE id = {:id} AND status IN ('RETENIDO', 'EN_DISPUTA') AND gatewayPaymentId = {:gw}").Bind(params).Execute()
 			if err != nil {
 				return err
 			}

@@ -20,6 +20,14 @@ import (
 func Register(app core.App) {
 	bindHooks(app)
 	bindDataRights(app)
+	bindCompletion(app)
+	app.Cron().MustAdd("paymentsReleaseDue", SweepSchedule, func() {
+		if n, err := ReleaseDue(app, jobs.Now(app)); err != nil {
+			app.Logger().Error("payments: release sweep failed", "error", err.Error())
+		} else if n > 0 {
+			app.Logger().Info("payments: released at the end of their window", "released", n)
+		}
+	})
 	app.Cron().MustAdd("paymentsReconcile", SweepSchedule, func() {
 		if !config.Of(app).PaymentsEnabled() {
 			return
@@ -40,6 +48,17 @@ func Register(app core.App) {
 		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn)
 		// The job's camello records that it was paid in cash (the commission it owes is booked).
 		api.POST("/jobs/{id}/payment/cash", paymentCash).Bind(signedIn)
+		// The client confirms the work done: the held payment is released to the camello.
+		api.POST("/jobs/{id}/payment/confirm", paymentConfirm).Bind(signedIn)
+		// The client opens a dispute within the window: the held payment is frozen.
+		api.POST("/jobs/{id}/payment/dispute", paymentDispute).Bind(signedIn)
+		admin := session.RequireRole(httpapi.MsgUnauthorized, httpapi.MsgNotAdmin, users.RoleAdmin)
+		// Admins list the disputes (open by default).
+		api.GET("/admin/disputes", disputesList).Bind(admin, apis.SkipSuccessActivityLog())
+		// Admins read one dispute with the job's conversation and photos.
+		api.GET("/admin/disputes/{id}", disputeGet).Bind(admin, apis.SkipSuccessActivityLog())
+		// An admin resolves a dispute: release, refund or split.
+		api.POST("/admin/disputes/{id}/resolve", disputeResolve).Bind(admin)
 		// An admin releases a held payment to its camello, minus the commission.
 		api.POST("/payments/{id}/release", paymentRelease).Bind(session.RequireRole(httpapi.MsgUnauthorized, httpapi.MsgNotAdmin, users.RoleAdmin))
 		// A camello's balance, pending funds and history.
