@@ -42,6 +42,7 @@ var owners = map[string]string{
 	"ledger_transactions":      "camellos/modules/ledger",
 	"ledger_entries":           "camellos/modules/ledger",
 	"payments":                 "camellos/modules/payments",
+	"camello_policies":         "camellos/modules/payments",
 	"file_quarantine":          "camellos/modules/files",
 }
 

@@ -82,6 +82,9 @@ type JobCancelled struct {
 	hook.Event
 	App   core.App
 	JobID string
+	// By is the user who cancelled (Cancel records it in cancelledBy);
+	// "" for a save that named nobody (the dashboard, a raw record save).
+	By string
 }
 
 // JobCompleted tells, inside the transaction that saves it, that a job
@@ -202,7 +205,7 @@ func bindMarketplaceHooks(app core.App) {
 		if before == StatusCancelled || now != StatusCancelled {
 			return nil
 		}
-		return OnJobCancelled(e.App).Trigger(&JobCancelled{App: e.App, JobID: e.Record.Id})
+		return OnJobCancelled(e.App).Trigger(&JobCancelled{App: e.App, JobID: e.Record.Id, By: e.Record.GetString("cancelledBy")})
 	})
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(func(e *core.RecordEvent) error {
 		change := &JobChange{App: e.App, Job: e.Record, ProviderUser: ProviderUserID(e.App, e.Record)}

@@ -67,6 +67,15 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 				if err := openWindowIfDone(tx, p.JobID()); err != nil {
 					return err
 				}
+				if job, err := jobs.Find(tx, p.JobID()); err == nil && job.Status() == jobs.StatusCancelled {
+					// Paid for a job already cancelled (a cancellation racing
+					// the payment): everything goes back.
+					if _, err := settle(tx, p, settlement{From: []string{StatusHeld}, Everything: true, By: ByCancel,
+						Conflict: MsgNotConfirmable}); err != nil {
+						return err
+					}
+					refundAfterCommit(tx, p.Id)
+				}
 				return tell(tx, p, "Pago recibido",
 					"Recibimos tu pago de "+Pesos(gp.Amount)+". Camellos lo guarda hasta que el trabajo esté hecho.",
 					"El cliente pagó "+Pesos(gp.Amount)+". Camellos guarda el dinero y te lo entrega al terminar el trabajo.")

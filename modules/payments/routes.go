@@ -21,6 +21,8 @@ func Register(app core.App) {
 	bindHooks(app)
 	bindDataRights(app)
 	bindCompletion(app)
+	bindPolicy(app)
+	app.Store().Set(baseAppKey, app)
 	app.Cron().MustAdd("paymentsReleaseDue", SweepSchedule, func() {
 		if n, err := ReleaseDue(app, jobs.Now(app)); err != nil {
 			app.Logger().Error("payments: release sweep failed", "error", err.Error())
@@ -48,6 +50,14 @@ func Register(app core.App) {
 		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn)
 		// The job's camello records that it was paid in cash (the commission it owes is booked).
 		api.POST("/jobs/{id}/payment/cash", paymentCash).Bind(signedIn)
+		// The job's parties read its cancellation terms (the client before paying).
+		api.GET("/jobs/{id}/payment/policy", policyTerms).Bind(signedIn, apis.SkipSuccessActivityLog())
+		// A camello reads and chooses its cancellation policy.
+		camello := session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamelloPol, users.RoleCamello)
+		api.GET("/me/cancellation-policy", myPolicy).Bind(camello, apis.SkipSuccessActivityLog())
+		api.PUT("/me/cancellation-policy", setMyPolicy).Bind(camello)
+		// The client or the camello reports that the other did not show up to a visit that began.
+		api.POST("/jobs/{id}/payment/no-show", paymentNoShow).Bind(signedIn)
 		// The client confirms the work done: the held payment is released to the camello.
 		api.POST("/jobs/{id}/payment/confirm", paymentConfirm).Bind(signedIn)
 		// The client opens a dispute within the window: the held payment is frozen.
@@ -94,7 +104,9 @@ func paymentStart(e *core.RequestEvent) error {
 	if created {
 		status = http.StatusCreated
 	}
-	return e.JSON(status, map[string]any{"payment": JSON(p, true)})
+	out := JSON(p, true)
+	out["cancellation"] = TermsOf(e.App, p.JobID(), p.CamelloID(), p.Amount(), jobs.Now(e.App))
+	return e.JSON(status, map[string]any{"payment": out})
 }
 
 // partyPayment is the job's latest payment, for one of its parties.
@@ -138,6 +150,7 @@ func answer(e *core.RequestEvent, p *Payment, party jobs.Party) error {
 	}
 	out := JSON(p, party.Client)
 	out["movements"] = moves
+	out["cancellation"] = TermsOf(e.App, p.JobID(), p.CamelloID(), p.Amount(), jobs.Now(e.App))
 	return e.JSON(http.StatusOK, map[string]any{"payment": out})
 }
 
