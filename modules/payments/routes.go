@@ -69,6 +69,17 @@ func Register(app core.App) {
 		api.GET("/admin/disputes/{id}", disputeGet).Bind(admin, apis.SkipSuccessActivityLog())
 		// An admin resolves a dispute: release, refund or split.
 		api.POST("/admin/disputes/{id}/resolve", disputeResolve).Bind(admin)
+		// An admin runs a payout batch: every balance owed, paid once.
+		api.POST("/admin/payouts/batches", payoutBatchRun).Bind(admin)
+		// The bank file of a batch.
+		api.GET("/admin/payouts/batches/{id}/csv", payoutBatchCSV).Bind(admin)
+		// Admins list the payouts.
+		api.GET("/admin/payouts", payoutsList).Bind(admin, apis.SkipSuccessActivityLog())
+		// An admin marks a payout paid by the bank, or failed (its balance is owed again).
+		api.POST("/admin/payouts/{id}/paid", payoutMark(PayoutPaid)).Bind(admin)
+		api.POST("/admin/payouts/{id}/failed", payoutMark(PayoutFailed)).Bind(admin)
+		// A camello's earnings by month.
+		api.GET("/me/earnings/monthly", earningsMonthly).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellosEarn, users.RoleCamello), apis.SkipSuccessActivityLog())
 		// An admin releases a held payment to its camello, minus the commission.
 		api.POST("/payments/{id}/release", paymentRelease).Bind(session.RequireRole(httpapi.MsgUnauthorized, httpapi.MsgNotAdmin, users.RoleAdmin))
 		// A camello's balance, pending funds and history.
