@@ -6,6 +6,7 @@ import (
 
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/jobs"
 	"camellos/modules/ledger"
@@ -43,49 +44,49 @@ func Register(app core.App) {
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
 
 		// The job's client pays: the job's live payment, or a new one with its checkout.
-		api.POST("/jobs/{id}/payment", paymentStart).Bind(signedIn)
+		api.POST("/jobs/{id}/payment", paymentStart).Bind(signedIn, ratelimit.Guard("payment"))
 		// The job's parties see its payment (the client also its checkout link).
 		api.GET("/jobs/{id}/payment", paymentView).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// Back from the checkout: the client (or an admin) has the payment checked with Mercado Pago now.
-		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn)
+		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn, ratelimit.Guard("payment"))
 		// The job's camello records that it was paid in cash (the commission it owes is booked).
-		api.POST("/jobs/{id}/payment/cash", paymentCash).Bind(signedIn)
+		api.POST("/jobs/{id}/payment/cash", paymentCash).Bind(signedIn, ratelimit.Guard("payment"))
 		// The job's parties read its cancellation terms (the client before paying).
 		api.GET("/jobs/{id}/payment/policy", policyTerms).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// A camello reads and chooses its cancellation policy.
 		camello := session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamelloPol, users.RoleCamello)
 		api.GET("/me/cancellation-policy", myPolicy).Bind(camello, apis.SkipSuccessActivityLog())
-		api.PUT("/me/cancellation-policy", setMyPolicy).Bind(camello)
+		api.PUT("/me/cancellation-policy", setMyPolicy).Bind(camello, ratelimit.Guard("policy"))
 		// The client or the camello reports that the other did not show up to a visit that began.
-		api.POST("/jobs/{id}/payment/no-show", paymentNoShow).Bind(signedIn)
+		api.POST("/jobs/{id}/payment/no-show", paymentNoShow).Bind(signedIn, ratelimit.Guard("payment.settle"))
 		// The client confirms the work done: the held payment is released to the camello.
-		api.POST("/jobs/{id}/payment/confirm", paymentConfirm).Bind(signedIn)
+		api.POST("/jobs/{id}/payment/confirm", paymentConfirm).Bind(signedIn, ratelimit.Guard("payment.settle"))
 		// The client opens a dispute within the window: the held payment is frozen.
-		api.POST("/jobs/{id}/payment/dispute", paymentDispute).Bind(signedIn)
+		api.POST("/jobs/{id}/payment/dispute", paymentDispute).Bind(signedIn, ratelimit.Guard("payment.settle"))
 		admin := session.RequireRole(httpapi.MsgUnauthorized, httpapi.MsgNotAdmin, users.RoleAdmin)
 		// Admins list the disputes (open by default).
 		api.GET("/admin/disputes", disputesList).Bind(admin, apis.SkipSuccessActivityLog())
 		// Admins read one dispute with the job's conversation and photos.
 		api.GET("/admin/disputes/{id}", disputeGet).Bind(admin, apis.SkipSuccessActivityLog())
 		// An admin resolves a dispute: release, refund or split.
-		api.POST("/admin/disputes/{id}/resolve", disputeResolve).Bind(admin)
+		api.POST("/admin/disputes/{id}/resolve", disputeResolve).Bind(admin, ratelimit.Guard("payment.admin"))
 		// An admin runs a payout batch: every balance owed, paid once.
-		api.POST("/admin/payouts/batches", payoutBatchRun).Bind(admin)
+		api.POST("/admin/payouts/batches", payoutBatchRun).Bind(admin, ratelimit.Guard("payment.admin"))
 		// The bank file of a batch.
 		api.GET("/admin/payouts/batches/{id}/csv", payoutBatchCSV).Bind(admin)
 		// Admins list the payouts.
 		api.GET("/admin/payouts", payoutsList).Bind(admin, apis.SkipSuccessActivityLog())
 		// An admin marks a payout paid by the bank, or failed (its balance is owed again).
-		api.POST("/admin/payouts/{id}/paid", payoutMark(PayoutPaid)).Bind(admin)
-		api.POST("/admin/payouts/{id}/failed", payoutMark(PayoutFailed)).Bind(admin)
+		api.POST("/admin/payouts/{id}/paid", payoutMark(PayoutPaid)).Bind(admin, ratelimit.Guard("payment.admin"))
+		api.POST("/admin/payouts/{id}/failed", payoutMark(PayoutFailed)).Bind(admin, ratelimit.Guard("payment.admin"))
 		// A camello's earnings by month.
 		api.GET("/me/earnings/monthly", earningsMonthly).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellosEarn, users.RoleCamello), apis.SkipSuccessActivityLog())
 		// An admin releases a held payment to its camello, minus the commission.
-		api.POST("/payments/{id}/release", paymentRelease).Bind(session.RequireRole(httpapi.MsgUnauthorized, httpapi.MsgNotAdmin, users.RoleAdmin))
+		api.POST("/payments/{id}/release", paymentRelease).Bind(admin, ratelimit.Guard("payment.admin"))
 		// A camello's balance, pending funds and history.
 		api.GET("/me/earnings", earningsView).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellosEarn, users.RoleCamello), apis.SkipSuccessActivityLog())
 		// Mercado Pago's notifications (x-signature checked; no session).
-		api.POST("/payments/webhook", webhookReceive).Bind(httpapi.BodyLimit(maxWebhookBody))
+		api.POST("/payments/webhook", webhookReceive).Bind(httpapi.BodyLimit(maxWebhookBody), ratelimit.Guard("webhook"))
 		return se.Next()
 	})
 }
