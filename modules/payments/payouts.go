@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"camellos/internal/httpapi"
+	"camellos/internal/privacy"
 	"camellos/internal/session"
 	"camellos/internal/writer"
 	"camellos/modules/jobs"
@@ -110,6 +111,17 @@ func payoutsOf(app core.App, where string, params dbx.Params, limit, offset int)
 	params["limit"], params["offset"] = limit, offset
 	err := app.DB().NewQuery(payoutSelect + "WHERE " + where + " ORDER BY p.createdAt DESC, p.id LIMIT {:limit} OFFSET {:offset}").
 		Bind(params).All(&out)
+	// Every route that answers payouts is for admins; the bank needs the
+	// camello's document and phone (privacy's table: self or admin).
+	admin := privacy.Relation{Admin: true}
+	for i := range out {
+		if !privacy.Visible(privacy.DocumentID, admin) {
+			out[i].DocumentID = ""
+		}
+		if !privacy.Visible(privacy.Phone, admin) {
+			out[i].Phone = ""
+		}
+	}
 	return out, err
 }
 
