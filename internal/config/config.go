@@ -37,6 +37,7 @@ const (
 	DefaultProjectionCheckSeconds = 600
 	DefaultMercadoPagoAPIURL      = "https://api.mercadopago.com"
 	DefaultCommissionPercent      = 10
+	DefaultDisputeWindowHours     = 72
 	DefaultProxyHeader            = "X-Forwarded-For"
 	DefaultLogFormat              = LogText
 )
@@ -137,6 +138,10 @@ type Config struct {
 	// CommissionPercent is the platform's commission on a released payment
 	// (COMMISSION_PERCENT, 0 to 50).
 	CommissionPercent int
+	// DisputeWindowHours is how long a client has, after the camello marks
+	// the work done, to confirm or open a dispute before the held money is
+	// released by itself (DISPUTE_WINDOW_HOURS, 1 to 720).
+	DisputeWindowHours int
 	// TrustedProxies are the addresses (IPs or CIDRs) of the reverse proxies
 	// in front of the service (TRUSTED_PROXIES): only a request whose peer
 	// is one of them has its ProxyHeader read for the client address.
@@ -227,6 +232,7 @@ func load(get func(string) string) (Config, error) {
 		MercadoPagoWebhookSecret: strings.TrimSpace(get("MERCADOPAGO_WEBHOOK_SECRET")),
 		MercadoPagoAPIURL:        strings.TrimRight(str("MERCADOPAGO_API_URL", DefaultMercadoPagoAPIURL), "/"),
 		CommissionPercent:        num("COMMISSION_PERCENT", DefaultCommissionPercent, 0, 50),
+		DisputeWindowHours:       num("DISPUTE_WINDOW_HOURS", DefaultDisputeWindowHours, 1, 720),
 		ProxyHeader:              http.CanonicalHeaderKey(str("TRUSTED_PROXY_HEADER", DefaultProxyHeader)),
 		LogFormat:                strings.ToLower(str("LOG_FORMAT", DefaultLogFormat)),
 	}
