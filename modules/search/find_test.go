@@ -191,7 +191,7 @@ func nextWeekday(wd time.Weekday) time.Time {
 func TestSearchRelaxesFilters(t *testing.T) {
 	w := newSearchWorld(t, []camelloSpec{
 		{"Sara Cerrajera", "Cali", "Cerrajería", "Abro puertas y cambio guardas.", []int{0}}, // Sundays only
-		{"Tomás Cerrajero", "Pasto", "Cerrajería", "Cerraduras de seguridad.", nil},            // no agenda
+		{"Tomás Cerrajero", "Pasto", "Cerrajería", "Cerraduras de seguridad.", nil},          // no agenda
 		{"Uma Plomera", "Bogotá", "Plomería", "Fugas.", everyDay},
 		{"Vera Pintora", "Bogotá", "Pintura", "Pinto fachadas y jardines.", everyDay},
 	})
