@@ -2,6 +2,7 @@ package agenda
 
 import (
 	"errors"
+	"time"
 
 	"camellos/modules/jobs"
 	"camellos/modules/search"
@@ -42,4 +43,23 @@ func bindSearchAvailability(app core.App) {
 		}
 		return e.Next()
 	})
+}
+
+// NextFree is the start of the camello's first free slot within
+// [now, now+within) as the slots listing shows them; ok is false when it
+// has none (or is not ACTIVO).
+func NextFree(app core.App, camelloID string, now time.Time, within time.Duration) (start time.Time, ok bool, err error) {
+	v, err := viewsOf(app).get(app, camelloID, now)
+	if errors.Is(err, errNoCamello) {
+		return time.Time{}, false, nil
+	}
+	if err != nil || !v.active {
+		return time.Time{}, false, err
+	}
+	slots := freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
+		SkipHolidays: v.closed, Rules: v.rules, From: now, To: now.Add(within), Now: now}, v.busy)
+	if len(slots) == 0 {
+		return time.Time{}, false, nil
+	}
+	return slots[0].Start, true, nil
 }
