@@ -251,6 +251,9 @@ var Table = map[string]Expectation{
 	"GET /api/admin/camellos/{id}":   {adminOnly, none},
 	"PATCH /api/admin/camellos/{id}": {adminOnly, body(map[string]any{"notes": "Revisado"})},
 	"GET /api/admin/jobs":            {adminOnly, none},
+	"GET /api/admin/jobs/{id}/candidates": {adminOnly, func(w *World, r Role) Call {
+		return Call{ID: w.OpenJobID}
+	}},
 	"POST /api/admin/jobs/{id}/assign": {adminOnly, func(w *World, r Role) Call {
 		return Call{Body: map[string]any{"camelloId": w.OtherCamelloID}}
 	}},

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
@@ -66,7 +67,7 @@ func jobCandidates(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	now := jobs.Now(e.App)
+	now := clock.Now(e.App)
 	list := make([]candidate, 0, len(recs))
 	for i, rec := range recs {
 		c := candidate{rec: rec, rating: rec.GetFloat("ratingAvg"), premium: rec.GetBool("premium"),

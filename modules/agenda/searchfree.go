@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"camellos/modules/jobs"
+	"camellos/internal/clock"
 	"camellos/modules/search"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -15,7 +15,7 @@ import (
 // counts the free slots of a window.
 func bindSearchAvailability(app core.App) {
 	search.OnAvailability(app).BindFunc(func(e *search.AvailabilityEvent) error {
-		now := jobs.Now(e.App)
+		now := clock.Now(e.App)
 		from := e.From
 		if from.Before(now) {
 			from = now

@@ -1,8 +1,10 @@
 package search
 
 import (
-	"camellos/internal/dbwatch"
+	"maps"
+
 	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/internal/text"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -15,7 +17,7 @@ const reviewTextMax = 4000
 
 // reviewIndex is the folded text of every camello's reviews, read in one
 // query on the first search with words after a change, kept until a review
-// changes (ReviewsChanged) or another process commits (internal/dbwatch).
+// changes (ReviewsChanged) or another process commits to reviews.
 type reviewIndex struct {
 	cache memo.Cache[map[string]string]
 }
@@ -26,10 +28,30 @@ func reviewsOf(app core.App) *reviewIndex {
 	return app.Store().GetOrSet(reviewIndexKey, func() any { return &reviewIndex{} }).(*reviewIndex)
 }
 
-// bindReviews drops the reviews' text when another process commits.
+// bindReviews declares the reviews' text as a projection (internal/
+// readmodel): dropped when another process commits to reviews, compared
+// with a fresh build by the background check.
 func bindReviews(app core.App) {
 	x := reviewsOf(app)
-	dbwatch.OnExternalCommit(app, x.cache.Invalidate)
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "search-reviews", Tables: []string{"reviews"},
+		Bound: "the folded text of every camello's reviews, at most 4,000 bytes each",
+		Drop:  x.cache.Invalidate,
+		Check: func(app core.App) (int, error) {
+			built, ok := x.cache.Peek()
+			if !ok {
+				return 0, nil
+			}
+			fresh, err := readReviews(app)
+			if err != nil {
+				return 0, err
+			}
+			if !maps.Equal(built, fresh) {
+				return 1, nil
+			}
+			return 0, nil
+		},
+	})
 }
 
 // ReviewsChanged forgets the reviews' text after a committed review write
@@ -39,7 +61,12 @@ func ReviewsChanged(app core.App) {
 }
 
 func (x *reviewIndex) get(app core.App) (map[string]string, error) {
-	return x.cache.Get(func() (map[string]string, error) {
+	return x.cache.Get(func() (map[string]string, error) { return readReviews(app) })
+}
+
+// readReviews reads the folded review text of every camello.
+func readReviews(app core.App) (map[string]string, error) {
+	{
 		rows, err := app.DB().NewQuery("SELECT camello, comment FROM reviews WHERE comment != '' ORDER BY created").Rows()
 		if err != nil {
 			return nil, err
@@ -61,5 +88,5 @@ func (x *reviewIndex) get(app core.App) (map[string]string, error) {
 			out[camello] = have + text.Fold(comment)
 		}
 		return out, rows.Err()
-	})
+	}
 }
