@@ -29,6 +29,7 @@ import (
 	"camellos/modules/search"
 	"camellos/modules/seed"
 	"camellos/modules/web"
+	"camellos/modules/whatsapp"
 
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
@@ -72,6 +73,7 @@ func Register(app core.App) {
 	messages.Register(app)
 	files.Register(app)
 	agenda.Register(app)
+	whatsapp.Register(app)
 	notifications.Register(app)
 	backup.Register(app)
 	metrics.Register(app)

@@ -40,7 +40,7 @@ const (
 	// (the WhatsApp Business Cloud API's host and version path).
 	DefaultWhatsAppAPIURL     = "https://graph.facebook.com"
 	DefaultWhatsAppAPIVersion = "v23.0"
-	DefaultLogFormat              = LogText
+	DefaultLogFormat          = LogText
 )
 
 // Log formats of the stdout log (LOG_FORMAT).

@@ -71,6 +71,8 @@ const (
 	MsgCron      = "Demasiados intentos fallidos, inténtalo más tarde"
 	MsgBlocks    = "Demasiados bloqueos seguidos, inténtalo más tarde"
 	MsgTooMany   = "Demasiadas solicitudes seguidas, inténtalo más tarde"
+	MsgWACodes   = "Pediste demasiados códigos de WhatsApp seguidos, inténtalo más tarde"
+	MsgWAConfirm = "Demasiados códigos de WhatsApp equivocados, inténtalo más tarde"
 	quotaStorePx = "camellos.quota."
 )
 
@@ -109,6 +111,10 @@ var Table = []Quota{
 		By: ByCaller, Count: CountSuccess, Max: 10, Per: time.Hour, Msg: MsgPush},
 	{Name: "block", Routes: []string{"POST /api/jobs/{id}/blocks", "DELETE /api/jobs/{id}/blocks/{userId}"},
 		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgBlocks},
+	{Name: "whatsapp.code", Routes: []string{"PUT /api/notifications/whatsapp"},
+		By: ByCaller, Count: CountSuccess, Max: 5, Per: time.Hour, Msg: MsgWACodes},
+	{Name: "whatsapp.confirm", Routes: []string{"POST /api/notifications/whatsapp/confirm"},
+		By: ByCaller, Count: CountFailure, Max: 10, Per: time.Hour, Tarpit: true, Msg: MsgWAConfirm},
 	{Name: "events", Routes: []string{"GET /api/events"},
 		By: ByCaller, Held: true, Max: 10, Per: 30 * time.Second, Msg: MsgStreams},
 }

@@ -19,6 +19,7 @@ func Register(app core.App) {
 	})
 	bindRecordHooks(app)
 	bindDataRights(app)
+	bindWhatsAppFallback(app)
 
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
