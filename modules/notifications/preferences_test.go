@@ -1,12 +1,12 @@
 package notifications_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
+	"camellos/internal/pushtest"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
 	"camellos/modules/whatsapp"
@@ -195,7 +195,7 @@ func TestPreferencesHonoured(t *testing.T) {
 			t.Fatal(err)
 		}
 		var p map[string]any
-		_ = json.Unmarshal(plain, &p)
+		_ = pushtest.Into(plain, &p)
 		pushed[p["title"].(string)] = true
 	}
 	mails := map[string]bool{}
