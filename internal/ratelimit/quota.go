@@ -109,6 +109,8 @@ var Table = []Quota{
 		By: ByCaller, Count: CountAll, Max: 10, Per: time.Hour, Msg: MsgMoves},
 	{Name: "push", Routes: []string{"POST /api/notifications/push/subscribe"},
 		By: ByCaller, Count: CountSuccess, Max: 10, Per: time.Hour, Msg: MsgPush},
+	{Name: "push.sync", Routes: []string{"POST /api/notifications/push/sync"},
+		By: ByCaller, Count: CountAll, Max: 60, Per: time.Hour, Msg: MsgTooMany},
 	{Name: "block", Routes: []string{"POST /api/jobs/{id}/blocks", "DELETE /api/jobs/{id}/blocks/{userId}"},
 		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgBlocks},
 	{Name: "whatsapp.code", Routes: []string{"PUT /api/notifications/whatsapp"},

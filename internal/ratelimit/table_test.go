@@ -133,6 +133,19 @@ var quotaCases = map[string]quotaCase{
 					"keys": map[string]any{"p256dh": p256dh, "auth": auth}}}
 		}
 	},
+	"push.sync": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Every re-sync counts, the same subscription each time (an app open).
+		key, err := ecdh.P256().GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p256dh := base64.RawURLEncoding.EncodeToString(key.PublicKey().Bytes())
+		auth := base64.RawURLEncoding.EncodeToString(make([]byte, 16))
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/notifications/push/sync", Cookie: w.ClientCookie,
+				Body: map[string]any{"endpoint": "https://push.example.com/s/sync", "keys": map[string]any{"p256dh": p256dh, "auth": auth}}}
+		}
+	},
 	"whatsapp.code": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
 		return func(i int) testkit.Req {
 			return testkit.Req{Method: "PUT", Path: "/api/notifications/whatsapp", Cookie: w.ClientCookie,
