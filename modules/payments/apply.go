@@ -4,8 +4,8 @@ import (
 	"database/sql"
 	"errors"
 
+	"camellos/internal/clock"
 	"camellos/internal/writer"
-	"camellos/modules/jobs"
 	"camellos/modules/ledger"
 
 	"github.com/pocketbase/dbx"
@@ -49,7 +49,7 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 			}
 			return err
 		}
-		now := dbTime(jobs.Now(tx))
+		now := dbTime(clock.Now(tx))
 		params := dbx.Params{"id": p.Id, "gw": gp.ID, "status": gp.Status, "detail": gp.StatusDetail, "amount": gp.Amount, "now": now}
 		switch gp.Status {
 		case gwApproved:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
@@ -53,7 +54,7 @@ func Release(app core.App, paymentID string) (*Payment, error) {
 		}
 		amount := -held
 		fee := Commission(amount, percent)
-		now := dbTime(jobs.Now(tx))
+		now := dbTime(clock.Now(tx))
 		res, err := tx.DB().NewQuery("UPDATE payments SET status = 'LIBERADO', commission = {:fee}, releasedAt = {:now}, updatedAt = {:now} " +
 			"WHERE id = {:id} AND status = 'RETENIDO'").Bind(dbx.Params{"fee": fee, "now": now, "id": p.Id}).Execute()
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
@@ -24,7 +25,7 @@ func Register(app core.App) {
 		if !config.Of(app).PaymentsEnabled() {
 			return
 		}
-		if _, err := Reconcile(app, jobs.Now(app)); err != nil {
+		if _, err := Reconcile(app, clock.Now(app)); err != nil {
 			app.Logger().Error("payments: reconciliation sweep failed", "error", err.Error())
 		}
 	})
