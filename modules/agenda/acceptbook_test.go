@@ -194,3 +194,23 @@ func TestAppointmentICS(t *testing.T) {
 		}
 	}
 }
+
+// The job page lists one job's visits: ?job= narrows the caller's list.
+func TestAppointmentsOfOneJob(t *testing.T) {
+	w := newWorld(t)
+	k := w.k
+	a := k.CreateJob(testkit.JobOpts{Client: w.client, Provider: w.camello, Status: "ASIGNADO"})
+	b := k.CreateJob(testkit.JobOpts{Client: w.client, Provider: w.camello, Status: "ASIGNADO"})
+	expect(t, k.Post("/api/jobs/"+a.Id+"/appointments", w.clientCookie, map[string]any{"start": "2026-11-24T13:00:00Z"}), 201, "")
+	expect(t, k.Post("/api/jobs/"+b.Id+"/appointments", w.clientCookie, map[string]any{"start": "2026-11-24T15:00:00Z"}), 201, "")
+	for _, ck := range []string{w.clientCookie, w.camCookie} {
+		r := k.Get("/api/agenda/appointments?job="+b.Id, ck)
+		if r.Get("total") != 1.0 || r.Str("appointments.0.job") != b.Id {
+			t.Fatalf("one job's: %s", r.Raw)
+		}
+	}
+	if r := k.Get("/api/agenda/appointments?job="+b.Id, w.strangerCookie); r.Get("total") != 0.0 {
+		t.Fatalf("a stranger reads another's: %s", r.Raw)
+	}
+	expectField(t, k.Get("/api/agenda/appointments?job=bad.id", w.clientCookie), "job", "")
+}
