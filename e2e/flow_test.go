@@ -215,7 +215,7 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 
 	// 8. The client books the first free slot from the job's page.
 	b.visit("/trabajo.html?id=" + job.Id)
-	bookBtn := `#job-` + job.Id + ` .booking > button`
+	bookBtn := `#book-` + job.Id + ` > button`
 	b.waitJS(`document.querySelector('`+bookBtn+`')`, "the booking button")
 	b.do(chromedp.Click(css(bookBtn)))
 	b.waitJS(`document.querySelector('#book-`+job.Id+` .slots button')`, "the free slots")

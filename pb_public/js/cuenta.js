@@ -163,6 +163,8 @@ function dataSection() {
       await renderChrome();
       $('#main').replaceChildren(el('h1', {}, 'Cuenta eliminada'),
         el('p', { class: 'alert ok', role: 'status', id: 'deleted' }, 'Tu cuenta fue eliminada. ', el('a', { href: '/' }, 'Ir al inicio'), '.'));
+      scrollTo(0, 0);
+      $('#main').focus({ preventScroll: true });
     } catch (e) {
       if (e.status === 401) e.fieldErrors = { password: [e.message] };
       formError(f, msg, e);
