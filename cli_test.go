@@ -75,7 +75,13 @@ type result struct {
 // cli runs the binary with args and the extra environment.
 func cli(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
+	return cliBin(t, binary(t), env, args...)
+}
+
+// cliBin runs another build of the service (an older release) with args.
+func cliBin(t *testing.T, bin string, env map[string]string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = os.Environ()
 	for k, v := range env {
@@ -149,7 +155,12 @@ func TestCLIExitCodes(t *testing.T) {
 // startServe runs `serve` on a free port and waits for its health check.
 func startServe(t *testing.T, env map[string]string, dir string) (url string, stop func()) {
 	t.Helper()
-	addr := s3test.FreePort(t)
+	return startServeOn(t, s3test.FreePort(t), env, dir)
+}
+
+// startServeOn is startServe on a given address.
+func startServeOn(t *testing.T, addr string, env map[string]string, dir string) (url string, stop func()) {
+	t.Helper()
 	cmd := exec.Command(binary(t), "serve", "--http", addr, "--dir", dir)
 	cmd.Dir = t.TempDir()
 	cmd.Env = os.Environ()

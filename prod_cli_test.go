@@ -51,8 +51,14 @@ func stopAll(t *testing.T) {
 // and stderr as they grow.
 func serveWithLogs(t *testing.T, env map[string]string, dir string) (string, *lockedBuffer, *lockedBuffer) {
 	t.Helper()
+	return serveBinWithLogs(t, binary(t), env, dir)
+}
+
+// serveBinWithLogs is serveWithLogs with another build of the service.
+func serveBinWithLogs(t *testing.T, bin string, env map[string]string, dir string) (string, *lockedBuffer, *lockedBuffer) {
+	t.Helper()
 	addr := s3test.FreePort(t)
-	cmd := exec.Command(binary(t), "serve", "--http", addr, "--dir", dir)
+	cmd := exec.Command(bin, "serve", "--http", addr, "--dir", dir)
 	cmd.Dir = t.TempDir()
 	cmd.Env = os.Environ()
 	for k, v := range env {
@@ -219,5 +225,39 @@ func TestCLIConfigurationAndVersion(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "camellos v0.0.0-test (commit ") ||
 		(len(rev) >= 12 && !strings.Contains(r.stdout, string(rev[:12]))) || strings.Contains(r.stdout, "untracked") {
 		t.Fatalf("--version: %+v", r)
+	}
+}
+
+// `healthcheck --wait` right after the service was started (the README's
+// `systemctl enable --now camellos && camellos healthcheck --wait 60s`):
+// it keeps asking until the service answers, instead of failing while
+// migrations run; a bad or negative wait, or nothing listening until the
+// wait ends, exits 1.
+func TestHealthcheckWaitsForTheService(t *testing.T) {
+	addr := s3test.FreePort(t)
+	hc := exec.Command(binary(t), "healthcheck", "--wait", "120s", "--url", "http://"+addr+"/api/health")
+	var out bytes.Buffer
+	hc.Stdout, hc.Stderr = &out, &out
+	if err := hc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- hc.Wait() }()
+	startServeOn(t, addr, map[string]string{"AUTH_IP_LIMIT": "0"}, filepath.Join(t.TempDir(), "pb_data"))
+	if err := <-done; err != nil || strings.TrimSpace(out.String()) != "ok" {
+		t.Fatalf("healthcheck --wait: %v\n%s", err, out.String())
+	}
+	nothing := "http://" + s3test.FreePort(t) + "/api/health"
+	for _, tc := range []struct {
+		wait, stderr string
+	}{
+		{"300ms", "no responde"},
+		{"-1s", "no puede ser negativo"},
+		{"pronto", `valor inválido "pronto" para la opción "--wait"`},
+	} {
+		r := cli(t, nil, "healthcheck", "--wait", tc.wait, "--url", nothing)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.stderr) {
+			t.Errorf("--wait %s: %+v", tc.wait, r)
+		}
 	}
 }

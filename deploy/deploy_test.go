@@ -1,6 +1,8 @@
 // Package deploy holds the deploy kit (container image, systemd units, the
-// Caddy site, the release script); its test checks their structure, since
-// no container engine, systemd or Caddy runs where the tests run.
+// Caddy site, the release script). Its tests check their structure (no
+// container engine or systemd runs where the tests run) and walk the
+// README's deploy section for real (walk_test.go: Caddy from Debian,
+// Litestream, S3 on versitygw, the units started from their files).
 package deploy
 
 import (
