@@ -101,6 +101,10 @@ func TestJobPageJourney(t *testing.T) {
 			}
 			b.confirm(true)
 			b.near("#job-msg", "Aceptaste la cotización", "the acceptance and the visits")
+			// The answer is in view beside the actions: no toast repeats it (defect 8).
+			if dup := b.str(`(document.querySelector('#toast.show') || {}).textContent || ''`); strings.Contains(dup, "Aceptaste") {
+				t.Errorf("the toast repeats the message in view: %q", dup)
+			}
 			b.waitJS(`/Serie semanal: 2 citas/.test(document.querySelector('#visits').textContent)`, "the series on the page")
 			oneZoneSpelling(t, b, "trabajo-cliente-citas")
 			// Add to calendar: the visit's .ics, for the client.
@@ -178,6 +182,7 @@ func TestRequestWithATime(t *testing.T) {
 						t.Fatalf("taking the time: %d %s", r.Status, r.Raw)
 					}
 				}
+				oneZoneSpelling(t, b, "perfil-solicitud-con-hora")
 				b.check("perfil-solicitud-con-hora")
 				b.click(`#job-form button[type=submit]`)
 				if i == 0 {

@@ -96,7 +96,9 @@ func TestQuotesAndConversation(t *testing.T) {
 			}
 			b.check("trabajo-aceptado")
 
-			// Live: the camello writes while the client's page is open.
+			// Live: the camello writes while the client reads the conversation
+			// (below the visits on the job page).
+			b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('#chat-box').scrollIntoView({block: 'start'})`))
 			camUser, _ := k.App.FindRecordById(users.Collection, w.camUser)
 			if r := k.Post("/api/jobs/"+job+"/messages", k.Session(camUser), map[string]any{"body": "Llego el jueves a las 9."}); r.Status != http.StatusCreated {
 				t.Fatalf("camello message: %d %s", r.Status, r.Raw)

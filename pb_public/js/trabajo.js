@@ -226,15 +226,17 @@ function quoteCard(q) {
       el('button', {
         class: 'btn secondary small', type: 'button',
         onclick: async (ev) => {
+          const b = ev.currentTarget;
           if (!await confirmDialog(`¿Aceptar la cotización de ${c.name} por ${money(q.amount)} sin agendar todavía? Las demás se rechazan.`, 'Sí, aceptar')) return;
-          try { await busy(ev.currentTarget, () => decided(`/api/quotes/${enc(q.id)}/accept`, undefined, `Aceptaste la cotización de ${c.name}. Agenda la primera cita en «Citas».`)); } catch (e) { say(msg, e.message, 'error'); }
+          try { await busy(b, () => decided(`/api/quotes/${enc(q.id)}/accept`, undefined, `Aceptaste la cotización de ${c.name}. Agenda la primera cita en «Citas».`)); } catch (e) { say(msg, e.message, 'error'); }
         },
       }, 'Aceptar sin agendar'),
       el('button', {
         class: 'btn danger small', type: 'button',
         onclick: async (ev) => {
+          const b = ev.currentTarget;
           if (!await confirmDialog(`¿Rechazar la cotización de ${c.name}?`, 'Sí, rechazar')) return;
-          try { await busy(ev.currentTarget, () => decided(`/api/quotes/${enc(q.id)}/reject`, undefined, 'Cotización rechazada.')); } catch (e) { say(msg, e.message, 'error'); }
+          try { await busy(b, () => decided(`/api/quotes/${enc(q.id)}/reject`, undefined, 'Cotización rechazada.')); } catch (e) { say(msg, e.message, 'error'); }
         },
       }, 'Rechazar'));
   }
@@ -242,8 +244,9 @@ function quoteCard(q) {
     actions.append(el('button', {
       class: 'btn danger small', type: 'button',
       onclick: async (ev) => {
+        const b = ev.currentTarget;
         if (!await confirmDialog('¿Retirar tu cotización? El cliente ya no podrá aceptarla.', 'Sí, retirar')) return;
-        try { await busy(ev.currentTarget, () => decided(`/api/quotes/${enc(q.id)}/withdraw`, undefined, 'Cotización retirada.')); } catch (e) { say(msg, e.message, 'error'); }
+        try { await busy(b, () => decided(`/api/quotes/${enc(q.id)}/withdraw`, undefined, 'Cotización retirada.')); } catch (e) { say(msg, e.message, 'error'); }
       },
     }, 'Retirar'));
   }
@@ -330,9 +333,10 @@ function visitRow(a, msg) {
     el('button', {
       class: 'btn danger small', type: 'button',
       onclick: async (ev) => {
+        const b = ev.currentTarget;
         if (!await confirmDialog(`¿Cancelar la cita del ${fmtSpanTz(a.start, a.end)}? El horario quedará libre${mine ? ' y se avisará al cliente' : ''}.`, 'Sí, cancelar la cita')) return;
         try {
-          await busy(ev.currentTarget, () => api('POST', `/api/appointments/${enc(a.id)}/cancel`));
+          await busy(b, () => api('POST', `/api/appointments/${enc(a.id)}/cancel`));
           await reload();
           say($('#visits-msg'), 'Cita cancelada.');
         } catch (e) { say(msg, e.message, 'error'); }
