@@ -182,8 +182,13 @@ var Table = map[string]Expectation{
 	"POST /api/jobs/{id}/quotes": {camelloOnly, func(w *World, r Role) Call {
 		return Call{ID: w.OpenJobID, Body: map[string]any{"amount": 50000, "message": "Puedo hoy", "validDays": 3}}
 	}},
-	"POST /api/quotes/{id}/accept":        {jobClient, none},
-	"POST /api/quotes/{id}/reject":        {jobClient, none},
+	"POST /api/quotes/{id}/accept": {jobClient, none},
+	"POST /api/quotes/{id}/reject": {jobClient, none},
+	"POST /api/quotes/{id}/accept-and-book": {jobClient, func(w *World, r Role) Call {
+		return Call{Body: map[string]any{"start": timefmt.ISO(w.SlotStart.Add(2 * time.Hour))}}
+	}},
+	"GET /api/me/quotes":                  {camelloOnly, none},
+	"GET /api/appointments/{id}/ics":      {apptParties, none},
 	"POST /api/quotes/{id}/withdraw":      {jobCamello, none},
 	"GET /api/jobs/{id}/messages":         {jobParties, none},
 	"POST /api/jobs/{id}/messages":        {jobTalkers, body(map[string]any{"body": "¿A qué hora llega?"})},

@@ -105,7 +105,7 @@ var Table = []Quota{
 		By: ByCaller, Count: CountSuccess, Max: 60, Per: 10 * time.Minute, Msg: MsgMessages},
 	{Name: "review", Routes: []string{"POST /api/jobs/{id}/review"},
 		By: ByCaller, Count: CountAll, Max: 10, Per: time.Hour, Msg: MsgReviews},
-	{Name: "booking", Routes: []string{"POST /api/jobs/{id}/appointments"},
+	{Name: "booking", Routes: []string{"POST /api/jobs/{id}/appointments", "POST /api/quotes/{id}/accept-and-book"},
 		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgBookings},
 	{Name: "reschedule", Routes: []string{"POST /api/appointments/{id}/reschedule"},
 		By: ByCaller, Count: CountAll, Max: 10, Per: time.Hour, Msg: MsgMoves},
