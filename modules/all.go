@@ -28,7 +28,9 @@ import (
 	"camellos/modules/registration"
 	"camellos/modules/search"
 	"camellos/modules/seed"
+	"camellos/modules/users"
 	"camellos/modules/web"
+	"camellos/modules/whatsapp"
 
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
@@ -47,6 +49,7 @@ func Register(app core.App) {
 	ops.Register(app)   // first: the log pipeline and PocketBase's settings
 	readmodel.Bind(app) // before the projections are declared
 	session.BindSessionCache(app)
+	session.BindUserEvents(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(watchCommits())
 		se.Router.Bind(session.LoadSession())
@@ -57,6 +60,7 @@ func Register(app core.App) {
 		return se.Next()
 	})
 	mail.Register(app)
+	users.Register(app)
 	auth.Register(app)
 	registration.Register(app)
 	camellos.Register(app)
@@ -73,6 +77,7 @@ func Register(app core.App) {
 	messages.Register(app)
 	files.Register(app)
 	agenda.Register(app)
+	whatsapp.Register(app)
 	notifications.Register(app)
 	backup.Register(app)
 	metrics.Register(app)
@@ -107,6 +112,7 @@ func Commands(app core.App) []*cobra.Command {
 		mail.Command(app),
 		backup.Command(app),
 		ledger.Command(app),
+		payments.Command(app),
 		ops.HealthCommand(),
 	}
 }

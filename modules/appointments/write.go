@@ -45,6 +45,9 @@ func Create(app core.App, n New) (*Appointment, error) {
 // transaction checks the new slot is free; a start the unique index
 // refuses is ErrSlotTaken.
 func Reschedule(app core.App, id string, start, now time.Time) (bool, error) {
+	if err := moving(app, id, now, false); err != nil {
+		return false, err
+	}
 	n, err := update(app, "start = {:start}, end = {:end}, reminderSentAt = ''",
 		"id = {:id} AND status = '"+Scheduled+"' AND start > {:now}",
 		dbx.Params{"id": id, "start": dbTime(start), "end": dbTime(start.Add(Length)), "now": dbTime(now)})
@@ -60,8 +63,23 @@ func Reschedule(app core.App, id string, start, now time.Time) (bool, error) {
 // Cancel moves the PROGRAMADA appointment id starting after now to
 // CANCELADA in one conditional UPDATE, and reports whether it did.
 func Cancel(app core.App, id string, now time.Time) (bool, error) {
+	if err := moving(app, id, now, true); err != nil {
+		return false, err
+	}
 	n, err := cancelWhere(app, "id", id, now)
 	return n == 1, err
+}
+
+// moving fires Moving for appointment id (a listener's error refuses the
+// move); an appointment that is gone or not PROGRAMADA fires nothing (the
+// conditional UPDATE then changes nothing either).
+func moving(app core.App, id string, now time.Time, cancel bool) error {
+	a, err := Find(app, id)
+	if err != nil || a.Status() != Scheduled {
+		return nil
+	}
+	return EventsOf(app).Moving.Trigger(&MovingEvent{App: app, AppointmentID: id, JobID: a.JobID(),
+		Start: a.Start(), Now: now, Cancel: cancel})
 }
 
 // CancelOfJob cancels the job's PROGRAMADA appointments starting after now
@@ -132,18 +150,6 @@ const claimDue = "UPDATE " + Collection + " SET reminderSentAt = {:now}, updated
 	"AND start > {:now} AND start <= {:until} ORDER BY start LIMIT {:limit}) " +
 	"AND reminderSentAt = '' AND status = '" + Scheduled + "' " +
 	"RETURNING id, job, camello, client, start"
-
-// ClaimDueDescribed is ClaimDue whose answer also carries describe: a
-// list of "expression AS name" over the claimed row (the updated table is
-// `appointments`; e.g. scalar subqueries reading what the row refers to),
-// written by a caller that reads other owners' tables and would otherwise
-// read them again by the claimed ids. dest is a pointer to a slice of
-// structs with the db tags id, job, camello, client, start and the names.
-// The claim itself (which rows, exactly once) is ClaimDue's.
-func ClaimDueDescribed(app core.App, now, until time.Time, limit int, describe string, dest any) error {
-	return app.DB().NewQuery(claimDue + ", " + describe).
-		Bind(dbx.Params{"now": dbTime(now), "until": dbTime(until), "limit": limit}).All(dest)
-}
 
 // ClaimDue marks up to limit PROGRAMADA appointments starting in (now,
 // until] whose reminder was not sent as reminded, in one conditional

@@ -18,7 +18,6 @@ import (
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/list"
-	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // entry is one ACTIVO camello of the listing index: what the filters
@@ -224,10 +223,10 @@ func newEntry(r *camelloRow, services map[string]*serviceRef) (*entry, error) {
 		photo = "/uploads/camellos/" + r.Photo
 	}
 	raw, err := json.Marshal(publicJSON{
-		City: r.City, CreatedAt: isoOf(r.Created), Description: r.Description, ID: r.ID,
+		City: r.City, CreatedAt: timefmt.ISOOfStored(r.Created), Description: r.Description, ID: r.ID,
 		Name: r.Name, Neighborhood: r.Neighborhood, Photo: photo, Premium: r.Premium,
 		Rating: ratingJSON{Average: r.RatingAvg, Count: int(r.RatingCount)}, Services: svc,
-		Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: isoOf(r.Updated), Verified: r.Verified,
+		Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: timefmt.ISOOfStored(r.Updated), Verified: r.Verified,
 	})
 	if err != nil {
 		return nil, err
@@ -436,12 +435,6 @@ func tradesOf(raw string) []string {
 		out = []string{}
 	}
 	return out
-}
-
-// isoOf formats a stored PocketBase date as GetDateTime(...).Time() would.
-func isoOf(s string) string {
-	dt, _ := types.ParseDateTime(s)
-	return timefmt.ISO(dt.Time())
 }
 
 // bindIndexHooks drops the listing index after every committed write that

@@ -22,7 +22,6 @@ import (
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // The open board (GET /api/jobs/open, routed by the quotes area) is an
@@ -377,12 +376,12 @@ func newOpenJob(r *boardRow, st *boardState) *openJob {
 	if id := jsonString(r.ID); id != `"`+r.ID+`"` {
 		parts[fIDJSON] = id
 	}
-	created := jsonString(isoOf(r.Created))
+	created := jsonString(timefmt.ISOOfStored(r.Created))
 	if created != derivedISO(r.Created) {
 		parts[fCreatedAt] = created
 	}
 	if r.Updated != r.Created {
-		if updated := jsonString(isoOf(r.Updated)); updated != created {
+		if updated := jsonString(timefmt.ISOOfStored(r.Updated)); updated != created {
 			parts[fUpdatedAt] = updated
 		}
 	}
@@ -425,7 +424,7 @@ func plainJSON(s string) bool {
 // derivedISO is the createdAt a stored date in PocketBase's format
 // ("2006-01-02 15:04:05.000Z") renders as, quoted; "" for another form.
 func derivedISO(stored string) string {
-	if len(stored) != len(DBTime) || stored[10] != ' ' {
+	if len(stored) != len(timefmt.DBLayout) || stored[10] != ' ' {
 		return ""
 	}
 	return `"` + stored[:10] + "T" + stored[11:] + `"`
@@ -450,12 +449,6 @@ func appendUpdatedAt(buf []byte, f *[nFields]string) []byte {
 		return append(buf, v...)
 	}
 	return appendCreatedAt(buf, f)
-}
-
-// isoOf formats a stored date as GetDateTime(...).Time() would.
-func isoOf(s string) string {
-	dt, _ := types.ParseDateTime(s)
-	return timefmt.ISO(dt.Time())
 }
 
 // state returns the built projection, building it when there is none. The

@@ -94,7 +94,7 @@ func newSet(app core.App) *set {
 	}
 	outcomes := notifications.PushOutcomeNames()
 	pushDesc := prometheus.NewDesc("camellos_push_deliveries_total",
-		"Web Push attempts by outcome (delivered, gone, retried, rejected, gave_up).", []string{"outcome"}, nil)
+		"Web Push attempts by outcome (delivered, gone, retried, rejected, gave_up, postponed: held while its push service asked to wait).", []string{"outcome"}, nil)
 	queueDesc := prometheus.NewDesc("camellos_push_queue_depth",
 		"Deliveries pending now: queued, running or waiting to be retried.", nil, nil)
 	backupsDesc := prometheus.NewDesc("camellos_backups_total",

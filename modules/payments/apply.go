@@ -1,11 +1,12 @@
 package payments
 
 import (
+	"camellos/modules/jobs"
 	"database/sql"
 	"errors"
 
+	"camellos/internal/clock"
 	"camellos/internal/writer"
-	"camellos/modules/jobs"
 	"camellos/modules/ledger"
 
 	"github.com/pocketbase/dbx"
@@ -49,7 +50,7 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 			}
 			return err
 		}
-		now := dbTime(jobs.Now(tx))
+		now := dbTime(clock.Now(tx))
 		params := dbx.Params{"id": p.Id, "gw": gp.ID, "status": gp.Status, "detail": gp.StatusDetail, "amount": gp.Amount, "now": now}
 		switch gp.Status {
 		case gwApproved:
@@ -63,6 +64,18 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 				out = OutcomeHeld
 				if err := hold(tx, p, gp); err != nil {
 					return err
+				}
+				if err := openWindowIfDone(tx, p.JobID()); err != nil {
+					return err
+				}
+				if job, err := jobs.Find(tx, p.JobID()); err == nil && job.Status() == jobs.StatusCancelled {
+					// Paid for a job already cancelled (a cancellation racing
+					// the payment): everything goes back.
+					if _, err := settle(tx, p, settlement{From: []string{StatusHeld}, Everything: true, By: ByCancel,
+						Conflict: MsgNotConfirmable}); err != nil {
+						return err
+					}
+					refundAfterCommit(tx, p.Id)
 				}
 				return tell(tx, p, "Pago recibido",
 					"Recibimos tu pago de "+Pesos(gp.Amount)+". Camellos lo guarda hasta que el trabajo esté hecho.",
@@ -80,7 +93,7 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 			return nil
 		case gwRefunded, gwChargedBack:
 			res, err := tx.DB().NewQuery("UPDATE payments SET status = 'REEMBOLSADO', gatewayStatus = {:status}, gatewayDetail = {:detail}, " +
-				"updatedAt = {:now} WHERE id = {:id} AND status = 'RETENIDO' AND gatewayPaymentId = {:gw}").Bind(params).Execute()
+				"updatedAt = {:now} WHERE id = {:id} AND status IN ('RETENIDO', 'EN_DISPUTA') AND gatewayPaymentId = {:gw}").Bind(params).Execute()
 			if err != nil {
 				return err
 			}
