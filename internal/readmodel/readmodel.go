@@ -79,6 +79,7 @@ type registry struct {
 	tables  map[string]bool
 	rounds  atomic.Int64
 	unknown atomic.Int64 // foreign commits whose tables were unknown
+	writes  dispatcher   // its apply map is guarded by mu
 }
 
 const storeKey = "camellos.readmodel"
@@ -225,4 +226,62 @@ func AfterCommit(app core.App, apply func()) {
 		return
 	}
 	apply()
+}
+
+// Op is the kind of a committed record write.
+type Op int
+
+const (
+	Created Op = iota
+	Updated
+	Deleted
+)
+
+// Write is one committed record write, as the dispatcher hands it to the
+// projections of its table (Record.Original() is the record before an
+// update).
+type Write struct {
+	App    core.App
+	Op     Op
+	Record *core.Record
+}
+
+// dispatcher binds PocketBase's after-success record hooks once per table
+// (they run after the commit of the write, our routes', the dashboard's
+// and the generic API's alike) and applies each write to the projections
+// of that table, in the order they asked (OnWrite).
+type dispatcher struct {
+	apply map[string][]func(Write)
+}
+
+// OnWrite makes apply run after every committed record write of table
+// (raw SQL writes of the owners apply their change themselves, with
+// AfterCommit; another process's commits drop by table).
+func OnWrite(app core.App, table string, apply func(Write)) {
+	r := registryOf(app)
+	r.mu.Lock()
+	if r.writes.apply == nil {
+		r.writes.apply = map[string][]func(Write){}
+	}
+	first := r.writes.apply[table] == nil
+	r.writes.apply[table] = append(r.writes.apply[table], apply)
+	r.mu.Unlock()
+	if !first {
+		return
+	}
+	hook := func(op Op) func(e *core.RecordEvent) error {
+		return func(e *core.RecordEvent) error {
+			r.mu.Lock()
+			fns := r.writes.apply[table]
+			r.mu.Unlock()
+			w := Write{App: e.App, Op: op, Record: e.Record}
+			for _, fn := range fns {
+				fn(w)
+			}
+			return e.Next()
+		}
+	}
+	app.OnRecordAfterCreateSuccess(table).BindFunc(hook(Created))
+	app.OnRecordAfterUpdateSuccess(table).BindFunc(hook(Updated))
+	app.OnRecordAfterDeleteSuccess(table).BindFunc(hook(Deleted))
 }

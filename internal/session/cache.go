@@ -118,11 +118,6 @@ func BindSessionCache(app core.App) {
 		dropUserSessions(e.App, e.Record.Id)
 		return e.Next()
 	})
-	session := func(e *core.RecordEvent) error {
-		dropTokenHash(e.App, e.Record.GetString("tokenHash"))
-		dropUserSessions(e.App, e.Record.GetString("user"))
-		return e.Next()
-	}
 	// A commit by another process (raw SQL, the CLI) to sessions or users
 	// may revoke any session.
 	readmodel.Declare(app, readmodel.Projection{
@@ -131,8 +126,10 @@ func BindSessionCache(app core.App) {
 		MaxAge: sessionCacheMaxAge,
 		Drop:   func() { sessionCacheOf(app).drop(func(string, *cachedSession) bool { return true }) },
 	})
-	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(session)
-	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(session)
+	readmodel.OnWrite(app, Collection, func(w readmodel.Write) {
+		dropTokenHash(w.App, w.Record.GetString("tokenHash"))
+		dropUserSessions(w.App, w.Record.GetString("user"))
+	})
 }
 
 // lookupSession returns the valid session of a token hash with its user,

@@ -184,27 +184,17 @@ func bindViewHooks(app core.App) {
 		MaxAge: viewMaxAge,
 		Drop:   viewsOf(app).dropAll,
 	})
-	byField := func(field string) func(e *core.RecordEvent) error {
-		return func(e *core.RecordEvent) error {
-			ids := []string{e.Record.GetString(field)}
-			if o := e.Record.Original(); o != nil && o.GetString(field) != ids[0] {
-				ids = append(ids, o.GetString(field))
-			}
-			viewsOf(e.App).drop(ids...)
-			return e.Next()
-		}
-	}
 	bus.Of(app).CamelloChanged.BindFunc(func(e *bus.Change) error {
 		viewsOf(e.App).drop(e.Record.Id)
 		return e.Next()
 	})
-	for col, fn := range map[string]func(*core.RecordEvent) error{
-		AvailabilityCollection: byField("camello"),
-	} {
-		app.OnRecordAfterCreateSuccess(col).BindFunc(fn)
-		app.OnRecordAfterUpdateSuccess(col).BindFunc(fn)
-		app.OnRecordAfterDeleteSuccess(col).BindFunc(fn)
-	}
+	readmodel.OnWrite(app, AvailabilityCollection, func(w readmodel.Write) {
+		ids := []string{w.Record.GetString("camello")}
+		if o := w.Record.Original(); o != nil && o.GetString("camello") != ids[0] {
+			ids = append(ids, o.GetString("camello"))
+		}
+		viewsOf(w.App).drop(ids...)
+	})
 	appointments.EventsOf(app).Changed.BindFunc(func(e *appointments.ChangedEvent) error {
 		viewsOf(e.App).drop(e.CamelloIDs...)
 		return e.Next()

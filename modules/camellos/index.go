@@ -444,16 +444,12 @@ func tradesOf(raw string) []string {
 func bindIndexHooks(app core.App, x *publicIndex) {
 	// One camello written: that one is put in its place again, if it is or
 	// was listed.
-	camello := func(e *core.RecordEvent) error {
+	readmodel.OnWrite(app, Collection, func(w readmodel.Write) {
 		l, built := x.cache.Peek()
-		if !built || e.Record.GetString("status") == StatusActive || l.byID[e.Record.Id] != nil {
-			x.patch(e.Record.Id)
+		if !built || w.Record.GetString("status") == StatusActive || l.byID[w.Record.Id] != nil {
+			x.patch(w.Record.Id)
 		}
-		return e.Next()
-	}
-	app.OnRecordAfterCreateSuccess(Collection).BindFunc(camello)
-	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(camello)
-	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(camello)
+	})
 	// The catalog (names, slugs and categories of every service shown and
 	// filtered): built again.
 	ev := bus.Of(app)
@@ -462,17 +458,13 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 		return e.Next()
 	})
 	// A review changes its camello's rating (in the same transaction).
-	review := func(e *core.RecordEvent) error {
-		ids := []string{e.Record.GetString("camello")}
-		if o := e.Record.Original(); o != nil && o.GetString("camello") != ids[0] {
+	readmodel.OnWrite(app, ReviewsCollection, func(w readmodel.Write) {
+		ids := []string{w.Record.GetString("camello")}
+		if o := w.Record.Original(); o != nil && o.GetString("camello") != ids[0] {
 			ids = append(ids, o.GetString("camello"))
 		}
 		x.patch(ids...)
-		return e.Next()
-	}
-	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
-	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
-	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
+	})
 	// The public verified badge follows the user's flag: only a user of a
 	// listed camello can change an answer (a camello signing up, or any
 	// other user's write, leaves the index as it is). Whatever the user's

@@ -116,14 +116,10 @@ func bindSummaryCache(app core.App) {
 			return a.ID == b.ID && a.Status == b.Status && slices.Equal(a.Services, b.Services)
 		}),
 	})
-	camello := func(e *core.RecordEvent) error {
-		c.byID.Drop(e.Record.Id)
-		c.byUser.Drop(e.Record.GetString("user"))
-		return e.Next()
-	}
-	app.OnRecordAfterCreateSuccess(Collection).BindFunc(camello)
-	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(camello)
-	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(camello)
+	readmodel.OnWrite(app, Collection, func(w readmodel.Write) {
+		c.byID.Drop(w.Record.Id)
+		c.byUser.Drop(w.Record.GetString("user"))
+	})
 	// A profile moved to another user (the dashboard) leaves its old user.
 	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
 		before := records.Stored(e.App, e.Record).GetString("user")
@@ -135,13 +131,7 @@ func bindSummaryCache(app core.App) {
 		}
 		return nil
 	})
-	review := func(e *core.RecordEvent) error {
-		c.byID.Drop(e.Record.GetString("camello"))
-		return e.Next()
-	}
-	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
-	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
-	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
+	readmodel.OnWrite(app, ReviewsCollection, func(w readmodel.Write) { c.byID.Drop(w.Record.GetString("camello")) })
 }
 
 // CachedSummaries is how many rated summaries are in memory (bench, metrics).

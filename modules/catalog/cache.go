@@ -55,14 +55,8 @@ func bindCacheHooks(app core.App) {
 		return bus.Of(e.App).ServiceSaving.Trigger(&bus.Saving{App: e.App, Record: e.Record, Before: before})
 	})
 
-	drop := func(e *core.RecordEvent) error {
-		categoriesCache(e.App).Invalidate()
-		return e.Next()
-	}
-	for _, c := range []string{Categories, Services} {
-		app.OnRecordAfterCreateSuccess(c).BindFunc(drop)
-		app.OnRecordAfterUpdateSuccess(c).BindFunc(drop)
-		app.OnRecordAfterDeleteSuccess(c).BindFunc(drop)
+	for _, t := range []string{Categories, Services} {
+		readmodel.OnWrite(app, t, func(readmodel.Write) { c.Invalidate() })
 	}
 }
 

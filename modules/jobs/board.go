@@ -681,13 +681,7 @@ func (b *openBoard) refreshServices() {
 // and commits by another process.
 func bindBoard(app core.App) {
 	b := boardOf(app)
-	job := func(e *core.RecordEvent) error {
-		b.refreshJob(e.Record.Id)
-		return e.Next()
-	}
-	app.OnRecordAfterCreateSuccess(Collection).BindFunc(job)
-	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(job)
-	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(job)
+	readmodel.OnWrite(app, Collection, func(w readmodel.Write) { b.refreshJob(w.Record.Id) })
 	ev := bus.Of(app)
 	ev.UserChanged.BindFunc(func(e *bus.Change) error {
 		b.refreshClient(e.Record.Id)

@@ -75,13 +75,7 @@ func bindPartiesCache(app core.App) {
 		Drop:  c.byJob.DropAll,
 		Check: readmodel.KeyedCheck(c.byJob, loadParties, func(a, b Parties) bool { return a == b }),
 	})
-	drop := func(e *core.RecordEvent) error {
-		c.byJob.Drop(e.Record.Id)
-		return e.Next()
-	}
-	app.OnRecordAfterCreateSuccess(Collection).BindFunc(drop)
-	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(drop)
-	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(drop)
+	readmodel.OnWrite(app, Collection, func(w readmodel.Write) { c.byJob.Drop(w.Record.Id) })
 }
 
 // dropPartiesAfterCommit drops a job's cached parties once the raw write

@@ -113,25 +113,18 @@ func bindListCaches(app core.App) {
 		Drop:  c.authors.DropAll,
 		Check: readmodel.KeyedCheck(c.authors, loadAuthor, bytes.Equal),
 	})
-	drop := func(e *core.RecordEvent) error {
-		c.byJob.Drop(e.Record.GetString("job"))
-		return e.Next()
-	}
 	// A new message is appended to its cached conversation (a busy thread
 	// is not read again from the database after each message), unless it
 	// does not sort last: then the conversation is dropped.
-	app.OnRecordAfterCreateSuccess(Collection).BindFunc(func(e *core.RecordEvent) error {
-		rec := e.Record
+	readmodel.OnWrite(app, Collection, func(w readmodel.Write) {
+		rec := w.Record
 		one, err := renderMessages([]*core.Record{rec})
-		if err != nil {
+		if w.Op != readmodel.Created || err != nil {
 			c.byJob.Drop(rec.GetString("job"))
-			return e.Next()
+			return
 		}
 		c.byJob.Patch(rec.GetString("job"), func(l *jobMessages) (*jobMessages, bool) { return l.appended(rec, one) })
-		return e.Next()
 	})
-	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(drop)
-	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(drop)
 	bus.Of(app).UserChanged.BindFunc(func(e *bus.Change) error {
 		c.authors.Drop(e.Record.Id)
 		return e.Next()

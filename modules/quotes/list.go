@@ -188,13 +188,7 @@ func bindListCache(app core.App) {
 		Drop:  c.byJob.DropAll,
 		Check: readmodel.KeyedCheck(c.byJob, loadQuotes, sameQuotes),
 	})
-	drop := func(e *core.RecordEvent) error {
-		c.byJob.Drop(e.Record.GetString("job"))
-		return e.Next()
-	}
-	app.OnRecordAfterCreateSuccess(Collection).BindFunc(drop)
-	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(drop)
-	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(drop)
+	readmodel.OnWrite(app, Collection, func(w readmodel.Write) { c.byJob.Drop(w.Record.GetString("job")) })
 }
 
 // CachedLists is how many jobs' quote lists are in memory and their
