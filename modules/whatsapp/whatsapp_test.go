@@ -290,7 +290,7 @@ func TestCodeBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"6011234567", "+573109998877", "57310999887"} {
+	for _, bad := range []string{"576011234567", "+573109998877", "57310999887", "31a9998877"} {
 		rec.Set("phone", bad)
 		if err := w.K.App.Save(rec); err == nil {
 			t.Errorf("phone %q stored", bad)
