@@ -112,6 +112,7 @@ func Commands(app core.App) []*cobra.Command {
 		mail.Command(app),
 		backup.Command(app),
 		ledger.Command(app),
+		payments.Command(app),
 		ops.HealthCommand(),
 	}
 }

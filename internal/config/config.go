@@ -37,6 +37,7 @@ const (
 	DefaultProjectionCheckSeconds = 600
 	DefaultMercadoPagoAPIURL      = "https://api.mercadopago.com"
 	DefaultCommissionPercent      = 10
+	DefaultDisputeWindowHours     = 72
 	DefaultProxyHeader            = "X-Forwarded-For"
 	// DefaultWhatsAppAPIURL and DefaultWhatsAppAPIVersion: Meta's Graph API
 	// (the WhatsApp Business Cloud API's host and version path).
@@ -142,6 +143,10 @@ type Config struct {
 	// CommissionPercent is the platform's commission on a released payment
 	// (COMMISSION_PERCENT, 0 to 50).
 	CommissionPercent int
+	// DisputeWindowHours is how long a client has, after the camello marks
+	// the work done, to confirm or open a dispute before the held money is
+	// released by itself (DISPUTE_WINDOW_HOURS, 1 to 720).
+	DisputeWindowHours int
 	// WhatsApp Business Cloud API (issue 26); WhatsAppToken "" means the
 	// channel is off (its opt-in answers 503, nothing is sent).
 	WhatsAppToken         string // WHATSAPP_TOKEN: the bearer of the Graph API calls
@@ -243,6 +248,7 @@ func load(get func(string) string) (Config, error) {
 		MercadoPagoWebhookSecret: strings.TrimSpace(get("MERCADOPAGO_WEBHOOK_SECRET")),
 		MercadoPagoAPIURL:        strings.TrimRight(str("MERCADOPAGO_API_URL", DefaultMercadoPagoAPIURL), "/"),
 		CommissionPercent:        num("COMMISSION_PERCENT", DefaultCommissionPercent, 0, 50),
+		DisputeWindowHours:       num("DISPUTE_WINDOW_HOURS", DefaultDisputeWindowHours, 1, 720),
 		WhatsAppToken:            strings.TrimSpace(get("WHATSAPP_TOKEN")),
 		WhatsAppPhoneNumberID:    strings.TrimSpace(get("WHATSAPP_PHONE_NUMBER_ID")),
 		WhatsAppAppSecret:        strings.TrimSpace(get("WHATSAPP_APP_SECRET")),

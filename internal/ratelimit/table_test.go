@@ -170,6 +170,41 @@ var quotaCases = map[string]quotaCase{
 				Body: map[string]any{"userId": w.CamUser.Id}}
 		}
 	},
+	"payment": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Every attempt counts (payments are not configured here: 503).
+		job := w.Job("ASIGNADO").Id
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/jobs/" + job + "/payment", Cookie: w.ClientCookie}
+		}
+	},
+	"payment.settle": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Every attempt counts (a job without a payment: 404).
+		job := w.Job("COMPLETADO").Id
+		paths := []string{"/payment/confirm", "/payment/dispute", "/payment/no-show"}
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/jobs/" + job + paths[i%3], Cookie: w.ClientCookie,
+				Body: map[string]any{"reason": "El trabajo quedó mal hecho"}}
+		}
+	},
+	"payment.admin": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Every attempt counts (nothing owed: 409).
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/admin/payouts/batches", Cookie: w.AdminCookie}
+		}
+	},
+	"policy": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "PUT", Path: "/api/me/cancellation-policy", Cookie: w.CamCookie,
+				Body: map[string]any{"policy": []string{"FLEXIBLE", "MODERADA", "ESTRICTA"}[i%3]}}
+		}
+	},
+	"webhook": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Only refusals count (payments are not configured here: 503).
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/payments/webhook?data.id=" + strconv.Itoa(i) + "&type=payment",
+				Body: map[string]any{"type": "payment"}}
+		}
+	},
 }
 
 func cronReq(auth string) testkit.Req {
