@@ -7,13 +7,16 @@ import (
 	"time"
 
 	"camellos/internal/testkit"
+	"camellos/internal/watest"
 	"camellos/modules/users"
+	"camellos/modules/whatsapp"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/chromedp"
+	"github.com/pocketbase/pocketbase/tests"
 )
 
 // TestServiceWorkerShowsPush registers sw.js from the notifications page,
@@ -143,4 +146,42 @@ func TestIOSGuide(t *testing.T) {
 			b.check("notificaciones-ios-" + tc.name)
 		})
 	}
+}
+
+// TestWhatsAppOptIn: the notifications page registers a number, the code
+// arrives over WhatsApp (the local model of the Cloud API), typed in it
+// confirms the channel; on a phone, with no axe violation.
+func TestWhatsAppOptIn(t *testing.T) {
+	wa := watest.New(t)
+	for _, tp := range whatsapp.Templates {
+		wa.Approve(tp.Name, whatsapp.Language, tp.Params(), tp.Category == whatsapp.CategoryAuthentication)
+	}
+	for k, v := range wa.Env() {
+		t.Setenv(k, v)
+	}
+	k := testkit.New(t, func(app *tests.TestApp) {
+		whatsapp.SetOptions(app, whatsapp.Options{HTTPClient: wa.Client(), Poll: 50 * time.Millisecond})
+	})
+	user, _ := k.UserWithSession(users.RoleClient)
+	b := newBrowser(t, k)
+	b.viewport(390, 844)
+	b.signIn(user.Id)
+	b.visit("/notificaciones.html")
+	b.waitJS(`!document.querySelector('#wa-box').hidden && document.querySelector('#wa-phone')`, "the WhatsApp card")
+	b.check("notificaciones-whatsapp")
+	b.typeIn([][2]string{{"#wa-phone", "300 123 4567"}})
+	b.click(`#wa-phone-form button[type=submit]`)
+	b.near("#wa-msg", "Te enviamos un código", "the code sent")
+	if !whatsapp.WaitIdle(k.App, 20*time.Second) {
+		t.Fatal("the code was not sent")
+	}
+	sent := wa.Sent()
+	if len(sent) != 1 || sent[0].To != "573001234567" {
+		t.Fatalf("sent %+v", sent)
+	}
+	b.check("notificaciones-whatsapp-codigo")
+	b.typeIn([][2]string{{"#wa-code", sent[0].Params[0]}})
+	b.click(`#wa-code-form button[type=submit]`)
+	b.near("#wa-body", "Recibes los avisos en .573001234567", "the channel confirmed")
+	b.check("notificaciones-whatsapp-confirmado")
 }

@@ -225,6 +225,20 @@ var Table = map[string]Expectation{
 		return Call{Body: PushSubscription("https://push.example.com/send/" + Unique())}
 	}},
 	"DELETE /api/notifications/push/subscribe": {signedIn, body(map[string]any{"endpoint": "https://push.example.com/send/ninguno"})},
+	"POST /api/notifications/push/sync": {signedIn, func(w *World, r Role) Call {
+		return Call{Body: PushSubscription("https://push.example.com/send/" + Unique())}
+	}},
+	// WhatsApp (issue 26): off in the matrix's world (no WHATSAPP_TOKEN): its opt-in answers 503.
+	"GET /api/notifications/whatsapp":          {signedIn, none},
+	"PUT /api/notifications/whatsapp":          {[5]Outcome{Unauth, Optional, Optional, Optional, Optional}, body(map[string]any{"phone": "300 123 4567"})},
+	"DELETE /api/notifications/whatsapp":       {signedIn, none},
+	"POST /api/notifications/whatsapp/confirm": {signedIn, body(map[string]any{"code": "123456"})},
+	// Meta's subscription check with a wrong token, and a status delivery without a signature.
+	"GET /api/whatsapp/webhook": {[5]Outcome{Forbidden, Forbidden, Forbidden, Forbidden, Forbidden},
+		func(*World, Role) Call {
+			return Call{Query: "hub.mode=subscribe&hub.verify_token=otro&hub.challenge=1"}
+		}},
+	"POST /api/whatsapp/webhook": {cron, body(map[string]any{"object": "whatsapp_business_account", "entry": []any{}})},
 
 	"GET /api/admin/users":        {adminOnly, none},
 	"PATCH /api/admin/users/{id}": {adminOnly, body(map[string]any{"name": "Cliente Renombrado"})},

@@ -232,6 +232,10 @@ func TestOutboxSurvivesTheProcess(t *testing.T) {
 	if m.Subject != "Correo pendiente" || strings.TrimSpace(m.Text) != "hola" {
 		t.Fatalf("mail: %q %q", m.Subject, m.Text)
 	}
+	// The server has the mail before the sender records it sent: wait for the record.
+	if !mail.WaitIdle(k.App, 10*time.Second) {
+		t.Fatal("the outbox did not drain")
+	}
 	if n, _ := k.App.CountRecords(mail.Collection, dbx.HashExp{"status": mail.StatusSent}); n != 1 {
 		t.Fatalf("sent rows = %d", n)
 	}

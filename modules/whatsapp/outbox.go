@@ -208,12 +208,18 @@ func (w *worker) attempt(ctx context.Context, r row) {
 		return
 	}
 	log.Error("whatsapp: given up", "attempt", n, "error", msg)
-	w.app.DB().NewQuery("UPDATE " + Collection + " SET status = {:failed}, attempts = {:n}, lastError = {:msg}, " +
+	res, uerr := w.app.DB().NewQuery("UPDATE " + Collection + " SET status = {:failed}, attempts = {:n}, lastError = {:msg}, " +
 		"errorCode = {:code}, failedAt = {:now}, params = '[]', updated = {:now}, fellBack = fallback " +
 		"WHERE id = {:id} AND status = {:pending}").Bind(dbx.Params{
 		"failed": StatusFailed, "n": n, "msg": msg, "code": errorCode(err), "now": now, "id": r.ID, "pending": StatusPending,
 	}).Execute()
-	w.fallBack(r)
+	if uerr != nil {
+		log.Error("whatsapp: failure not recorded", "error", uerr.Error())
+		return
+	}
+	if changed, _ := res.RowsAffected(); changed == 1 { // the one transition to FALLIDO: one fallback
+		w.fallBack(r)
+	}
 }
 
 // fallBack fires OnUndelivered for a failed notice that asked for it.

@@ -16,6 +16,7 @@ import (
 
 	"camellos/internal/bus"
 	"camellos/internal/config"
+	"camellos/internal/httpapi"
 	"camellos/internal/outbox"
 
 	"github.com/pocketbase/dbx"
@@ -129,6 +130,15 @@ func OnUndelivered(app core.App) *hook.Hook[*Undelivered] { return &eventsOf(app
 // rights, and the routes.
 func Register(app core.App) {
 	eventsOf(app) // created before any goroutine can race for it
+	// A stored number is always one the Cloud API can take (E.164 digits),
+	// whichever path saves it (the dashboard included).
+	app.OnRecordValidate(ContactsCollection).BindFunc(func(e *core.RecordEvent) error {
+		phone := e.Record.GetString("phone")
+		if norm, ok := NormalizePhone("+" + phone); !ok || norm != phone {
+			return httpapi.FieldRuleError("phone", MsgPhoneInvalid)
+		}
+		return e.Next()
+	})
 	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
 		c, err := contactOf(e.App, e.User.Id)
 		if err != nil {

@@ -284,6 +284,18 @@ func TestCodeBounds(t *testing.T) {
 	}
 	r = w.K.Post("/api/notifications/whatsapp/confirm", cookie, map[string]any{"code": code})
 	testkit.ExpectField(t, r, "code", whatsapp.MsgCodeExpired)
+
+	// No path (the dashboard included) stores a number the Cloud API would refuse.
+	rec, err := w.K.App.FindFirstRecordByData(whatsapp.ContactsCollection, "user", user.Id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"576011234567", "+573109998877", "57310999887", "31a9998877"} {
+		rec.Set("phone", bad)
+		if err := w.K.App.Save(rec); err == nil {
+			t.Errorf("phone %q stored", bad)
+		}
+	}
 }
 
 // Racing guesses: of 20 wrong guesses sent at once, exactly CodeAttempts

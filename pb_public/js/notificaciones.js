@@ -1,6 +1,6 @@
 // Notifications: inbox with unread count, mark read, preferences, and Web
 // Push activation (service worker + VAPID subscription).
-import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread, renderMore, toast, syncPush } from './app.js';
+import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread, renderMore, toast, syncPush, field, formError, clearFieldErrors, busy } from './app.js';
 
 // iOS and iPadOS (an iPad may present itself as a Mac with a touch screen)
 // give Web Push only to a web app opened from the home screen: in Safari's
@@ -188,6 +188,71 @@ async function enablePush() {
   }
 }
 
+// WhatsApp: the number, confirmed by the code that arrives over WhatsApp;
+// the reminders, quotes, bookings, payments and conversation summaries
+// then go there instead of the mail (which stays as the fallback).
+async function loadWhatsApp() {
+  const box = $('#wa-body');
+  const msg = $('#wa-msg');
+  let wa;
+  try {
+    wa = (await api('GET', '/api/notifications/whatsapp')).whatsapp;
+  } catch (e) {
+    box.replaceChildren(el('p', { class: 'muted' }, e.message));
+    return;
+  }
+  if (!wa.available && wa.status !== 'CONFIRMADO') {
+    box.replaceChildren(el('p', { class: 'muted' }, 'Los avisos por WhatsApp no están disponibles por ahora.'));
+    return;
+  }
+  const phoneForm = el('form', { id: 'wa-phone-form', novalidate: true },
+    field('wa', 'phone', 'Tu celular con WhatsApp', el('input', { type: 'tel', autocomplete: 'tel', maxlength: 40, required: true, value: wa.phone || '' }),
+      'Te enviaremos un código por WhatsApp para confirmar que es tuyo.'),
+    el('button', { class: 'btn', type: 'submit' }, wa.status === 'SIN_NUMERO' ? 'Enviar código' : 'Enviar otro código'));
+  phoneForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    clearFieldErrors(phoneForm);
+    busy(phoneForm.querySelector('button'), async () => {
+      try {
+        await api('PUT', '/api/notifications/whatsapp', { phone: phoneForm.querySelector('input').value });
+        await loadWhatsApp();
+        showAlert($('#wa-msg'), 'Te enviamos un código por WhatsApp. Escríbelo aquí para confirmar.', 'ok');
+      } catch (e) { formError(phoneForm, msg, e); }
+    });
+  });
+  const parts = [];
+  if (wa.status === 'CONFIRMADO') {
+    parts.push(el('p', {}, `Recibes los avisos en ${wa.phone}. Si un mensaje no llega, te lo enviamos por correo.`));
+    const off = el('button', { class: 'btn secondary', type: 'button', id: 'wa-off' }, 'Desactivar WhatsApp');
+    off.addEventListener('click', () => busy(off, async () => {
+      try { await api('DELETE', '/api/notifications/whatsapp'); await loadWhatsApp(); toast('WhatsApp desactivado.'); } catch (e) { showAlert(msg, e.message, 'error'); }
+    }));
+    parts.push(el('div', { class: 'actions' }, off));
+  } else {
+    parts.push(el('p', {}, 'Recibe por WhatsApp los recordatorios de citas, las cotizaciones, los cambios de agenda, los pagos y el resumen de tus conversaciones.'));
+    parts.push(phoneForm);
+    if (wa.status === 'PENDIENTE') {
+      const codeForm = el('form', { id: 'wa-code-form', novalidate: true, style: 'margin-top:1.25rem' },
+        field('wa', 'code', `Código enviado a ${wa.phone}`, el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 6, required: true }),
+          wa.attemptsLeft !== undefined ? `Tienes ${wa.attemptsLeft} intentos; el código vence en 10 minutos.` : null),
+        el('button', { class: 'btn', type: 'submit' }, 'Confirmar'));
+      codeForm.addEventListener('submit', (ev) => {
+        ev.preventDefault();
+        clearFieldErrors(codeForm);
+        busy(codeForm.querySelector('button'), async () => {
+          try {
+            await api('POST', '/api/notifications/whatsapp/confirm', { code: codeForm.querySelector('input').value });
+            await loadWhatsApp();
+            toast('WhatsApp confirmado.');
+          } catch (e) { formError(codeForm, msg, e); }
+        });
+      });
+      parts.push(codeForm);
+    }
+  }
+  box.replaceChildren(...parts);
+}
+
 async function main() {
   renderChrome();
   await requireSession();
@@ -199,8 +264,9 @@ async function main() {
   syncPush();
   $('#prefs-form').addEventListener('submit', savePrefs);
   // The preferences appear once the inbox above them is drawn: nothing jumps.
-  await Promise.all([refresh(), loadPrefs()]);
+  await Promise.all([refresh(), loadPrefs(), loadWhatsApp()]);
   $('#ios-guide').hidden = !IOS_BROWSER_TAB;
+  $('#wa-box').hidden = false;
   $('#prefs-box').hidden = false;
 }
 
