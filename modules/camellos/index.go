@@ -465,17 +465,14 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 		return e.Next()
 	})
 	// A review changes its camello's rating (in the same transaction).
-	review := func(e *core.RecordEvent) error {
+	OnReviewChanged(app).BindFunc(func(e *bus.Change) error {
 		ids := []string{e.Record.GetString("camello")}
 		if o := e.Record.Original(); o != nil && o.GetString("camello") != ids[0] {
 			ids = append(ids, o.GetString("camello"))
 		}
 		x.patch(ids...)
 		return e.Next()
-	}
-	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
-	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
-	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
+	})
 	// The public verified badge follows the user's flag: only a user of a
 	// listed camello can change an answer (a camello signing up, or any
 	// other user's write, leaves the index as it is). Whatever the user's

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"camellos/internal/bus"
 	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
 	"camellos/internal/records"
@@ -121,13 +122,10 @@ func bindSummaryCache(app core.App) {
 		}
 		return nil
 	})
-	review := func(e *core.RecordEvent) error {
+	OnReviewChanged(app).BindFunc(func(e *bus.Change) error {
 		c.byID.Drop(e.Record.GetString("camello"))
 		return e.Next()
-	}
-	app.OnRecordAfterCreateSuccess(ReviewsCollection).BindFunc(review)
-	app.OnRecordAfterUpdateSuccess(ReviewsCollection).BindFunc(review)
-	app.OnRecordAfterDeleteSuccess(ReviewsCollection).BindFunc(review)
+	})
 }
 
 // CachedSummaries is how many rated summaries are in memory (bench, metrics).
