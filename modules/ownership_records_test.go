@@ -395,3 +395,43 @@ func isStdlib(x ast.Expr, imports map[string]string) bool {
 	id, ok := x.(*ast.Ident)
 	return ok && imports[id.Name] != "" && !strings.Contains(imports[id.Name], ".")
 }
+
+// transactionsAllowed are the packages that may open a transaction with
+// RunInTransaction instead of internal/writer, each with why.
+var transactionsAllowed = map[string]string{
+	"camellos/internal/writer": "the writer itself",
+	"camellos/modules/seed":    "the seed CLI, alone on its database, no routes",
+	// Post and Reverse take the caller's transaction (txApp) and open a
+	// savepoint in it, never a transaction of their own.
+	"camellos/modules/ledger": "nested in the caller's transaction",
+}
+
+// TestEveryWriteGoesThroughTheWriter fails on a RunInTransaction outside
+// the packages above: every route's write transaction is
+// writer.Transaction (docs/architecture.md, "Ownership").
+func TestEveryWriteGoesThroughTheWriter(t *testing.T) {
+	pkgs := loadPackages(t, repoRoot(t), "modules", "internal")
+	found := 0
+	for _, p := range pkgs {
+		for _, f := range p.files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "RunInTransaction" {
+					return true
+				}
+				found++
+				if transactionsAllowed[p.path] == "" {
+					t.Errorf("%s: %s opens a transaction with RunInTransaction: use writer.Transaction", p.names[f], p.path)
+				}
+				return true
+			})
+		}
+	}
+	if found == 0 {
+		t.Fatal("no RunInTransaction found at all: the scanner is broken")
+	}
+}

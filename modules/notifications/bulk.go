@@ -13,6 +13,7 @@ import (
 
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
+	"camellos/internal/writer"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -66,7 +67,7 @@ func NotifyMany(app core.App, items []Addressed) error {
 		return nil
 	}
 	if app.TxInfo() == nil {
-		return app.RunInTransaction(func(txApp core.App) error {
+		return writer.Transaction(app, func(txApp core.App) error {
 			return NotifyMany(txApp, items)
 		})
 	}

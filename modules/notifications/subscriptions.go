@@ -15,6 +15,7 @@ import (
 	"camellos/internal/session"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -113,7 +114,7 @@ func pushSubscribe(e *core.RequestEvent) error {
 	var rec *core.Record
 	created := false
 	upsert := func() error {
-		return e.App.RunInTransaction(func(txApp core.App) error {
+		return writer.Transaction(e.App, func(txApp core.App) error {
 			existing, err := txApp.FindFirstRecordByData(colSubscriptions, "endpoint", endpoint)
 			switch {
 			case errors.Is(err, sql.ErrNoRows):
