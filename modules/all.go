@@ -30,11 +30,12 @@ import (
 	"camellos/modules/seed"
 	"camellos/modules/users"
 	"camellos/modules/web"
+	"camellos/modules/whatsapp"
 
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
-	"camellos/internal/projcheck"
+	"camellos/internal/readmodel"
 	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/apis"
@@ -45,7 +46,8 @@ import (
 
 // Register binds every module's record hooks and routes to app.
 func Register(app core.App) {
-	ops.Register(app) // first: the log pipeline and PocketBase's settings
+	ops.Register(app)   // first: the log pipeline and PocketBase's settings
+	readmodel.Bind(app) // before the projections are declared
 	session.BindSessionCache(app)
 	session.BindUserEvents(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
@@ -54,7 +56,7 @@ func Register(app core.App) {
 		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
 		httpapi.BindAPINotFound(se)
 		httpapi.BindAPIEnvelopeEverywhere(se)
-		projcheck.Start(se.App, time.Duration(config.Of(se.App).ProjectionCheckSeconds)*time.Second)
+		readmodel.Start(se.App, time.Duration(config.Of(se.App).ProjectionCheckSeconds)*time.Second)
 		return se.Next()
 	})
 	mail.Register(app)
@@ -75,6 +77,7 @@ func Register(app core.App) {
 	messages.Register(app)
 	files.Register(app)
 	agenda.Register(app)
+	whatsapp.Register(app)
 	notifications.Register(app)
 	backup.Register(app)
 	metrics.Register(app)
@@ -109,6 +112,7 @@ func Commands(app core.App) []*cobra.Command {
 		mail.Command(app),
 		backup.Command(app),
 		ledger.Command(app),
+		payments.Command(app),
 		ops.HealthCommand(),
 	}
 }

@@ -34,6 +34,9 @@ var readsAllowed = map[string]string{
 	// The verified badge and the review authors' names, in the listing's
 	// and the reviews' queries (projections: the readmodel branch).
 	"camellos/modules/camellos users": "badge and review authors joined in the projections' queries",
+	// Merged from main at 03:35: the admin's candidates list (to move
+	// behind a camellos read).
+	"camellos/modules/admin camellos": "admin candidates list (issue 22: move to camellos)",
 	// The SSE stream's unread count on connect.
 	"camellos/modules/events notifications": "unread count of the SSE hello (issue 22: move to notifications)",
 	// Authors of messages and blocks (name, role) in one query per page.
@@ -43,6 +46,14 @@ var readsAllowed = map[string]string{
 	"camellos/modules/search camellos":   "search is imported by camellos: vocabulary projection",
 	"camellos/modules/search categories": "search sits below catalog and camellos: vocabulary projection",
 	"camellos/modules/search services":   "search sits below catalog and camellos: vocabulary projection",
+}
+
+// sprintfAllowed are the packages that may build SQL with fmt.Sprintf,
+// each with why.
+var sprintfAllowed = map[string]string{
+	// The change counters' trigger DDL names each table of the schema (an
+	// identifier, not a value: nothing to bind).
+	"camellos/internal/readmodel": "trigger DDL per table of the schema",
 }
 
 // writesAllowed are the packages that write other owners' collections with
@@ -218,7 +229,9 @@ func violations(fs []finding) []finding {
 	var out []finding
 	for _, f := range fs {
 		if f.kind == "sprintf" {
-			out = append(out, f)
+			if sprintfAllowed[f.pkg] == "" {
+				out = append(out, f)
+			}
 			continue
 		}
 		owner, ok := owners[f.table]

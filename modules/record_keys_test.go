@@ -34,20 +34,24 @@ var recordKeyMethods = map[string]bool{
 var keyBudget = map[string]int{
 	// Owners, on their own records (and, still, some of others': issue 22).
 	"camellos/internal/session":      10,
-	"camellos/modules/agenda":        58,
+	"camellos/modules/agenda":        60,
 	"camellos/modules/appointments":  26,
 	"camellos/modules/auth":          19,
-	"camellos/modules/camellos":      96,
+	"camellos/modules/camellos":      101,
 	"camellos/modules/catalog":       23,
 	"camellos/modules/files":         6,
-	"camellos/modules/jobs":          118,
+	"camellos/modules/jobs":          120,
 	"camellos/modules/legal":         31,
 	"camellos/modules/mail":          11,
 	"camellos/modules/messages":      61,
 	"camellos/modules/notifications": 40,
-	"camellos/modules/payments":      20,
-	"camellos/modules/quotes":        44,
+	"camellos/modules/payments":      48,
+	"camellos/modules/quotes":        45,
 	"camellos/modules/users":         15,
+	"camellos/modules/whatsapp":      22,
+	// Not an owner: merged from main at 03:35 (the admin's review fields),
+	// to move behind camellos' typed record.
+	"camellos/modules/admin": 6,
 	// Not owners, justified: the SSE replay reads two fields of the
 	// caller's last notification (to move into notifications: issue 22);
 	// the seed CLI and the tests' fixture builder set every field of the

@@ -36,6 +36,12 @@ const (
 	ReviewCommentMax         = 2000
 )
 
+// Money (payments, disputes).
+const (
+	DisputeReasonMin, DisputeReasonMax = 10, 2000 // the client's account of what went wrong
+	ResolutionNoteMax                  = 1000     // the admin's note on a resolved dispute
+)
+
 // Notifications and legal texts.
 const (
 	NotificationTitleMin, NotificationTitleMax = 1, 200
@@ -44,4 +50,9 @@ const (
 	LegalTitleMin, LegalTitleMax               = 1, 200
 	LegalContentMin, LegalContentMax           = 1, 20000
 	SearchQueryMin, SearchQueryMax             = 1, 300
+)
+
+// An admin's reason for rejecting a camello (mailed to it).
+const (
+	RejectionReasonMin, RejectionReasonMax = 5, 1000
 )

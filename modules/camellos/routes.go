@@ -19,7 +19,8 @@ func Register(app core.App) {
 	x := newPublicIndex(app)
 	app.Store().Set(indexKey, x)
 	bindIndexHooks(app, x)
-	checkIndex(app)
+	declareIndex(app, x)
+	bindSearchSource(app, x)
 	bindSummaryCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		bindPublic(httpapi.API(se), x)

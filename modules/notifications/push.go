@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"camellos/internal/config"
+
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -43,34 +45,71 @@ func userSubscriptions(app core.App, userID string) ([]subscription, error) {
 	return subs, err
 }
 
-// pushPayload is what the service worker receives, decrypted.
+// DeclarativeMagic is the "web_push" member that makes a payload a
+// Declarative Web Push message (WebKit; the number of RFC 8030).
+const DeclarativeMagic = 8030
+
+// pushPayload is a push message in the Declarative Web Push form: Safari
+// on iOS/iPadOS 18.4+ (and macOS) shows the notification from it without
+// running any JavaScript, and opens notification.navigate on a tap; the
+// other browsers hand the same JSON to sw.js, which shows that very
+// notification (and shows a generic one for anything else): no push ever
+// arrives without a visible notification.
 type pushPayload struct {
-	Title string `json:"title"`
-	Body  string `json:"body"`
-	URL   string `json:"url"`
-	Kind  string `json:"kind"`
-	ID    string `json:"id"`
+	WebPush      int              `json:"web_push"`
+	Notification pushNotification `json:"notification"`
 }
 
-// payloadOf encodes the push payload, shortening the body if the whole
-// would not fit in one record.
-func payloadOf(j job) []byte {
-	p := pushPayload{Title: j.Title, Body: j.Body, URL: j.URL, Kind: j.Kind, ID: j.ID}
+// pushNotification is the payload's notification: the Notifications API's
+// options plus navigate, the absolute URL to open.
+type pushNotification struct {
+	Title    string         `json:"title"`
+	Body     string         `json:"body"`
+	Navigate string         `json:"navigate"`
+	Lang     string         `json:"lang"`
+	Dir      string         `json:"dir"`
+	Tag      string         `json:"tag,omitempty"`
+	Silent   bool           `json:"silent"`
+	Data     map[string]any `json:"data"`
+}
+
+// payloadOf encodes the push payload of j (its link made absolute with
+// base, APP_URL), shortening the body if the whole would not fit in one
+// record.
+func payloadOf(j job, base string) []byte {
+	navigate := j.URL
+	switch {
+	case navigate == "":
+		navigate = base + preferencesPage
+	case strings.HasPrefix(navigate, "/") && !strings.HasPrefix(navigate, "//"):
+		navigate = base + navigate
+	case !strings.HasPrefix(navigate, "https://") && !strings.HasPrefix(navigate, "http://"):
+		navigate = base + "/"
+	}
+	tag := j.ID
+	if tag == "" {
+		tag = j.Kind
+	}
+	p := pushPayload{WebPush: DeclarativeMagic, Notification: pushNotification{
+		Title: j.Title, Body: j.Body, Navigate: navigate, Lang: "es-CO", Dir: "ltr", Tag: tag,
+		Data: map[string]any{"kind": j.Kind, "id": j.ID, "url": j.URL},
+	}}
 	for {
 		raw, _ := json.Marshal(p)
-		if len(raw) <= maxPayloadBytes || p.Body == "" {
+		body := p.Notification.Body
+		if len(raw) <= maxPayloadBytes || body == "" {
 			return raw
 		}
-		cut := len(p.Body) - (len(raw) - maxPayloadBytes) - 3
+		cut := len(body) - (len(raw) - maxPayloadBytes) - 3
 		if cut < 0 {
 			cut = 0
 		}
-		for cut > 0 && !utf8.RuneStart(p.Body[cut]) {
+		for cut > 0 && !utf8.RuneStart(body[cut]) {
 			cut--
 		}
-		p.Body = strings.TrimRight(p.Body[:cut], " ") + "…"
+		p.Notification.Body = strings.TrimRight(body[:cut], " ") + "…"
 		if cut == 0 {
-			p.Body = ""
+			p.Notification.Body = ""
 		}
 	}
 }
@@ -118,6 +157,10 @@ func pushOptions(j job) (ttl int, urgency string, topic string) {
 func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind,
 		"subscription", s.ID, "attempt", attempt)
+	origin := originOf(s.Endpoint)
+	if d.postponed(j, s, attempt, origin) {
+		return
+	}
 	keys, err := d.vapidKeysOf()
 	if err != nil {
 		log.Error("push: VAPID keys unavailable", "error", err.Error())
@@ -126,8 +169,23 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	ttl, urgency, topic := pushOptions(j)
 	ctx, cancel := context.WithTimeout(d.ctx, d.opts.PushTimeout)
 	defer cancel()
+	// One of the origin's in-flight slots, for the request and its answer.
+	release, ok := d.origins.acquire(ctx, origin)
+	if !ok {
+		if d.ctx.Err() != nil {
+			return // shutting down
+		}
+		log.Warn("push: no free slot for the push service within the deadline", "origin", origin)
+		d.count(PushRetried)
+		d.retry(j, s, attempt, 0)
+		return
+	}
+	defer release()
+	if d.postponed(j, s, attempt, origin) { // paused while this one waited for a slot
+		return
+	}
 	res, err := d.sendPush(ctx, d.opts.HTTPClient, pushRequest{
-		Payload: payloadOf(j), Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
+		Payload: payloadOf(j, config.Of(d.app).AppURL), Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
 	}, keys, vapidSubject(d.app))
 	if err != nil {
 		if d.ctx.Err() != nil {
@@ -158,13 +216,36 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		}
 		log.Info("push: subscription gone, deleted", "status", status)
 	case status == http.StatusTooManyRequests || status >= 500:
+		after := retryAfter(res.Header.Get("Retry-After"))
 		log.Warn("push: push service busy", "status", status, "retryAfter", res.Header.Get("Retry-After"))
+		// The service throttles, not this subscription: the whole origin
+		// waits (Retry-After, or the first retry delay for a bare 429).
+		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+			pause := after
+			if pause <= 0 && status == http.StatusTooManyRequests && len(d.opts.RetryDelays) > 0 {
+				pause = d.opts.RetryDelays[0]
+			}
+			d.origins.pause(origin, time.Now(), min(pause, d.opts.MaxRetryAfter))
+		}
 		d.count(PushRetried)
-		d.retry(j, s, attempt, retryAfter(res.Header.Get("Retry-After")))
+		d.retry(j, s, attempt, after)
 	default:
 		log.Warn("push: rejected, not retried", "status", status)
 		d.count(PushRejected)
 	}
+}
+
+// postponed re-queues a push, at the same attempt, for when its push
+// service's pause ends; false when the service is not paused.
+func (d *dispatcher) postponed(j job, s subscription, attempt int, origin string) bool {
+	wait := d.origins.paused(origin, time.Now())
+	if wait <= 0 {
+		return false
+	}
+	d.count(PushPostponed)
+	sub := s
+	d.retryLater(task{job: j, sub: &sub, attempt: attempt}, wait)
+	return true
 }
 
 // retry schedules the next attempt after the backoff delay, or after the
