@@ -33,9 +33,6 @@
 package writer
 
 import (
-	"bytes"
-	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,11 +46,16 @@ const storeKey = "camellos.writer"
 
 // queue is one app's writer: the work waiting, and the goroutine running it.
 type queue struct {
-	work   chan *work
-	stop   chan struct{}
-	gid    atomic.Uint64 // the writer goroutine's id
-	mu     sync.RWMutex  // senders hold it shared; closing takes it
-	closed bool
+	work chan *work
+	stop chan struct{}
+	// afterCommit is set while the writer runs the after-commit work of
+	// the transaction it just committed (PocketBase's after-success hooks,
+	// our events), until that work returns: a write started then (by that
+	// work, or by anyone) runs on its caller's goroutine instead of
+	// waiting behind the writer, which would wait for it in turn.
+	afterCommit atomic.Bool
+	mu          sync.RWMutex // senders hold it shared; closing takes it
+	closed      bool
 }
 
 type work struct {
@@ -79,17 +81,16 @@ func queueOf(app core.App) *queue {
 }
 
 func (q *queue) loop(started chan struct{}) {
-	q.gid.Store(goroutineID())
 	close(started)
 	for {
 		select {
 		case w := <-q.work:
-			w.run()
+			w.run(q)
 		case <-q.stop:
 			for { // what was queued before close
 				select {
 				case w := <-q.work:
-					w.run()
+					w.run(q)
 				default:
 					return
 				}
@@ -109,14 +110,14 @@ func (q *queue) close() {
 	}
 }
 
-func (w *work) run() {
+func (w *work) run(q *queue) {
 	defer close(w.done)
 	defer func() {
 		if p := recover(); p != nil {
 			w.panic = p
 		}
 	}()
-	w.err = runTx(w.app, w.fn)
+	w.err = runTx(w.app, w.fn, q)
 }
 
 // MaxAttempts is how many times a transaction refused as busy runs in all.
@@ -136,12 +137,30 @@ func Retries() int64 { return retries.Load() }
 
 // runTx is app.RunInTransaction(fn), run again while SQLite refuses it as
 // busy, at most MaxAttempts times within RetryWindow, after a short pause
-// that grows with each attempt (0.5, 1, 2, … ms, at most 20 ms).
-func runTx(app core.App, fn func(txApp core.App) error) error {
+// that grows with each attempt (0.5, 1, 2, … ms, at most 20 ms). Run by the
+// writer (q not nil), the first callback of the transaction's completion
+// marks the writer as in after-commit work (q.afterCommit) until
+// RunInTransaction returns.
+func runTx(app core.App, fn func(txApp core.App) error, q *queue) error {
 	start := time.Now()
 	pause := 500 * time.Microsecond
+	if q != nil {
+		inner := fn
+		fn = func(txApp core.App) error {
+			// Registered before fn saves anything: it runs first, right
+			// after the commit (or the rollback).
+			txApp.TxInfo().OnComplete(func(error) error {
+				q.afterCommit.Store(true)
+				return nil
+			})
+			return inner(txApp)
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		err := app.RunInTransaction(fn)
+		if q != nil {
+			q.afterCommit.Store(false)
+		}
 		if err == nil || attempt >= MaxAttempts || !records.IsBusy(err) || time.Since(start) >= RetryWindow {
 			return err
 		}
@@ -153,22 +172,24 @@ func runTx(app core.App, fn func(txApp core.App) error) error {
 
 // Transaction is app.RunInTransaction(fn) run by the app's writer, after
 // the writes queued before it. Inside a transaction (app.TxInfo() != nil)
-// fn runs in it, like RunInTransaction does, and so does a call made by
-// the writer itself (from a hook of a write it runs). fn must use txApp
-// for every query.
+// fn runs in it, like RunInTransaction does. While the writer runs a
+// committed write's after-commit work (q.afterCommit: a hook of that write
+// may start this one, and the writer cannot run it before that work
+// returns), fn runs on the caller's goroutine, with the same retries. fn
+// must use txApp for every query.
 func Transaction(app core.App, fn func(txApp core.App) error) error {
 	if app.TxInfo() != nil {
 		return app.RunInTransaction(fn)
 	}
 	q := queueOf(app)
-	if goroutineID() == q.gid.Load() {
-		return runTx(app, fn)
+	if q.afterCommit.Load() {
+		return runTx(app, fn, nil)
 	}
 	w := &work{app: app, fn: fn, done: make(chan struct{})}
 	q.mu.RLock()
 	if q.closed {
 		q.mu.RUnlock()
-		return runTx(app, fn)
+		return runTx(app, fn, nil)
 	}
 	q.work <- w
 	q.mu.RUnlock()
@@ -177,17 +198,4 @@ func Transaction(app core.App, fn func(txApp core.App) error) error {
 		panic(w.panic)
 	}
 	return w.err
-}
-
-// goroutineID is the current goroutine's id, read from its stack header
-// ("goroutine 123 [running]:"); 0 when it cannot be read.
-func goroutineID() uint64 {
-	var buf [32]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		n, _ := strconv.ParseUint(string(b[:i]), 10, 64)
-		return n
-	}
-	return 0
 }

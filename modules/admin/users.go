@@ -46,8 +46,8 @@ func validRole(r string) bool {
 // updatedAt (never a password or token).
 func userJSON(u *core.Record) map[string]any {
 	m := auth.UserJSON(u)
-	m["disabled"] = u.GetBool("disabled")
-	m["updatedAt"] = timefmt.ISO(u.GetDateTime("updated").Time())
+	m["disabled"] = users.Wrap(u).Disabled()
+	m["updatedAt"] = timefmt.ISO(users.Wrap(u).Updated().Time())
 	return m
 }
 

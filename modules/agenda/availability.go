@@ -11,6 +11,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
@@ -223,7 +224,7 @@ func availabilityPut(e *core.RequestEvent) error {
 	cancelConflicts := in.CancelConflicts != nil && *in.CancelConflicts
 	var saved *core.Record
 	cancelled := []string{}
-	err = e.App.RunInTransaction(func(txApp core.App) error {
+	err = writer.Transaction(e.App, func(txApp core.App) error {
 		now := clock.Now(txApp)
 		conflicts, err := blockedConflicts(txApp, camello.Id, s, now, holidaysOff)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/internal/writer"
 	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 	"camellos/modules/users"
@@ -159,7 +160,7 @@ func saveFeed(app core.App, user *core.Record, rotate bool) (string, error) {
 	}
 	userID, credential := user.Id, feedCredential(user)
 	var token string
-	err = app.RunInTransaction(func(txApp core.App) error {
+	err = writer.Transaction(app, func(txApp core.App) error {
 		rec, err := txApp.FindFirstRecordByData(CalendarFeedsCollection, "user", userID)
 		if err == nil && !rotate {
 			token = feedToken(key, userID, rec.GetString("nonce"))

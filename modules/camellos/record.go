@@ -33,27 +33,33 @@ func OfUser(app core.App, userID string) (*Camello, error) {
 }
 
 // UserID is the CAMELLOS user behind the profile.
-func (c *Camello) UserID() string { return c.GetString("user") }
+func (c *Camello) UserID() string { return c.GetString(FieldUser) }
 
 // Name is the camello's public name.
-func (c *Camello) Name() string { return c.GetString("name") }
+func (c *Camello) Name() string { return c.GetString(FieldName) }
 
 // Status is PENDIENTE, ACTIVO, RECHAZADO or SUSPENDIDO.
-func (c *Camello) Status() string { return c.GetString("status") }
+func (c *Camello) Status() string { return c.GetString(FieldStatus) }
 
 // Active reports whether the camello is ACTIVO (listed, assignable, bookable).
 func (c *Camello) Active() bool { return c.Status() == StatusActive }
 
 // Premium reports whether the camello is featured.
-func (c *Camello) Premium() bool { return c.GetBool("premium") }
+func (c *Camello) Premium() bool { return c.GetBool(FieldPremium) }
 
 // ServiceIDs are the services the camello offers.
-func (c *Camello) ServiceIDs() []string { return c.GetStringSlice("services") }
+func (c *Camello) ServiceIDs() []string { return c.GetStringSlice(FieldServices) }
 
 // Timezone is the profile's IANA zone ("" for the configured default).
-func (c *Camello) Timezone() string { return c.GetString("timezone") }
+func (c *Camello) Timezone() string { return c.GetString(FieldTimezone) }
 
 // Rating is the camello's review average and count.
 func (c *Camello) Rating() Rating {
 	return Rating{Average: c.GetFloat("ratingAvg"), Count: c.GetInt("ratingCount")}
 }
+
+// City is the camello's city.
+func (c *Camello) City() string { return c.GetString(FieldCity) }
+
+// Description is the camello's public description.
+func (c *Camello) Description() string { return c.GetString(FieldDescription) }

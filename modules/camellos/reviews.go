@@ -21,7 +21,9 @@ const reviewChangedKey = "camellos.reviews.changed"
 
 // OnReviewChanged is the app's event fired after every committed write
 // (create, update, delete) of a review, Record as written (for a delete, as
-// it was). The jobs' open board follows a job's "reviewed" with it.
+// it was). The reviews' after-commit record hooks are bound once, here:
+// the public index and the summaries of this package and the jobs' open
+// board (a job's "reviewed") all listen to this event.
 func OnReviewChanged(app core.App) *hook.Hook[*bus.Change] {
 	return app.Store().GetOrSet(reviewChangedKey, func() any {
 		return &hook.Hook[*bus.Change]{}

@@ -8,6 +8,7 @@ import (
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
+	"camellos/internal/writer"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -173,7 +174,7 @@ func servicesAdminList(e *core.RequestEvent) error {
 // saveServiceRecord saves in one transaction, so the slug chosen by the
 // record hook cannot be taken between its check and the insert.
 func saveServiceRecord(app core.App, rec *core.Record) error {
-	return app.RunInTransaction(func(txApp core.App) error {
+	return writer.Transaction(app, func(txApp core.App) error {
 		return saveOrConflict(txApp, rec)
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"camellos/internal/session"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/users"
 
@@ -296,7 +297,7 @@ func jobEdit(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	err = e.App.RunInTransaction(func(txApp core.App) error {
+	err = writer.Transaction(e.App, func(txApp core.App) error {
 		job, err := txApp.FindRecordById(Collection, job.Id)
 		if err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 	"camellos/modules/appointments"
 	"camellos/modules/notifications"
 
@@ -108,7 +109,7 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 	zones := map[string]*time.Location{}
 	for {
 		claimed := 0
-		err := app.RunInTransaction(func(txApp core.App) error {
+		err := writer.Transaction(app, func(txApp core.App) error {
 			claimed = 0
 			claimedDue, err := appointments.ClaimDue(txApp, now, now.Add(ReminderWindow), reminderBatch)
 			if err != nil || len(claimedDue) == 0 {

@@ -6,6 +6,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -120,7 +121,7 @@ func documentAccept(e *core.RequestEvent) error {
 	}
 	user := session.AuthUser(e)
 	var acc *core.Record
-	err = e.App.RunInTransaction(func(txApp core.App) error {
+	err = writer.Transaction(e.App, func(txApp core.App) error {
 		doc, err := findDocument(txApp, slug)
 		if err != nil {
 			return err

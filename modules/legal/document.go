@@ -9,6 +9,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -190,7 +191,7 @@ func documentPublish(e *core.RequestEvent) error {
 // version and none fails.
 func Publish(app core.App, slug, title string, sections []Section, publishedBy string) (Document, error) {
 	var doc Document
-	err := app.RunInTransaction(func(txApp core.App) error {
+	err := writer.Transaction(app, func(txApp core.App) error {
 		rec, err := findDocument(txApp, slug)
 		if err != nil {
 			return err

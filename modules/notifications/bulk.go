@@ -13,6 +13,7 @@ import (
 
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
+	"camellos/internal/writer"
 	"camellos/modules/users"
 	"camellos/modules/whatsapp"
 
@@ -67,7 +68,7 @@ func NotifyMany(app core.App, items []Addressed) error {
 		return nil
 	}
 	if app.TxInfo() == nil {
-		return app.RunInTransaction(func(txApp core.App) error {
+		return writer.Transaction(app, func(txApp core.App) error {
 			return NotifyMany(txApp, items)
 		})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/internal/writer"
 	"camellos/modules/whatsapp"
 
 	"github.com/pocketbase/dbx"
@@ -140,7 +141,7 @@ func preferencesPut(e *core.RequestEvent) error {
 	}
 	userID := session.AuthUser(e).Id
 	var merged Preferences
-	err = e.App.RunInTransaction(func(txApp core.App) error {
+	err = writer.Transaction(e.App, func(txApp core.App) error {
 		rec, err := txApp.FindFirstRecordByData(colPreferences, "user", userID)
 		if errors.Is(err, sql.ErrNoRows) {
 			col, err := txApp.FindCachedCollectionByNameOrId(colPreferences)

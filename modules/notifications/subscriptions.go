@@ -15,6 +15,7 @@ import (
 	"camellos/internal/session"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -174,7 +175,7 @@ func storeSubscription(e *core.RequestEvent, in subscriptionIn) (rec *core.Recor
 		userAgent = string(n[:300])
 	}
 	upsert := func() error {
-		return e.App.RunInTransaction(func(txApp core.App) error {
+		return writer.Transaction(e.App, func(txApp core.App) error {
 			existing, err := txApp.FindFirstRecordByData(colSubscriptions, "endpoint", endpoint)
 			switch {
 			case errors.Is(err, sql.ErrNoRows):

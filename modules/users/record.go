@@ -1,6 +1,9 @@
 package users
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
+)
 
 // User is a typed users record.
 type User struct {
@@ -40,3 +43,6 @@ func (u *User) Disabled() bool { return u.GetBool(FieldDisabled) }
 
 // IsAdmin reports whether the user is an enabled ADMIN.
 func (u *User) IsAdmin() bool { return u.Role() == RoleAdmin && !u.Disabled() }
+
+// Updated is when the user was last saved.
+func (u *User) Updated() types.DateTime { return u.GetDateTime("updated") }

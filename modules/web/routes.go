@@ -198,18 +198,19 @@ func (s *site) preview(e *core.RequestEvent, id string, doc *string) string {
 	if len(id) > 50 {
 		return ""
 	}
-	rec, err := e.App.FindRecordById(camellos.Collection, id)
-	if err != nil || rec.GetString("status") != camellos.StatusActive {
+	c, err := camellos.Find(e.App, id)
+	if err != nil || !c.Active() {
 		return ""
 	}
+	rec := c.Record
 	base := config.Of(e.App).AppURL
-	name := rec.GetString("name")
+	name := c.Name()
 	title := name + " · Camellos"
 	desc := strings.Join(camellos.Trades(rec), ", ")
-	if city := rec.GetString("city"); city != "" {
+	if city := c.City(); city != "" {
 		desc += " en " + city
 	}
-	if d := rec.GetString("description"); d != "" {
+	if d := c.Description(); d != "" {
 		desc += ". " + d
 	}
 	desc = clip(desc, 200)

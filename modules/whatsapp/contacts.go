@@ -17,6 +17,7 @@ import (
 	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -190,7 +191,7 @@ func whatsappStart(e *core.RequestEvent) error {
 	now := time.Now()
 	expires, _ := types.ParseDateTime(now.Add(CodeTTL))
 	sent, _ := types.ParseDateTime(now)
-	err = e.App.RunInTransaction(func(tx core.App) error {
+	err = writer.Transaction(e.App, func(tx core.App) error {
 		rec, err := tx.FindFirstRecordByData(ContactsCollection, "user", userID)
 		if errors.Is(err, sql.ErrNoRows) {
 			col, cerr := tx.FindCachedCollectionByNameOrId(ContactsCollection)
