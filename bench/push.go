@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,7 +38,10 @@ import (
 
 const (
 	nPushUsers     = 10_000
-	rawPushWorkers = 4 // the service's delivery workers (notifications.Options default)
+	rawPushWorkers = 4 // webpush-go senders of the floor: CPU-bound, so about the cores
+	// pushDelay is how long the latency rows' receiver waits before it
+	// answers, as a real push service across the internet does.
+	pushDelay = 100 * time.Millisecond
 )
 
 // pushResult is the fan-out scenario.
@@ -87,7 +91,8 @@ type pushReceiver struct {
 	decrypted atomic.Int64
 	mu        sync.Mutex
 	failures  []string
-	last      atomic.Int64 // unix nanos of the last decrypted push
+	last      atomic.Int64  // unix nanos of the last decrypted push
+	delay     time.Duration // before each answer (0: at once)
 }
 
 func newPushReceiver(dir string, n int) (*pushReceiver, error) {
@@ -146,6 +151,9 @@ func (r *pushReceiver) fail(s string) {
 
 func (r *pushReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
+	if r.delay > 0 {
+		time.Sleep(r.delay)
+	}
 	r.got.Add(1)
 	i, err := strconv.Atoi(strings.TrimPrefix(req.URL.Path, "/push/"))
 	if err != nil || i < 0 || i >= len(r.keys) {
@@ -357,4 +365,116 @@ func seedPush(dir string, recv *pushReceiver) (string, error) {
 		return "", err
 	}
 	return token, nil
+}
+
+// pushLatencyResult is a broadcast to n subscribers on a receiver that
+// answers after pushDelay over HTTP/2, with the listing's p99 measured
+// quietly first and then while the broadcast runs.
+type pushLatencyResult struct {
+	Available           bool
+	Note                string
+	Users               int
+	Delay               time.Duration
+	Decrypted           int64
+	Took                time.Duration
+	RPS                 float64
+	HTTP2               bool
+	QuietP99, DuringP99 time.Duration
+	During              int // listing requests answered during the broadcast
+}
+
+// runPushLatency broadcasts to n subscribers of a receiver answering after
+// pushDelay (HTTP/2), timing the last decrypted payload, while one client
+// keeps asking for the listing.
+func runPushLatency(r *report, n int) *pushLatencyResult {
+	out := &pushLatencyResult{Users: n, Delay: pushDelay}
+	dir, err := os.MkdirTemp("", "camellos-pushlat-")
+	if err != nil {
+		out.Note = err.Error()
+		return out
+	}
+	defer os.RemoveAll(dir)
+	fmt.Printf("push latency: %d subscribers, receiver answering after %s…\n", n, pushDelay)
+	recv, err := newPushReceiver(dir, n)
+	if err != nil {
+		out.Note = err.Error()
+		return out
+	}
+	recv.delay = pushDelay
+	var h2 atomic.Int64
+	inner := recv.srv.Handler
+	recv.srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.ProtoMajor == 2 {
+			h2.Add(1)
+		}
+		inner.ServeHTTP(w, req)
+	})
+	defer recv.srv.Close()
+	data := filepath.Join(dir, "pb_data")
+	admin, err := seedPush(data, recv)
+	if err != nil {
+		out.Note = "seed: " + err.Error()
+		return out
+	}
+	svc, err := startService(data, serviceEnv("SSL_CERT_FILE="+recv.certFile))
+	if err != nil {
+		out.Note = err.Error()
+		return out
+	}
+	defer svc.stop()
+	listing := func() *http.Request { return cookieGet(svc.base, "/api/camellos?city=Bogot%C3%A1", "") }
+	lc := newClient(1)
+	sample := func(stop func() bool, max int) []time.Duration {
+		var lat []time.Duration
+		for len(lat) < max && !stop() {
+			t := time.Now()
+			res, err := lc.Do(listing())
+			if err != nil {
+				continue
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			lat = append(lat, time.Since(t))
+			time.Sleep(5 * time.Millisecond)
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		return lat
+	}
+	quiet := sample(func() bool { return false }, 400)
+	out.QuietP99 = percentile(quiet, 0.99)
+
+	title := "Aviso lento " + strconv.FormatInt(time.Now().UnixNano(), 36)
+	recv.reset(title)
+	client := newClient(4)
+	t0 := time.Now()
+	res, err := client.Do(cookieJSON(http.MethodPost, svc.base, "/api/admin/notifications", admin,
+		map[string]any{"title": title, "body": "Mañana hay mantenimiento de 2 a 3 a. m.", "url": "/notificaciones.html", "role": users.RoleClient}))
+	if err != nil {
+		out.Note = err.Error()
+		return out
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		out.Note = fmt.Sprintf("broadcast answered %d", res.StatusCode)
+		return out
+	}
+	var done atomic.Bool
+	during := make(chan []time.Duration, 1)
+	go func() { during <- sample(done.Load, 1<<30) }()
+	end := recv.waitFor(int64(n), t0)
+	done.Store(true)
+	lat := <-during
+	out.Available = true
+	out.Took = end.Sub(t0)
+	out.Decrypted = recv.decrypted.Load()
+	out.HTTP2 = h2.Load() > 0 && h2.Load() == recv.got.Load()
+	if out.Took > 0 {
+		out.RPS = float64(out.Decrypted) / out.Took.Seconds()
+	}
+	out.During = len(lat)
+	out.DuringP99 = percentile(lat, 0.99)
+	fmt.Printf("%-20s %d of %d decrypted in %s (%.0f/s, HTTP/2 %v); listing p99 %s quiet, %s during (%d requests)\n", "push latency",
+		out.Decrypted, n, out.Took.Round(time.Millisecond), out.RPS, out.HTTP2, out.QuietP99, out.DuringP99, out.During)
+	return out
 }

@@ -64,6 +64,7 @@ type report struct {
 	Sweep     *sweepResult
 	Writes    *writesResult
 	Push      *pushResult
+	PushLat   []*pushLatencyResult // receivers answering after pushDelay, 10,000 and 100,000 subscribers
 	Events    *eventsResult
 	Flood     *floodResult
 	Growth    []*growthPoint
@@ -381,6 +382,11 @@ func run(cfg config) (*report, error) {
 	// Push fan-out and cost growth run on their own data dirs.
 	if !cfg.skipped("push") {
 		r.Push = runPush(r)
+	}
+	if !cfg.skipped("pushlatency") {
+		for _, n := range []int{10_000, 100_000} {
+			r.PushLat = append(r.PushLat, runPushLatency(r, n))
+		}
 	}
 	if !cfg.skipped("growth") {
 		r.Growth = runGrowth(r)

@@ -307,7 +307,7 @@ func readFloorSource(seeded string) floorSource {
 			continue
 		}
 		ts := &floorTableSource{}
-		if err := src.NewQuery(`SELECT sql FROM sqlite_master WHERE tbl_name={:t} AND sql IS NOT NULL ORDER BY type DESC`).
+		if err := src.NewQuery(`SELECT sql FROM sqlite_master WHERE tbl_name={:t} AND type IN ('table', 'index') AND sql IS NOT NULL ORDER BY type DESC`).
 			Bind(dbx.Params{"t": ft[0]}).Column(&ts.schema); err != nil || len(ts.schema) == 0 {
 			continue
 		}

@@ -28,12 +28,13 @@ import (
 	"camellos/modules/registration"
 	"camellos/modules/search"
 	"camellos/modules/seed"
+	"camellos/modules/users"
 	"camellos/modules/web"
 
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
-	"camellos/internal/projcheck"
+	"camellos/internal/readmodel"
 	"camellos/internal/session"
 
 	"github.com/pocketbase/pocketbase/apis"
@@ -44,18 +45,21 @@ import (
 
 // Register binds every module's record hooks and routes to app.
 func Register(app core.App) {
-	ops.Register(app) // first: the log pipeline and PocketBase's settings
+	ops.Register(app)   // first: the log pipeline and PocketBase's settings
+	readmodel.Bind(app) // before the projections are declared
 	session.BindSessionCache(app)
+	session.BindUserEvents(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		se.Router.Bind(watchCommits())
 		se.Router.Bind(session.LoadSession())
 		se.Router.Bind(session.CheckOrigin(), httpapi.SecurityHeaders())
 		httpapi.BindAPINotFound(se)
 		httpapi.BindAPIEnvelopeEverywhere(se)
-		projcheck.Start(se.App, time.Duration(config.Of(se.App).ProjectionCheckSeconds)*time.Second)
+		readmodel.Start(se.App, time.Duration(config.Of(se.App).ProjectionCheckSeconds)*time.Second)
 		return se.Next()
 	})
 	mail.Register(app)
+	users.Register(app)
 	auth.Register(app)
 	registration.Register(app)
 	camellos.Register(app)

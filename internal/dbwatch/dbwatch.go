@@ -50,6 +50,9 @@ import (
 type Event struct {
 	hook.Event
 	App core.App
+	// Tables are the tables whose change counters moved (counters.go),
+	// sorted; nil when that is unknown: then any table may have changed.
+	Tables []string
 }
 
 // Watcher watches one data.db; keep one per app (Attach).
@@ -78,6 +81,7 @@ type Watcher struct {
 	external  atomic.Int64 // external commits noticed (metrics, tests)
 	ownCommit atomic.Int64 // own commits accounted
 	probes    atomic.Int64 // checks that ran the probe's SQL (tests)
+	seen      counters     // S of counters.go (nil: unknown)
 
 	// The fast path (shm_unix.go): data.db-shm mapped, and its wal-index
 	// header as it was before the last probe that left nothing unaccounted
@@ -114,7 +118,7 @@ func (w *Watcher) Open(dsn string) (*dbx.DB, error) {
 	w.claimProbeLocked()
 	if w.dsn != dsn && w.probe != nil {
 		_ = w.probe.Close()
-		w.probe, w.baseOK = nil, false
+		w.probe, w.baseOK, w.seen = nil, false, nil
 		w.dropShmLocked()
 	}
 	w.drv, w.dsn, w.closed = drv, dsn, false
@@ -185,26 +189,32 @@ func (w *Watcher) Check() error {
 		w.probing = true
 		w.started++
 		my := w.started
+		base, baseOK := w.base, w.baseOK // only probe holders change them
 		w.mu.Unlock()
 		h := w.headerLocked() // before the probe: a commit after it changes it
 		w.probes.Add(1)
-		v, fresh, err := w.probeVersion()
+		v, before, fresh, err := w.probeVersion()
+		var after counters
+		if err == nil && !fresh && baseOK && v != base {
+			after = readCounters(w.probe) // covers every commit up to v
+		}
 		w.mu.Lock()
 		w.probing = false
 		settled := true
 		switch {
 		case err != nil:
-			w.baseOK = false
-			w.fireLocked() // unknown: assume the worst
+			w.baseOK, w.seen = false, nil
+			w.fireLocked(nil) // unknown: assume the worst
 		case fresh || !w.baseOK:
-			w.base, w.baseOK = v, true
+			w.base, w.baseOK, w.seen = v, true, before
 		case v == w.base:
 			if w.inFlight == 0 {
 				w.snap.Store(h)
 			}
 		case w.inFlight == 0:
 			w.base = v
-			w.fireLocked()
+			w.fireLocked(changed(w.seen, after))
+			w.seen = before
 			w.snap.Store(h)
 		default:
 			// An own commit is in flight and may explain the change: its
@@ -251,34 +261,37 @@ func (w *Watcher) releaseProbeLocked() {
 }
 
 // probeVersion reads data_version on the probe connection, opening it when
-// needed (fresh: a new probe, whose reading is a new baseline). The caller
-// has claimed the probe.
-func (w *Watcher) probeVersion() (v int64, fresh bool, err error) {
+// needed (fresh: a new probe, whose reading is a new baseline), and the
+// change counters just before it. The caller has claimed the probe.
+func (w *Watcher) probeVersion() (v int64, before counters, fresh bool, err error) {
 	if w.closed || w.drv == nil {
-		return 0, false, errors.New("dbwatch: closed")
+		return 0, nil, false, errors.New("dbwatch: closed")
 	}
 	if w.probe == nil {
 		c, err := w.drv.Open(w.dsn)
 		if err != nil {
-			return 0, false, err
+			return 0, nil, false, err
 		}
 		w.probe, fresh = &conn{Conn: c, w: w, stmts: newStmtCache()}, true
 	}
+	before = readCounters(w.probe)
 	v, err = dataVersion(w.probe)
 	if err != nil {
 		_ = w.probe.Close()
 		w.probe = nil
 		w.dropShmLocked()
 	}
-	return v, fresh, err
+	return v, before, fresh, err
 }
 
-func (w *Watcher) fireLocked() {
+// fireLocked runs the OnExternalCommit handlers for a foreign commit that
+// changed tables (nil: unknown, any).
+func (w *Watcher) fireLocked(tables []string) {
 	w.external.Add(1)
 	if w.app == nil {
 		return
 	}
-	_ = w.OnExternalCommit.Trigger(&Event{App: w.app})
+	_ = w.OnExternalCommit.Trigger(&Event{App: w.app, Tables: tables})
 }
 
 // beginCommit is called before an own connection commits. It only counts
@@ -298,7 +311,7 @@ func (w *Watcher) endCommit(c *conn) {
 	// 1. The probe's version now includes our commit (and any foreign one
 	//    before this instant): it becomes the baseline.
 	h := w.headerLocked()
-	pv, _, perr := w.probeVersion()
+	pv, before, _, perr := w.probeVersion()
 	// 2. Our connection's own version changes only for commits by others
 	//    since its last read: one before or racing ours is caught here
 	//    (read after the probe, so nothing falls between the two).
@@ -312,7 +325,10 @@ func (w *Watcher) endCommit(c *conn) {
 		w.baseOK = false
 	}
 	if err != nil || !c.dvOK || v != c.dv {
-		w.fireLocked()
+		w.fireLocked(changed(w.seen, readCounters(w.probe)))
+		w.seen = before
+	} else if perr == nil {
+		w.seen = before // every foreign commit before it was fired already
 	}
 	c.dv, c.dvOK = v, err == nil
 	w.inFlight--
@@ -658,15 +674,16 @@ func Of(app core.App) *Watcher {
 	return w
 }
 
-// OnExternalCommit binds fn to app's external-commit event (no-op without
-// a watcher): modules drop their caches there.
-func OnExternalCommit(app core.App, fn func()) {
+// OnExternalCommit binds fn to app's external-commit event with the tables
+// it changed (nil: unknown, any); a no-op without a watcher. The read-model
+// registry (internal/readmodel) is its listener.
+func OnExternalCommit(app core.App, fn func(tables []string)) {
 	w := Of(app)
 	if w == nil {
 		return
 	}
 	w.OnExternalCommit.BindFunc(func(e *Event) error {
-		fn()
+		fn(e.Tables)
 		return e.Next()
 	})
 }

@@ -207,3 +207,16 @@ func AfterCommit(app core.App, drop func()) {
 	}
 	drop()
 }
+
+// Sample returns up to n stored values, the most recently read first
+// (the consistency check compares them with fresh builds).
+func (c *Keyed[K, V]) Sample(n int) map[K]V {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[K]V, min(n, len(c.items)))
+	for el := c.lru.Front(); el != nil && len(out) < n; el = el.Next() {
+		it := el.Value.(*keyedItem[K, V])
+		out[it.key] = it.val
+	}
+	return out
+}

@@ -1,13 +1,12 @@
 package session
 
 import (
-	"camellos/internal/bus"
-	"camellos/modules/users"
-
 	"sync"
 	"time"
 
-	"camellos/internal/dbwatch"
+	"camellos/internal/bus"
+	"camellos/internal/readmodel"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -124,9 +123,13 @@ func BindSessionCache(app core.App) {
 		dropUserSessions(e.App, e.Record.GetString("user"))
 		return e.Next()
 	}
-	// A commit by another process (raw SQL, the CLI) may revoke any session.
-	dbwatch.OnExternalCommit(app, func() {
-		sessionCacheOf(app).drop(func(string, *cachedSession) bool { return true })
+	// A commit by another process (raw SQL, the CLI) to sessions or users
+	// may revoke any session.
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "sessions", Tables: []string{Collection, users.Collection},
+		Bound:  "20,000 sessions (all dropped past it)",
+		MaxAge: sessionCacheMaxAge,
+		Drop:   func() { sessionCacheOf(app).drop(func(string, *cachedSession) bool { return true }) },
 	})
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(session)
 	app.OnRecordAfterDeleteSuccess(Collection).BindFunc(session)

@@ -11,6 +11,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -45,11 +46,30 @@ type Option func(app *tests.TestApp)
 // loopback port until the test ends.
 func New(t testing.TB, opts ...Option) *Kit {
 	t.Helper()
+	return newOn(t, t.TempDir(), opts...)
+}
+
+// Clone boots a second service on a copy of src's database as it is now
+// (VACUUM INTO: a consistent snapshot), with every in-memory projection
+// cold: what src answers must equal what the clone answers (the
+// differential test of internal/readmodel).
+func Clone(t testing.TB, src *Kit, opts ...Option) *Kit {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := src.App.DB().NewQuery("VACUUM INTO {:p}").
+		Bind(map[string]any{"p": filepath.Join(dir, "data.db")}).Execute(); err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	return newOn(t, dir, opts...)
+}
+
+func newOn(t testing.TB, dataDir string, opts ...Option) *Kit {
+	t.Helper()
 	// data.db through the service's own connections, watched for commits
 	// by other processes as in production (modules.New).
 	w := dbwatch.New()
 	app, err := tests.NewTestAppWithConfig(core.BaseAppConfig{
-		DataDir:       t.TempDir(),
+		DataDir:       dataDir,
 		EncryptionEnv: "pb_test_env",
 		DBConnect:     modules.DBConnect(w),
 	})

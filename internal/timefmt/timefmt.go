@@ -34,3 +34,17 @@ func ParseTime(s string) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// DBLayout is how PocketBase stores dates in text columns.
+const DBLayout = "2006-01-02 15:04:05.000Z"
+
+// DB formats t as a stored PocketBase date (UTC).
+func DB(t time.Time) string { return t.UTC().Format(DBLayout) }
+
+// ISOOfStored formats a stored PocketBase date as
+// ISO(record.GetDateTime(...).Time()) would; "" and unreadable values give
+// the zero time's form, as they do there.
+func ISOOfStored(s string) string {
+	dt, _ := types.ParseDateTime(s)
+	return ISO(dt.Time())
+}

@@ -38,8 +38,9 @@ type patchCamelloInput struct {
 	Notes   *string `json:"notes"`
 }
 
-// camelloUpdate re-reads the camello inside the write transaction, so two
-// admins deciding at once cannot both move it from the same status.
+// camelloUpdate validates an admin's decision and hands it to the owner
+// (camellos.Decide: re-read and saved in one write transaction, so two
+// admins deciding at once cannot both move it from the same status).
 func camelloUpdate(e *core.RequestEvent) error {
 	id, err := httpapi.PathID(e, "id")
 	if err != nil {
@@ -64,31 +65,10 @@ func camelloUpdate(e *core.RequestEvent) error {
 		return err
 	}
 
-	var rec *core.Record
-	err = e.App.RunInTransaction(func(tx core.App) error {
-		var err error
-		rec, err = tx.FindRecordById(camellos.Collection, id)
-		if err != nil {
-			return httpapi.NotFound(camellos.MsgCamelloNotFound)
-		}
-		if in.Status != nil {
-			from := rec.GetString("status")
-			if from != *in.Status && !camellos.CanTransition(from, *in.Status) {
-				return httpapi.Conflict(camellos.TransitionError(from, *in.Status))
-			}
-			rec.Set("status", *in.Status)
-		}
-		camellos.MarkReviewed(rec) // an admin's decision reviews the pending edits
-		if in.Premium != nil {
-			rec.Set("premium", *in.Premium)
-		}
-		if in.Notes != nil {
-			rec.Set("notes", *in.Notes)
-		}
-		return tx.Save(rec)
-	})
+	c, err := camellos.Decide(e.App, id, camellos.Decision{Status: in.Status, Premium: in.Premium, Notes: in.Notes})
 	if err != nil {
 		return err
 	}
+	rec := c.Record
 	return camellos.Respond(e, http.StatusOK, rec, camellos.PrivateFor(session.AuthUser(e), rec))
 }

@@ -8,6 +8,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 	"camellos/modules/auth"
 	"camellos/modules/camellos"
 	"camellos/modules/users"
@@ -122,18 +123,12 @@ func userUpdate(e *core.RequestEvent) error {
 			return httpapi.Conflict(MsgDisableSelf)
 		}
 	}
-	if in.Role != nil {
-		user.Set("role", *in.Role)
-	}
-	if in.Name != nil {
-		user.Set("name", *in.Name)
-	}
-	if in.Disabled != nil {
-		user.Set("disabled", *in.Disabled)
-	}
-	// The users record hook (modules/auth) revokes the sessions of a user
-	// being disabled, in the same transaction as the save.
-	if err := e.App.Save(user); err != nil {
+	// The users' record hooks revoke the sessions of a user being
+	// disabled, in the same transaction as the save.
+	err = writer.Transaction(e.App, func(tx core.App) error {
+		return users.Update(tx, users.Wrap(user), users.Change{Role: in.Role, Name: in.Name, Disabled: in.Disabled})
+	})
+	if err != nil {
 		return err
 	}
 	return e.JSON(http.StatusOK, map[string]any{"user": userJSON(user)})

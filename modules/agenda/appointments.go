@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
@@ -266,7 +267,7 @@ func appointmentCancel(e *core.RequestEvent) error {
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	err = writer.Transaction(e.App, func(txApp core.App) error {
-		ok, err := appointments.Cancel(txApp, appt.Id, jobs.Now(txApp))
+		ok, err := appointments.Cancel(txApp, appt.Id, clock.Now(txApp))
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
 	"camellos/modules/jobs"
@@ -297,7 +298,7 @@ func TestAppointmentsListAndCancel(t *testing.T) {
 		expect(t, k.Post(path(ids[0]), w.clientCookie, nil), 409, agenda.MsgNotScheduled)
 		expect(t, k.Post(path(ids[2]), w.adminCookie, nil), 200, "")
 		// Once it has started it can no longer be cancelled.
-		jobs.SetClock(k.App, func() time.Time { return monday.Add(8 * time.Hour) })
+		clock.Set(k.App, func() time.Time { return monday.Add(8 * time.Hour) })
 		expect(t, k.Post(path(ids[1]), w.clientCookie, nil), 409, agenda.MsgAlreadyStarted)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
@@ -223,7 +224,7 @@ func availabilityPut(e *core.RequestEvent) error {
 	var saved *core.Record
 	cancelled := []string{}
 	err = e.App.RunInTransaction(func(txApp core.App) error {
-		now := jobs.Now(txApp)
+		now := clock.Now(txApp)
 		conflicts, err := blockedConflicts(txApp, camello.Id, s, now, holidaysOff)
 		if err != nil {
 			return err

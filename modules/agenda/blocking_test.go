@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
-	"camellos/modules/jobs"
 )
 
 // TestBlockingDatesWithAppointments: blocking a date that holds
@@ -85,7 +85,7 @@ func TestBlockingDatesWithAppointments(t *testing.T) {
 	}
 
 	// A past appointment on a blocked date is no conflict.
-	jobs.SetClock(k.App, func() time.Time { return time.Date(2026, 11, 26, 14, 30, 0, 0, time.UTC) })
+	clock.Set(k.App, func() time.Time { return time.Date(2026, 11, 26, 14, 30, 0, 0, time.UTC) })
 	expect(t, k.Put("/api/agenda/availability", w.camCookie, block([]any{"2026-11-25", "2026-11-26"}, nil)), 200, "")
 	if s := recordOf(t, k, c).GetString("status"); s != "PROGRAMADA" {
 		t.Fatalf("a started appointment was touched: %s", s)

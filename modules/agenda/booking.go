@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
@@ -194,7 +195,7 @@ func bookStarts(app core.App, jobID string, starts []time.Time, series bool) ([]
 		if err != nil {
 			return err
 		}
-		now := jobs.Now(txApp)
+		now := clock.Now(txApp)
 		first, last := starts[0], starts[0]
 		for _, s := range starts {
 			if s.Before(first) {
@@ -296,7 +297,7 @@ func Reschedule(app core.App, id string, start time.Time, byUserID string) (*app
 		if err != nil {
 			return httpapi.NotFound(MsgAppointmentNotFound)
 		}
-		now := jobs.Now(txApp)
+		now := clock.Now(txApp)
 		if appt.Status() != appointments.Scheduled || !appt.Start().After(now) {
 			return httpapi.Conflict(MsgRescheduleClosed)
 		}

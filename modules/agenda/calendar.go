@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"camellos/internal/bus"
+	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
@@ -227,7 +228,7 @@ func calendarFeed(e *core.RequestEvent) error {
 	if owner == nil {
 		return httpapi.NotFound(MsgFeedNotFound)
 	}
-	body, err := renderFeed(e.App, owner, jobs.Now(e.App))
+	body, err := renderFeed(e.App, owner, clock.Now(e.App))
 	if err != nil {
 		return httpapi.Internal(err)
 	}

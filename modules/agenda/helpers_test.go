@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/testkit"
-	"camellos/modules/jobs"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
@@ -34,7 +34,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	t.Setenv("AUTH_IP_LIMIT", "0") // not about the limits (internal/ratelimit's table test is)
-	p := testkit.NewParties(t, func(app *tests.TestApp) { jobs.SetClock(app, func() time.Time { return monday }) })
+	p := testkit.NewParties(t, func(app *tests.TestApp) { clock.Set(app, func() time.Time { return monday }) })
 	w := &world{k: p.K, client: p.Client, clientCookie: p.ClientCookie, camUser: p.CamUser, camello: p.Camello,
 		camCookie: p.CamCookie, adminCookie: p.AdminCookie, stranger: p.Stranger, strangerCookie: p.StrangerCookie}
 	weekdays := []map[string]any{}

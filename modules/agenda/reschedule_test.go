@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
-	"camellos/modules/jobs"
 	"camellos/modules/users"
 )
 
@@ -102,9 +102,9 @@ func TestReschedule(t *testing.T) {
 		r = w.book(j.Id, "2026-11-27T15:00:00Z")
 		expect(t, r, 201, "")
 		sid := r.Str("appointment.id")
-		jobs.SetClock(k.App, func() time.Time { return time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC) })
+		clock.Set(k.App, func() time.Time { return time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC) })
 		expect(t, k.Post(path(sid), w.clientCookie, to("2026-12-01T14:00:00Z")), 409, agenda.MsgRescheduleClosed)
-		jobs.SetClock(k.App, func() time.Time { return monday })
+		clock.Set(k.App, func() time.Time { return monday })
 	})
 }
 

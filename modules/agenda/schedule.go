@@ -168,10 +168,10 @@ func CheckSchedule(v *httpapi.Validation, tz string, weekly []WeeklyRange, block
 	return s
 }
 
-func clock(m int) string { return fmt.Sprintf("%02d:%02d", m/60, m%60) }
+func hhmm(m int) string { return fmt.Sprintf("%02d:%02d", m/60, m%60) }
 
 func weeklyOf(r Range) WeeklyRange {
-	return WeeklyRange{Weekday: r.Weekday, Start: clock(r.Start), End: clock(r.End)}
+	return WeeklyRange{Weekday: r.Weekday, Start: hhmm(r.Start), End: hhmm(r.End)}
 }
 
 // decodeJSONField reads a JSON field of a record into dst.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
@@ -81,7 +82,7 @@ func slotsList(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	now := jobs.Now(e.App)
+	now := clock.Now(e.App)
 	v, err := viewsOf(e.App).get(e.App, id, now)
 	if errors.Is(err, errNoCamello) || (err == nil && !v.active) {
 		return httpapi.NotFound(jobs.MsgCamelloNotFound)

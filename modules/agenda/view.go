@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"camellos/internal/bus"
-	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
 
@@ -176,8 +176,14 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 // record saves and raw updates alike), its availability and the camello
 // itself (status, zone).
 func bindViewHooks(app core.App) {
-	// A commit by another process can change any view.
-	dbwatch.OnExternalCommit(app, viewsOf(app).dropAll)
+	// A commit by another process to these tables can change any view.
+	readmodel.Declare(app, readmodel.Projection{
+		Name:   "agenda",
+		Tables: []string{camellos.Collection, AvailabilityCollection, appointments.Collection},
+		Bound:  "20,000 camellos' views (all dropped past it) and 16 MB of rendered answers",
+		MaxAge: viewMaxAge,
+		Drop:   viewsOf(app).dropAll,
+	})
 	byField := func(field string) func(e *core.RecordEvent) error {
 		return func(e *core.RecordEvent) error {
 			ids := []string{e.Record.GetString(field)}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/modules/agenda"
 	"camellos/modules/appointments"
 	"camellos/modules/jobs"
@@ -154,7 +155,7 @@ func TestSlotsSeeEveryWrite(t *testing.T) {
 	// The clock going back before the view's bookings: read again.
 	expect(t, k.Put("/api/agenda/availability", w.camCookie, map[string]any{"timezone": "America/Bogota",
 		"weekly": []any{map[string]any{"weekday": 1, "start": "00:00", "end": "24:00"}}}), 200, "")
-	jobs.SetClock(k.App, func() time.Time { return monday.Add(72 * time.Hour) })
+	clock.Set(k.App, func() time.Time { return monday.Add(72 * time.Hour) })
 	r := k.Get("/api/camellos/"+w.camello.Id+"/slots?from=2026-11-30T05:00:00Z&to=2026-12-01T05:00:00Z", w.strangerCookie)
 	expect(t, r, 200, "")
 	if n := len(slotStarts(r)); n != 24 {
@@ -166,7 +167,7 @@ func TestSlotsSeeEveryWrite(t *testing.T) {
 		dbx.HashExp{"id": appt.Id}).Execute(); err != nil {
 		t.Fatal(err)
 	}
-	jobs.SetClock(k.App, func() time.Time { return monday })
+	clock.Set(k.App, func() time.Time { return monday })
 	r = k.Get("/api/camellos/"+w.camello.Id+"/slots?from=2026-11-23T05:00:00Z&to=2026-11-24T05:00:00Z", w.strangerCookie)
 	if s := strings.Join(slotStarts(r), ","); has(s, "2026-11-23T07:00") || !has(s, "2026-11-23T08:00") {
 		t.Fatalf("clock back: %s", s)
@@ -183,7 +184,7 @@ func TestSlotsFollowTheClock(t *testing.T) {
 	path := "/api/camellos/" + w.camello.Id + "/slots?from=2026-11-24T00:00:00Z&to=2026-11-26T00:00:00Z"
 	at := func(now time.Time) []string {
 		t.Helper()
-		jobs.SetClock(k.App, func() time.Time { return now })
+		clock.Set(k.App, func() time.Time { return now })
 		r := k.Get(path, w.strangerCookie)
 		expect(t, r, 200, "")
 		got := slotStarts(r)
@@ -249,7 +250,7 @@ func TestSlotsSeeAVisitClosedByCompletion(t *testing.T) {
 	job := w.job("EN_PROGRESO")
 	k.CreateRecord("appointments", map[string]any{"job": job.Id, "camello": w.camello.Id, "client": w.client.Id,
 		"start": "2026-11-24T13:00:00.000Z", "end": "2026-11-24T14:00:00.000Z", "status": "PROGRAMADA"})
-	jobs.SetClock(k.App, func() time.Time { return now })
+	clock.Set(k.App, func() time.Time { return now })
 	if s := get("during the visit"); s != "2026-11-24T15:00:00.000Z,2026-11-24T16:00:00.000Z" {
 		t.Fatalf("the visit and its buffer should hold 14:00Z: %s", s)
 	}

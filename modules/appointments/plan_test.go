@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"camellos/internal/testkit"
+	"camellos/internal/timefmt"
 	"camellos/modules/appointments"
 	"camellos/modules/jobs"
 
@@ -21,7 +22,7 @@ func TestReminderClaimUsesPartialIndex(t *testing.T) {
 		Detail string `db:"detail"`
 	}
 	err := k.App.DB().NewQuery("EXPLAIN QUERY PLAN " + appointments.ClaimDueQuery).Bind(dbx.Params{
-		"now": jobs.DBTimeOf(now), "until": jobs.DBTimeOf(now.Add(jobs.ReminderWindow)), "limit": 1000,
+		"now": timefmt.DB(now), "until": timefmt.DB(now.Add(jobs.ReminderWindow)), "limit": 1000,
 	}).All(&plan)
 	if err != nil {
 		t.Fatal(err)

@@ -151,18 +151,6 @@ const claimDue = "UPDATE " + Collection + " SET reminderSentAt = {:now}, updated
 	"AND reminderSentAt = '' AND status = '" + Scheduled + "' " +
 	"RETURNING id, job, camello, client, start"
 
-// ClaimDueDescribed is ClaimDue whose answer also carries describe: a
-// list of "expression AS name" over the claimed row (the updated table is
-// `appointments`; e.g. scalar subqueries reading what the row refers to),
-// written by a caller that reads other owners' tables and would otherwise
-// read them again by the claimed ids. dest is a pointer to a slice of
-// structs with the db tags id, job, camello, client, start and the names.
-// The claim itself (which rows, exactly once) is ClaimDue's.
-func ClaimDueDescribed(app core.App, now, until time.Time, limit int, describe string, dest any) error {
-	return app.DB().NewQuery(claimDue + ", " + describe).
-		Bind(dbx.Params{"now": dbTime(now), "until": dbTime(until), "limit": limit}).All(dest)
-}
-
 // ClaimDue marks up to limit PROGRAMADA appointments starting in (now,
 // until] whose reminder was not sent as reminded, in one conditional
 // UPDATE, and returns exactly those it changed: concurrent or repeated

@@ -11,6 +11,7 @@ import (
 	"camellos/internal/session"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -19,7 +20,7 @@ import (
 
 // ErasedName is the name an erased account keeps, so the other party's
 // jobs, messages and reviews still read sensibly.
-const ErasedName = "Usuario eliminado"
+const ErasedName = users.ErasedName
 
 // Messages of the account life cycle.
 const (
@@ -154,7 +155,7 @@ func meDelete(l *limiters) func(e *core.RequestEvent) error {
 		release()
 
 		ev := &bus.Erase{User: user}
-		err = e.App.RunInTransaction(func(tx core.App) error {
+		err = writer.Transaction(e.App, func(tx core.App) error {
 			ev.App = tx
 			return bus.Of(e.App).UserErasing.Trigger(ev, func(ev *bus.Erase) error {
 				return eraseUser(ev.App, ev.User)
@@ -175,19 +176,7 @@ func eraseUser(app core.App, user *core.Record) error {
 	if err := dropUserTokens(app, user.Id); err != nil {
 		return err
 	}
-	user.Set("name", ErasedName)
-	user.SetEmail("")
-	user.SetVerified(false)
-	user.Set("phone", "")
-	user.Set("city", "")
-	user.Set("disabled", true)
-	if user.Collection().Fields.GetByName("avatar") != nil {
-		user.Set("avatar", nil)
-	}
-	if err := app.Save(user); err != nil {
-		return err
-	}
-	return session.RevokeUserSessions(app, user.Id)
+	return users.Erase(app, users.Wrap(user))
 }
 
 // isoText formats a stored PocketBase date ("" stays "").

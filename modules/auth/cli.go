@@ -66,27 +66,14 @@ func UpsertAdmin(app core.App, email, password, name string) (*core.Record, bool
 	if name != "" && !text.Visible(name) {
 		return nil, false, errors.New("the name must have a visible letter")
 	}
-	user, err := app.FindAuthRecordByEmail(users.Collection, email)
-	created := err != nil
-	if name == "" && (created || user.GetString("name") == "") {
-		name = email[:strings.Index(email, "@")]
-	}
-	if created {
-		col, err := app.FindCollectionByNameOrId(users.Collection)
-		if err != nil {
-			return nil, false, err
+	if name == "" {
+		if u, err := app.FindAuthRecordByEmail(users.Collection, email); err != nil || users.Wrap(u).Name() == "" {
+			name = email[:strings.Index(email, "@")]
 		}
-		user = core.NewRecord(col)
-		user.SetEmail(email)
 	}
-	user.Set("role", users.RoleAdmin)
-	if name != "" {
-		user.Set("name", name)
-	}
-	user.Set("disabled", false)
-	users.SetPassword(user, password)
-	if err := app.Save(user); err != nil {
+	user, created, err := users.EnsureAdmin(app, email, name, password)
+	if err != nil {
 		return nil, false, err
 	}
-	return user, created, nil
+	return user.Record, created, nil
 }

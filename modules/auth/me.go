@@ -11,6 +11,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
 	"camellos/internal/session"
+	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/users"
 
@@ -108,15 +109,6 @@ func meUpdate(e *core.RequestEvent) error {
 		}
 	}
 
-	if in.Name != nil {
-		user.Set("name", *in.Name)
-	}
-	if in.Phone != nil {
-		user.Set("phone", *in.Phone)
-	}
-	if in.City != nil {
-		user.Set("city", *in.City)
-	}
 	if changePassword {
 		release, err := httpapi.HashSlot(e)
 		if err != nil {
@@ -125,7 +117,10 @@ func meUpdate(e *core.RequestEvent) error {
 		users.SetPassword(user, *in.Password)
 		release()
 	}
-	if err := e.App.Save(user); err != nil {
+	err := writer.Transaction(e.App, func(tx core.App) error {
+		return users.Update(tx, users.Wrap(user), users.Change{Name: in.Name, Phone: in.Phone, City: in.City})
+	})
+	if err != nil {
 		return err
 	}
 	if changePassword {

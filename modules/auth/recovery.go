@@ -10,8 +10,8 @@ import (
 
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
-	"camellos/internal/session"
 	"camellos/internal/text"
+	"camellos/internal/writer"
 	"camellos/modules/mail"
 	"camellos/modules/users"
 
@@ -176,8 +176,8 @@ func passwordReset(l *limiters) func(e *core.RequestEvent) error {
 		}
 		users.SetPassword(user, in.Password)
 		release()
-		user.SetVerified(true)
-		err = e.App.RunInTransaction(func(tx core.App) error {
+		verified := true
+		err = writer.Transaction(e.App, func(tx core.App) error {
 			ok, err := consumeToken(tx, token, PurposeReset)
 			if err != nil {
 				return err
@@ -185,10 +185,8 @@ func passwordReset(l *limiters) func(e *core.RequestEvent) error {
 			if !ok {
 				return httpapi.BadRequest(MsgBadLink)
 			}
-			if err := tx.Save(user); err != nil {
-				return err
-			}
-			return session.RevokeUserSessions(tx, user.Id)
+			// The new password ends every session (the users' hooks).
+			return users.Update(tx, users.Wrap(user), users.Change{Verified: &verified})
 		})
 		if err != nil {
 			if he := httpapi.ToError(err); he.Status == http.StatusBadRequest && he.Message == MsgBadLink {

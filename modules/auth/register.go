@@ -5,6 +5,7 @@ import (
 
 	"camellos/internal/bus"
 	"camellos/internal/httpapi"
+	"camellos/internal/writer"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -22,29 +23,51 @@ func clientRegister(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	if EmailTaken(e.App, in.Email) { // early answer; SaveNewUser re-checks in the transaction
-		return httpapi.Conflict(MsgEmailTaken)
+	user, err := SignUp(e, &in, users.RoleClient, nil)
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusCreated, map[string]any{"user": UserJSON(user.Record)})
+}
+
+// SignUp is the one sign-up sequence of every role, for a validated
+// account: an e-mail already registered is a 409 at once; the password is
+// hashed within httpapi.HashSlot, outside the write; then one write
+// transaction (internal/writer) creates the user (users.Create), runs
+// then with it (the camello profile of a camello's sign-up; nil: nothing)
+// and emits UserSignedUp (the legal consent), so nothing is left behind
+// when a step fails; after the commit the verification link is mailed.
+func SignUp(e *core.RequestEvent, acc *Account, role string, then func(tx core.App, user *users.User) error) (*users.User, error) {
+	if users.EmailTaken(e.App, acc.Email) { // early answer; users.Create re-checks in the transaction
+		return nil, httpapi.Conflict(MsgEmailTaken)
 	}
 	release, err := httpapi.HashSlot(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	user, err := PrepareUser(e.App, &in, users.RoleClient)
+	user, err := users.Prepare(e.App, users.New{
+		Email: acc.Email, Name: acc.Name, Phone: acc.Phone, City: acc.City, Role: role, Password: acc.Password,
+	})
 	release()
 	if err != nil {
-		return err
+		return nil, httpapi.Internal(err)
 	}
-	err = e.App.RunInTransaction(func(tx core.App) error {
-		if err := SaveNewUser(tx, user); err != nil {
+	err = writer.Transaction(e.App, func(tx core.App) error {
+		if err := users.Create(tx, user); err != nil {
 			return err
+		}
+		if then != nil {
+			if err := then(tx, user); err != nil {
+				return err
+			}
 		}
 		return SignedUp(tx, user.Id, e)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	SendVerification(e.App, user)
-	return e.JSON(http.StatusCreated, map[string]any{"user": UserJSON(user)})
+	SendVerification(e.App, user.Record)
+	return user, nil
 }
 
 // SignedUp emits UserSignedUp for a new user inside its sign-up

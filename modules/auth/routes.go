@@ -1,24 +1,20 @@
 // Package auth is the sessions and profile area: client sign-up, sign-in
-// with the session cookie, sign-out, GET/PATCH /api/me, the users record
-// hooks, and the CLI that creates administrators.
+// with the session cookie, sign-out, GET/PATCH /api/me, password
+// recovery, verification, data rights and the CLI that creates
+// administrators; every write of a user goes through modules/users.
 package auth
 
 import (
-	"camellos/internal/bus"
 	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
 	"camellos/internal/session"
-	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
-// Register binds the users record hooks and the auth and profile routes.
+// Register binds the auth and profile routes (the users' record hooks are
+// their owner's: modules/users).
 func Register(app core.App) {
-	bindUserHooks(app)
-	// UserChanged after every committed write of a user.
-	bus.EmitChanges(app, users.Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.UserChanged })
 	links := newLimiters()
 	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
 		backgroundOf(e.App).stop()

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"camellos/internal/writer"
+
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -48,7 +50,7 @@ func issueToken(app core.App, userID, purpose string, ttl time.Duration) (string
 	if err != nil {
 		return "", err
 	}
-	err = app.RunInTransaction(func(tx core.App) error {
+	err = writer.Transaction(app, func(tx core.App) error {
 		now := types.NowDateTime().String()
 		if _, err := tx.DB().Update(Tokens, dbx.Params{"usedAt": now},
 			dbx.HashExp{"user": userID, "purpose": purpose, "usedAt": ""}).Execute(); err != nil {

@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"errors"
 	"strings"
 
 	"camellos/internal/bounds"
@@ -10,17 +9,15 @@ import (
 	"camellos/internal/timefmt"
 	"camellos/modules/users"
 
-	validation "github.com/go-ozzo/ozzo-validation/v4"
 	"github.com/go-ozzo/ozzo-validation/v4/is"
 	"github.com/pocketbase/pocketbase/core"
 )
 
 // MsgEmailTaken is the 409 answer for an e-mail already registered.
-const MsgEmailTaken = "El correo ya está registrado"
+const MsgEmailTaken = users.MsgEmailTaken
 
-// NormalizeEmail trims and lower-cases an address for storage, uniqueness
-// and login.
-func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+// NormalizeEmail trims and lower-cases an address (users.NormalizeEmail).
+func NormalizeEmail(s string) string { return users.NormalizeEmail(s) }
 
 // UserJSON is the User object: never any password or token field.
 func UserJSON(u *core.Record) map[string]any {
@@ -109,54 +106,4 @@ func validPhone(s string) bool {
 		}
 	}
 	return digits >= 7
-}
-
-// EmailTaken reports whether an address is already registered.
-func EmailTaken(app core.App, email string) bool {
-	_, err := app.FindAuthRecordByEmail(users.Collection, NormalizeEmail(email))
-	return err == nil
-}
-
-// PrepareUser builds (without saving) a user for an account with a role.
-// The password hash, the slow part, is computed here, so callers do it
-// before opening a write transaction.
-func PrepareUser(app core.App, a *Account, role string) (*core.Record, error) {
-	col, err := app.FindCachedCollectionByNameOrId(users.Collection)
-	if err != nil {
-		return nil, err
-	}
-	u := core.NewRecord(col)
-	u.SetEmail(a.Email)
-	u.Set("name", a.Name)
-	u.Set("phone", a.Phone)
-	u.Set("city", a.City)
-	u.Set("role", role)
-	users.SetPassword(u, a.Password)
-	return u, nil
-}
-
-// SaveNewUser saves a prepared user with app (which may be a transaction);
-// an e-mail already registered is a 409.
-func SaveNewUser(app core.App, u *core.Record) error {
-	if EmailTaken(app, u.Email()) {
-		return httpapi.Conflict(MsgEmailTaken)
-	}
-	if err := app.Save(u); err != nil {
-		return mapUniqueEmail(err)
-	}
-	return nil
-}
-
-// mapUniqueEmail turns the unique-email failure of a racing insert into 409.
-func mapUniqueEmail(err error) error {
-	var verrs validation.Errors
-	if errors.As(err, &verrs) {
-		if e, ok := verrs["email"].(validation.Error); ok && strings.Contains(e.Code(), "unique") {
-			return httpapi.Conflict(MsgEmailTaken)
-		}
-	}
-	if strings.Contains(err.Error(), "UNIQUE constraint failed") && strings.Contains(err.Error(), "email") {
-		return httpapi.Conflict(MsgEmailTaken)
-	}
-	return err
 }

@@ -7,6 +7,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/internal/writer"
 	mailer "camellos/modules/mail"
 	"camellos/modules/users"
 
@@ -56,7 +57,7 @@ func emailVerify(l *limiters) func(e *core.RequestEvent) error {
 			return httpapi.BadRequest(MsgBadLink)
 		}
 		var user *core.Record
-		err := e.App.RunInTransaction(func(tx core.App) error {
+		err := writer.Transaction(e.App, func(tx core.App) error {
 			ok, err := consumeToken(tx, token, PurposeVerify)
 			if err != nil {
 				return err
@@ -86,8 +87,8 @@ func emailVerify(l *limiters) func(e *core.RequestEvent) error {
 // markVerified sets the user's verified flag (and the record) and voids
 // the other verification links.
 func markVerified(app core.App, user *core.Record) error {
-	user.SetVerified(true)
-	if err := app.Save(user); err != nil {
+	verified := true
+	if err := users.Update(app, users.Wrap(user), users.Change{Verified: &verified}); err != nil {
 		return err
 	}
 	_, err := app.DB().Delete(Tokens, dbx.HashExp{"user": user.Id, "purpose": PurposeVerify, "usedAt": ""}).Execute()

@@ -10,16 +10,14 @@ import (
 	"strings"
 
 	"camellos/internal/bus"
-	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
-	"camellos/internal/projcheck"
+	"camellos/internal/readmodel"
 	"camellos/internal/timefmt"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/list"
-	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // entry is one ACTIVO camello of the listing index: what the filters
@@ -225,10 +223,10 @@ func newEntry(r *camelloRow, services map[string]*serviceRef) (*entry, error) {
 		photo = "/uploads/camellos/" + r.Photo
 	}
 	raw, err := json.Marshal(publicJSON{
-		City: r.City, CreatedAt: isoOf(r.Created), Description: r.Description, ID: r.ID,
+		City: r.City, CreatedAt: timefmt.ISOOfStored(r.Created), Description: r.Description, ID: r.ID,
 		Name: r.Name, Neighborhood: r.Neighborhood, Photo: photo, Premium: r.Premium,
 		Rating: ratingJSON{Average: r.RatingAvg, Count: int(r.RatingCount)}, Services: svc,
-		Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: isoOf(r.Updated), Verified: r.Verified,
+		Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: timefmt.ISOOfStored(r.Updated), Verified: r.Verified,
 	})
 	if err != nil {
 		return nil, err
@@ -439,19 +437,11 @@ func tradesOf(raw string) []string {
 	return out
 }
 
-// isoOf formats a stored PocketBase date as GetDateTime(...).Time() would.
-func isoOf(s string) string {
-	dt, _ := types.ParseDateTime(s)
-	return timefmt.ISO(dt.Time())
-}
-
 // bindIndexHooks drops the listing index after every committed write that
 // can change a public answer: a camello that is or was ACTIVO, any service
 // or category (names, slugs, categories of the services shown and
 // filtered), any review (the rating is updated with it).
 func bindIndexHooks(app core.App, x *publicIndex) {
-	// A commit by another process (CLI, raw SQL) can change any answer.
-	dbwatch.OnExternalCommit(app, x.cache.Invalidate)
 	// One camello written: that one is put in its place again, if it is or
 	// was listed.
 	camello := func(e *core.RecordEvent) error {
@@ -501,18 +491,22 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	})
 }
 
-// checkIndex registers the listing index's background consistency check
-// (internal/projcheck): compared with a full build, dropped when it differs.
-func checkIndex(app core.App) {
-	projcheck.Add(app, "listing", projcheck.Check{
-		Compare: func(app core.App) (int, error) {
+// declareIndex declares the listing index (internal/readmodel): built
+// from the camellos, their users (the verified badge), reviews and the
+// catalog; checked against a full build, as VerifyIndex does.
+func declareIndex(app core.App, x *publicIndex) {
+	readmodel.Declare(app, readmodel.Projection{
+		Name:   "listing",
+		Tables: []string{Collection, ReviewsCollection, users.Collection, "services", "categories"},
+		Bound:  "every ACTIVO camello (~1 KB each: 102 MB at 100,000)",
+		Drop:   x.cache.Invalidate,
+		Check: func(app core.App) (int, error) {
 			if built, err := VerifyIndex(app); built && err != nil {
 				app.Logger().Warn("listing index differs from a full build", "difference", err.Error())
 				return 1, nil
 			}
 			return 0, nil
 		},
-		Repair: dropIndex,
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 // Register binds the camello record hooks and the public provider routes.
 func Register(app core.App) {
 	bindHooks(app)
+	bindUserRules(app)
 	// CamelloChanged after every committed write of a camello.
 	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CamelloChanged })
 	bindReviewEvents(app)
@@ -18,7 +19,7 @@ func Register(app core.App) {
 	x := newPublicIndex(app)
 	app.Store().Set(indexKey, x)
 	bindIndexHooks(app, x)
-	checkIndex(app)
+	declareIndex(app, x)
 	bindSummaryCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		bindPublic(httpapi.API(se), x)

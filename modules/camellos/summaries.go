@@ -1,12 +1,14 @@
 package camellos
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 
-	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/internal/records"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -54,22 +56,23 @@ func summariesOf(app core.App) *summaryCache {
 // after every committed write of the camello or of a review of it (its
 // rating) and on commits by another process.
 func RatedSummaryJSON(app core.App, id string) ([]byte, bool, error) {
-	load := func() ([]byte, bool, error) {
-		rec, err := app.FindRecordById(Collection, id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, false, nil
-		}
-		if err != nil {
-			return nil, false, err
-		}
-		raw, err := json.Marshal(ratedSummary{ID: rec.Id, Name: rec.GetString("name"), Photo: PhotoPath(rec),
-			RatingAvg: rec.GetFloat("ratingAvg"), Trades: Trades(rec)})
-		return raw, err == nil, err
-	}
 	if app.IsTransactional() {
-		return load()
+		return loadSummary(app, id)
 	}
-	return summariesOf(app).byID.Get(id, load)
+	return summariesOf(app).byID.Get(id, func() ([]byte, bool, error) { return loadSummary(app, id) })
+}
+
+func loadSummary(app core.App, id string) ([]byte, bool, error) {
+	rec, err := app.FindRecordById(Collection, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	raw, err := json.Marshal(ratedSummary{ID: rec.Id, Name: rec.GetString("name"), Photo: PhotoPath(rec),
+		RatingAvg: rec.GetFloat("ratingAvg"), Trades: Trades(rec)})
+	return raw, err == nil, err
 }
 
 // CachedOfUser is the camello profile of a user (ok false without one), as
@@ -78,29 +81,40 @@ func RatedSummaryJSON(app core.App, id string) ([]byte, bool, error) {
 // of a camello of that user (before and after the write) and on commits by
 // another process.
 func CachedOfUser(app core.App, userID string) (UserCamello, bool, error) {
-	load := func() (UserCamello, bool, error) {
-		rec, err := app.FindFirstRecordByData(Collection, "user", userID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return UserCamello{}, false, nil
-		}
-		if err != nil {
-			return UserCamello{}, false, err
-		}
-		return UserCamello{ID: rec.Id, Status: rec.GetString("status"), Services: rec.GetStringSlice("services")}, true, nil
-	}
 	if app.IsTransactional() {
-		return load()
+		return loadOfUser(app, userID)
 	}
-	return summariesOf(app).byUser.Get(userID, load)
+	return summariesOf(app).byUser.Get(userID, func() (UserCamello, bool, error) { return loadOfUser(app, userID) })
+}
+
+func loadOfUser(app core.App, userID string) (UserCamello, bool, error) {
+	rec, err := app.FindFirstRecordByData(Collection, "user", userID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return UserCamello{}, false, nil
+	}
+	if err != nil {
+		return UserCamello{}, false, err
+	}
+	return UserCamello{ID: rec.Id, Status: rec.GetString("status"), Services: rec.GetStringSlice("services")}, true, nil
 }
 
 // bindSummaryCache drops a camello's rated summary after each committed
 // write of it or of its reviews, and all of them on another process's commit.
 func bindSummaryCache(app core.App) {
 	c := summariesOf(app)
-	dbwatch.OnExternalCommit(app, func() {
-		c.byID.DropAll()
-		c.byUser.DropAll()
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "camello-summaries", Tables: []string{Collection, ReviewsCollection},
+		Bound: "10,000 camellos most recently shown (LRU)",
+		Drop:  c.byID.DropAll,
+		Check: readmodel.KeyedCheck(c.byID, loadSummary, bytes.Equal),
+	})
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "camello-of-user", Tables: []string{Collection},
+		Bound: "10,000 users most recently read (LRU)",
+		Drop:  c.byUser.DropAll,
+		Check: readmodel.KeyedCheck(c.byUser, loadOfUser, func(a, b UserCamello) bool {
+			return a.ID == b.ID && a.Status == b.Status && slices.Equal(a.Services, b.Services)
+		}),
 	})
 	camello := func(e *core.RecordEvent) error {
 		c.byID.Drop(e.Record.Id)

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 
 	"camellos/internal/bus"
-	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/internal/records"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -26,8 +26,23 @@ func categoriesCache(app core.App) *memo.Cache[[]byte] {
 // bindCacheHooks drops the rendered categories after every committed write
 // of a category or a service (the answer counts services per category).
 func bindCacheHooks(app core.App) {
-	// A commit by another process can change categories and services.
-	dbwatch.OnExternalCommit(app, categoriesCache(app).Invalidate)
+	c := categoriesCache(app)
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "categories", Tables: []string{Categories, Services},
+		Bound: "one rendered answer",
+		Drop:  c.Invalidate,
+		Check: func(app core.App) (int, error) {
+			built, ok := c.Peek()
+			if !ok {
+				return 0, nil
+			}
+			fresh, err := renderCategories(app)
+			if err != nil || bytes.Equal(built, fresh) {
+				return 0, err
+			}
+			return 1, nil
+		},
+	})
 	// The catalog's events: CatalogChanged after every committed write of a
 	// category or a service; ServiceSaving while a service is updated.
 	bus.EmitChanges(app, Categories, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CatalogChanged })

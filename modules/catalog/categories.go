@@ -165,17 +165,20 @@ const MsgCategoryNotFound = "Categoría no encontrada"
 // rendered answer is kept in memory until a category or service changes
 // (see bindCacheHooks).
 func categoriesList(e *core.RequestEvent) error {
-	body, err := categoriesCache(e.App).Get(func() ([]byte, error) {
-		var rows []Category
-		if err := categoryQuery(e.App).All(&rows); err != nil {
-			return nil, err
-		}
-		return encode(map[string]any{"categories": finishCategories(rows)})
-	})
+	body, err := categoriesCache(e.App).Get(func() ([]byte, error) { return renderCategories(e.App) })
 	if err != nil {
 		return err
 	}
 	return httpapi.WriteRendered(e, body)
+}
+
+// renderCategories renders the public answer from the database.
+func renderCategories(app core.App) ([]byte, error) {
+	var rows []Category
+	if err := categoryQuery(app).All(&rows); err != nil {
+		return nil, err
+	}
+	return encode(map[string]any{"categories": finishCategories(rows)})
 }
 
 // categoriesAdminList answers a page of categories, optionally filtered by q.

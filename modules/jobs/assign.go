@@ -3,7 +3,9 @@ package jobs
 import (
 	"net/http"
 
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
 	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/notifications"
@@ -67,7 +69,7 @@ func Assign(app core.App, jobID, camelloID string) error {
 		res, err := txApp.DB().NewQuery(
 			"UPDATE jobs SET provider = {:provider}, status = 'ASIGNADO', updated = {:now} " +
 				"WHERE id = {:id} AND status = 'PENDIENTE' AND provider = ''").
-			Bind(dbx.Params{"provider": camello.Id, "now": DBTimeOf(Now(txApp)), "id": job.Id}).Execute()
+			Bind(dbx.Params{"provider": camello.Id, "now": timefmt.DB(clock.Now(txApp)), "id": job.Id}).Execute()
 		if err != nil {
 			return err
 		}

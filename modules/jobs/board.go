@@ -12,9 +12,8 @@ import (
 	"unicode/utf8"
 
 	"camellos/internal/bus"
-	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
-	"camellos/internal/projcheck"
+	"camellos/internal/readmodel"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
@@ -23,7 +22,6 @@ import (
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // The open board (GET /api/jobs/open, routed by the quotes area) is an
@@ -193,13 +191,17 @@ func (b *openBoard) drop() {
 	b.mu.Unlock()
 }
 
-// checkBoard registers the open board's background consistency check
-// (internal/projcheck): the built projection compared with a fresh build,
-// job by job and list by list, dropped when they differ.
-func checkBoard(app core.App) {
-	projcheck.Add(app, "board", projcheck.Check{
-		Compare: func(app core.App) (int, error) { return boardOf(app).compare() },
-		Repair:  func(app core.App) { boardOf(app).drop() },
+// declareBoard declares the open board (internal/readmodel): built from
+// the jobs, their clients' names, the reviews and the catalog; checked
+// against a fresh build, job by job and list by list.
+func declareBoard(app core.App) {
+	b := boardOf(app)
+	readmodel.Declare(app, readmodel.Projection{
+		Name:   "board",
+		Tables: []string{Collection, users.Collection, camellos.ReviewsCollection, "services", "categories"},
+		Bound:  "every open job (~350 B each: 35 MB at 100,000)",
+		Drop:   b.drop,
+		Check:  func(core.App) (int, error) { return b.compare() },
 	})
 }
 
@@ -374,12 +376,12 @@ func newOpenJob(r *boardRow, st *boardState) *openJob {
 	if id := jsonString(r.ID); id != `"`+r.ID+`"` {
 		parts[fIDJSON] = id
 	}
-	created := jsonString(isoOf(r.Created))
+	created := jsonString(timefmt.ISOOfStored(r.Created))
 	if created != derivedISO(r.Created) {
 		parts[fCreatedAt] = created
 	}
 	if r.Updated != r.Created {
-		if updated := jsonString(isoOf(r.Updated)); updated != created {
+		if updated := jsonString(timefmt.ISOOfStored(r.Updated)); updated != created {
 			parts[fUpdatedAt] = updated
 		}
 	}
@@ -422,7 +424,7 @@ func plainJSON(s string) bool {
 // derivedISO is the createdAt a stored date in PocketBase's format
 // ("2006-01-02 15:04:05.000Z") renders as, quoted; "" for another form.
 func derivedISO(stored string) string {
-	if len(stored) != len(DBTime) || stored[10] != ' ' {
+	if len(stored) != len(timefmt.DBLayout) || stored[10] != ' ' {
 		return ""
 	}
 	return `"` + stored[:10] + "T" + stored[11:] + `"`
@@ -447,12 +449,6 @@ func appendUpdatedAt(buf []byte, f *[nFields]string) []byte {
 		return append(buf, v...)
 	}
 	return appendCreatedAt(buf, f)
-}
-
-// isoOf formats a stored date as GetDateTime(...).Time() would.
-func isoOf(s string) string {
-	dt, _ := types.ParseDateTime(s)
-	return timefmt.ISO(dt.Time())
 }
 
 // state returns the built projection, building it when there is none. The
@@ -685,7 +681,6 @@ func (b *openBoard) refreshServices() {
 // and commits by another process.
 func bindBoard(app core.App) {
 	b := boardOf(app)
-	dbwatch.OnExternalCommit(app, b.drop)
 	job := func(e *core.RecordEvent) error {
 		b.refreshJob(e.Record.Id)
 		return e.Next()

@@ -3,6 +3,7 @@ package jobs
 import (
 	"net/http"
 
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 	"camellos/internal/writer"
@@ -57,7 +58,7 @@ func Cancel(app core.App, jobID, byUserID string) error {
 		if err := txApp.Save(job); err != nil {
 			return err
 		}
-		if _, err := appointments.CancelOfJob(txApp, job.Id, Now(txApp)); err != nil {
+		if _, err := appointments.CancelOfJob(txApp, job.Id, clock.Now(txApp)); err != nil {
 			return err
 		}
 		title := job.GetString("title")

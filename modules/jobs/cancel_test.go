@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
 
@@ -23,7 +24,7 @@ func TestCancel(t *testing.T) {
 	w := newWorld(t)
 	k := w.k
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	jobs.SetClock(k.App, func() time.Time { return now })
+	clock.Set(k.App, func() time.Time { return now })
 	path := func(id string) string { return "/api/jobs/" + id + "/cancel" }
 
 	t.Run("errors", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/modules/jobs"
 )
 
@@ -14,7 +15,7 @@ func TestCompletingAJobClosesItsAppointments(t *testing.T) {
 	w := newWorld(t)
 	k := w.k
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	jobs.SetClock(k.App, func() time.Time { return now })
+	clock.Set(k.App, func() time.Time { return now })
 	job := w.job("EN_PROGRESO")
 	past := appointment(t, k, job, now.Add(-3*time.Hour), "PROGRAMADA")
 	future := appointment(t, k, job, now.Add(5*time.Hour), "PROGRAMADA")
@@ -45,7 +46,7 @@ func TestCompletingWithFutureVisitsNeedsConfirmation(t *testing.T) {
 	w := newWorld(t)
 	k := w.k
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	jobs.SetClock(k.App, func() time.Time { return now })
+	clock.Set(k.App, func() time.Time { return now })
 	path := func(id string) string { return "/api/jobs/" + id + "/complete" }
 
 	job := w.job("EN_PROGRESO")

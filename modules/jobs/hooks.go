@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/records"
 	"camellos/modules/appointments"
@@ -58,7 +59,7 @@ func bindHooks(app core.App) {
 		if before == StatusCompleted || e.Record.GetString("status") != StatusCompleted {
 			return nil
 		}
-		return appointments.CloseOfJob(e.App, e.Record.Id, Now(e.App))
+		return appointments.CloseOfJob(e.App, e.Record.Id, clock.Now(e.App))
 	})
 
 	// A review counts only from a client whose job with that camello

@@ -5,11 +5,13 @@ import (
 	"strings"
 
 	"camellos/internal/bounds"
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/privacy"
 	"camellos/internal/records"
 	"camellos/internal/session"
 	"camellos/internal/text"
+	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
 	"camellos/modules/users"
 
@@ -174,7 +176,7 @@ func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 	res, err := txApp.DB().NewQuery(
 		"UPDATE jobs SET provider = {:camello}, status = 'ASIGNADO', priceAmount = {:amount}, updated = {:now} " +
 			"WHERE id = {:id} AND status = 'PENDIENTE' AND (provider = '' OR provider = {:camello})").
-		Bind(dbx.Params{"camello": camelloID, "amount": amount, "now": DBTimeOf(Now(txApp)), "id": jobID}).Execute()
+		Bind(dbx.Params{"camello": camelloID, "amount": amount, "now": timefmt.DB(clock.Now(txApp)), "id": jobID}).Execute()
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package jobs
 import (
 	"net/http"
 	"strings"
-	"time"
 
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
@@ -38,33 +37,6 @@ const (
 	MsgJobNotFound     = "Trabajo no encontrado"
 	MsgCamelloNotFound = camellos.MsgCamelloNotFound
 )
-
-// DBTime is how PocketBase stores dates in text columns.
-const DBTime = "2006-01-02 15:04:05.000Z"
-
-// DBTimeOf formats t as a stored PocketBase date.
-func DBTimeOf(t time.Time) string { return t.UTC().Format(DBTime) }
-
-const clockKey = "camellos.jobs.clock"
-
-// Now is the service's current time for app: time.Now unless a test set
-// another clock with SetClock. Every time-dependent rule of jobs, agenda
-// and reminders reads it.
-func Now(app core.App) time.Time {
-	if fn, ok := app.Store().Get(clockKey).(func() time.Time); ok && fn != nil {
-		return fn().UTC()
-	}
-	return time.Now().UTC()
-}
-
-// SetClock replaces the clock of app (tests); nil restores time.Now.
-func SetClock(app core.App, fn func() time.Time) {
-	if fn == nil {
-		app.Store().Remove(clockKey)
-		return
-	}
-	app.Store().Set(clockKey, fn)
-}
 
 // JobURL is the web front's link to a job, used in notifications.
 func JobURL(id string) string { return "/trabajos.html?id=" + id }

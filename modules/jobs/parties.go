@@ -4,8 +4,8 @@ import (
 	"database/sql"
 	"errors"
 
-	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -49,26 +49,32 @@ func partiesCacheOf(app core.App) *partiesCache {
 // write of the job (record saves, the conditional assignments, deletes)
 // and on commits by another process.
 func PartiesOf(app core.App, jobID string) (Parties, bool, error) {
-	load := func() (Parties, bool, error) {
-		var p Parties
-		err := app.DB().Select("id", "client", "provider", "status", "service").From(Collection).
-			Where(dbx.HashExp{"id": jobID}).Limit(1).One(&p)
-		if errors.Is(err, sql.ErrNoRows) {
-			return p, false, nil
-		}
-		return p, err == nil, err
-	}
 	if app.IsTransactional() {
-		return load()
+		return loadParties(app, jobID)
 	}
-	return partiesCacheOf(app).byJob.Get(jobID, load)
+	return partiesCacheOf(app).byJob.Get(jobID, func() (Parties, bool, error) { return loadParties(app, jobID) })
+}
+
+func loadParties(app core.App, jobID string) (Parties, bool, error) {
+	var p Parties
+	err := app.DB().Select("id", "client", "provider", "status", "service").From(Collection).
+		Where(dbx.HashExp{"id": jobID}).Limit(1).One(&p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, false, nil
+	}
+	return p, err == nil, err
 }
 
 // bindPartiesCache drops a job's cached parties after each committed write
 // of it, and all of them on another process's commit.
 func bindPartiesCache(app core.App) {
 	c := partiesCacheOf(app)
-	dbwatch.OnExternalCommit(app, c.byJob.DropAll)
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "job-parties", Tables: []string{Collection},
+		Bound: "30,000 jobs most recently read (LRU)",
+		Drop:  c.byJob.DropAll,
+		Check: readmodel.KeyedCheck(c.byJob, loadParties, func(a, b Parties) bool { return a == b }),
+	})
 	drop := func(e *core.RecordEvent) error {
 		c.byJob.Drop(e.Record.Id)
 		return e.Next()

@@ -3,6 +3,7 @@ package jobs
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -11,11 +12,14 @@ import (
 	"time"
 
 	"camellos/internal/cli"
+	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
+	"camellos/internal/timefmt"
 	"camellos/modules/appointments"
 	"camellos/modules/notifications"
 
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/spf13/cobra"
 )
@@ -33,34 +37,66 @@ const (
 )
 
 // dueAppointment is what a reminder needs of an appointment: the claimed
-// columns and, read by the claim itself, the camello's user and time zone
-// (its availability's, else its profile's) as "user|zone" (user ids have
-// no "|") and the job's title.
+// columns (appointments.Due) and, read once per batch by describeDue, the
+// camello's user and time zone (its availability's, else its profile's)
+// and the job's title.
 type dueAppointment struct {
 	appointments.Due
+	CamelloUser string
+	Zone        string
+	Title       string
+}
+
+// camello is the camello's user and time zone.
+func (a dueAppointment) camello() (user, zone string) { return a.CamelloUser, a.Zone }
+
+// dueDescription is one row of describeDueQuery.
+type dueDescription struct {
+	ID          string `db:"id"`
 	CamelloInfo string `db:"camelloInfo"`
 	Title       string `db:"title"`
 }
 
-// camello splits CamelloInfo into the camello's user and time zone.
-func (a dueAppointment) camello() (user, zone string) {
-	user, zone, _ = strings.Cut(a.CamelloInfo, "|")
-	return user, zone
-}
+// describeDueQuery reads, in one statement for a claimed batch (the
+// appointments' ids as a JSON array), each one's camello user and zone as
+// "user|zone" (user ids have no "|") and its job's title.
+const describeDueQuery = "SELECT a.id AS id, " +
+	"COALESCE((SELECT c.user || '|' || COALESCE(NULLIF(av.timezone, ''), c.timezone, '') FROM camellos c " +
+	"LEFT JOIN availability av ON av.camello = c.id WHERE c.id = a.camello), '') AS camelloInfo, " +
+	"COALESCE((SELECT j.title FROM jobs j WHERE j.id = a.job), '') AS title " +
+	"FROM appointments a WHERE a.id IN (SELECT value FROM json_each({:ids}))"
 
-// describeDue are the claim's extra RETURNING columns (scalar subqueries
-// over the claimed appointment): one statement claims and describes a
-// batch, instead of the claim plus a query per table by the claimed ids.
-const describeDue = "COALESCE((SELECT c.user || '|' || COALESCE(NULLIF(av.timezone, ''), c.timezone, '') FROM camellos c " +
-	"LEFT JOIN availability av ON av.camello = c.id WHERE c.id = appointments.camello), '') AS camelloInfo, " +
-	"COALESCE((SELECT j.title FROM jobs j WHERE j.id = appointments.job), '') AS title"
+// describeDue completes the claimed appointments with what their
+// reminders show, in one query whatever the batch's size.
+func describeDue(app core.App, claimed []appointments.Due) ([]dueAppointment, error) {
+	ids := make([]string, len(claimed))
+	for i, d := range claimed {
+		ids[i] = d.ID
+	}
+	raw, _ := json.Marshal(ids)
+	var rows []dueDescription
+	if err := app.DB().NewQuery(describeDueQuery).Bind(dbx.Params{"ids": string(raw)}).All(&rows); err != nil {
+		return nil, err
+	}
+	byID := make(map[string]dueDescription, len(rows))
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	out := make([]dueAppointment, len(claimed))
+	for i, d := range claimed {
+		r := byID[d.ID]
+		user, zone, _ := strings.Cut(r.CamelloInfo, "|")
+		out[i] = dueAppointment{Due: d, CamelloUser: user, Zone: zone, Title: r.Title}
+	}
+	return out, nil
+}
 
 // SendReminders reminds every PROGRAMADA appointment starting in (now,
 // now+24h] whose reminder was not sent, and returns how many it marked.
 // It works in batches, one transaction each: a single conditional UPDATE
 // claims up to reminderBatch due appointments whose reminderSentAt is
-// still empty (appointments.ClaimDueDescribed: only rows this sweep
-// changed count) and returns what their reminders show, then the
+// still empty (appointments.ClaimDue: only rows this sweep changed
+// count), one query reads what their reminders show, then the
 // client's and the camello's inbox notifications are written in the same
 // transaction. Concurrent or repeated sweeps never remind twice; a crash
 // rolls back the claim with its notifications, so nothing is lost; memory
@@ -74,9 +110,12 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 		claimed := 0
 		err := app.RunInTransaction(func(txApp core.App) error {
 			claimed = 0
-			var due []dueAppointment
-			err := appointments.ClaimDueDescribed(txApp, now, now.Add(ReminderWindow), reminderBatch, describeDue, &due)
-			if err != nil || len(due) == 0 {
+			claimedDue, err := appointments.ClaimDue(txApp, now, now.Add(ReminderWindow), reminderBatch)
+			if err != nil || len(claimedDue) == 0 {
+				return err
+			}
+			due, err := describeDue(txApp, claimedDue)
+			if err != nil {
 				return err
 			}
 			sort.SliceStable(due, func(i, j int) bool { return due[i].Start < due[j].Start })
@@ -116,7 +155,7 @@ func RemindersSent(app core.App) int64 { return remindersCounter(app).Load() }
 func appendReminders(items []notifications.Addressed, a dueAppointment, zones map[string]*time.Location, fallback string) []notifications.Addressed {
 	camelloUser, zone := a.camello()
 	when := a.Start
-	if t, err := time.Parse(DBTime, a.Start); err == nil {
+	if t, err := time.Parse(timefmt.DBLayout, a.Start); err == nil {
 		loc, ok := zones[zone]
 		if !ok {
 			loc = ReminderLocation(zone, fallback)
@@ -173,7 +212,7 @@ func remindersSweepCron(e *core.RequestEvent) error {
 	if subtle.ConstantTimeCompare(want[:], got[:]) != 1 || !ok {
 		return httpapi.Unauthorized(httpapi.MsgUnauthorized)
 	}
-	sent, err := SendReminders(e.App, Now(e.App))
+	sent, err := SendReminders(e.App, clock.Now(e.App))
 	if err != nil {
 		return httpapi.Internal(err)
 	}
@@ -189,7 +228,7 @@ func scheduleReminders(app core.App) {
 	}
 	expr := cfg.RemindersSchedule
 	app.Cron().MustAdd("appointmentReminders", expr, func() {
-		sent, err := SendReminders(app, Now(app))
+		sent, err := SendReminders(app, clock.Now(app))
 		if err != nil {
 			app.Logger().Error("appointment reminders failed", "error", err.Error())
 			return
@@ -210,7 +249,7 @@ func RemindersCommand(app core.App) *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run: func(c *cobra.Command, _ []string) {
 			cli.RunCommand(app, func() error {
-				sent, err := SendReminders(app, Now(app))
+				sent, err := SendReminders(app, clock.Now(app))
 				if err != nil {
 					return err
 				}

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/testkit"
+	"camellos/internal/timefmt"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -38,9 +40,9 @@ func bulkAppointmentsTB(t testing.TB, k *testkit.Kit, job *core.Record, first ti
 			start := first.Add(time.Duration(i) * step)
 			_, err := tx.DB().Insert("appointments", dbx.Params{
 				"id": core.GenerateDefaultRandomId(), "job": job.Id, "camello": job.GetString("provider"),
-				"client": job.GetString("client"), "start": jobs.DBTimeOf(start),
-				"end": jobs.DBTimeOf(start.Add(time.Hour)), "status": "PROGRAMADA", "reminderSentAt": "",
-				"created": jobs.DBTimeOf(start), "updated": jobs.DBTimeOf(start),
+				"client": job.GetString("client"), "start": timefmt.DB(start),
+				"end": timefmt.DB(start.Add(time.Hour)), "status": "PROGRAMADA", "reminderSentAt": "",
+				"created": timefmt.DB(start), "updated": timefmt.DB(start),
 			}).Execute()
 			if err != nil {
 				return err
@@ -67,7 +69,7 @@ func TestRemindersEndpoint(t *testing.T) {
 	w := newWorld(t)
 	k := w.k
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	jobs.SetClock(k.App, func() time.Time { return now })
+	clock.Set(k.App, func() time.Time { return now })
 	job := w.job("ASIGNADO")
 	t.Run("unauthorised", func(t *testing.T) {
 		for _, auth := range []string{"", "Bearer", "Bearer ", "Bearer wrong", "Bearer s3cr3t-de-prueb", "Bearer s3cr3t-de-pruebaX",
@@ -126,8 +128,8 @@ func TestRemindersEndpoint(t *testing.T) {
 		}
 		// Time passes: the appointment two days out becomes due.
 		later := now.Add(25 * time.Hour)
-		jobs.SetClock(k.App, func() time.Time { return later })
-		defer jobs.SetClock(k.App, func() time.Time { return now })
+		clock.Set(k.App, func() time.Time { return later })
+		defer clock.Set(k.App, func() time.Time { return now })
 		if r := cron(k, "Bearer s3cr3t-de-prueba"); r.Get("sent") != 1.0 {
 			t.Fatalf("later sweep: %s", r.Raw)
 		}
@@ -141,7 +143,7 @@ func TestRemindersConcurrentSweeps(t *testing.T) {
 	w := newWorld(t)
 	k := w.k
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	jobs.SetClock(k.App, func() time.Time { return now })
+	clock.Set(k.App, func() time.Time { return now })
 	const n = 1234
 	bulkAppointments(t, k, w.job("ASIGNADO"), now.Add(time.Minute), n)
 
@@ -188,7 +190,7 @@ func TestRemindersConcurrentSweepsAcrossBatches(t *testing.T) {
 	w := newWorld(t)
 	k := w.k
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	jobs.SetClock(k.App, func() time.Time { return now })
+	clock.Set(k.App, func() time.Time { return now })
 	n := 2*jobs.ReminderBatch + 321
 	bulkAppointmentsTB(t, k, w.job("ASIGNADO"), now.Add(time.Second), n, 86000*time.Second/time.Duration(n))
 

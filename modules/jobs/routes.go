@@ -20,7 +20,7 @@ func Register(app core.App) {
 	bindMarketplaceHooks(app)
 	bindPartiesCache(app)
 	bindBoard(app)
-	checkBoard(app)
+	declareBoard(app)
 	// A service used by a job is not deleted.
 	bus.Of(app).ServiceDeleting.BindFunc(func(e *bus.Saving) error {
 		n, err := e.App.CountRecords(Collection, dbx.HashExp{"service": e.Record.Id})

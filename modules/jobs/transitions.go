@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/timefmt"
@@ -74,7 +75,7 @@ type futureVisit struct {
 // completion's transaction) and the sentence naming them for the client,
 // on the camello's clock.
 func futureVisits(txApp core.App, job *core.Record) ([]futureVisit, string, error) {
-	spans, err := appointments.FutureSpansOfJob(txApp, job.Id, Now(txApp))
+	spans, err := appointments.FutureSpansOfJob(txApp, job.Id, clock.Now(txApp))
 	if err != nil || len(spans) == 0 {
 		return []futureVisit{}, "", err
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/imagecheck"
 	"camellos/internal/session"
@@ -139,7 +140,7 @@ func messagePost(e *core.RequestEvent) error {
 	if a.Admin && !a.Client {
 		return httpapi.Forbidden(MsgAdminReadOnly)
 	}
-	if err := writeConflict(a.Job, jobs.Now(e.App)); err != nil {
+	if err := writeConflict(a.Job, clock.Now(e.App)); err != nil {
 		return err
 	}
 	in, err := readPost(e)
@@ -195,7 +196,7 @@ func Post(app core.App, jobID, camelloID string, author *core.Record, body strin
 		if err != nil {
 			return httpapi.NotFound(jobs.MsgJobNotFound)
 		}
-		if err := writeConflict(job, jobs.Now(txApp)); err != nil {
+		if err := writeConflict(job, clock.Now(txApp)); err != nil {
 			return err
 		}
 		cam, err := txApp.FindRecordById(camellos.Collection, camelloID)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"camellos/internal/testkit"
+	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/messages"
@@ -33,7 +34,7 @@ func BenchmarkListCachesHeap(b *testing.B) {
 		_, cams[i], _ = k.CreateCamello(testkit.CamelloOpts{Services: []string{svc.Id}})
 	}
 	now := time.Now().UTC()
-	at := func(d time.Duration) string { return jobs.DBTimeOf(now.Add(d)) }
+	at := func(d time.Duration) string { return timefmt.DB(now.Add(d)) }
 	err := k.App.RunInTransaction(func(tx core.App) error {
 		exec := func(q string, p dbx.Params) error { _, err := tx.DB().NewQuery(q).Bind(p).Execute(); return err }
 		for j := 0; j < 2*jobsN; j++ {

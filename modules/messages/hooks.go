@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/modules/jobs"
@@ -33,7 +34,7 @@ func bindHooks(app core.App) {
 		if err != nil {
 			return httpapi.FieldRuleError("job", "Trabajo no encontrado")
 		}
-		if err := writeConflict(job, jobs.Now(e.App)); err != nil {
+		if err := writeConflict(job, clock.Now(e.App)); err != nil {
 			return httpapi.FieldRuleError("job", err.(*httpapi.Error).Message)
 		}
 		camello := rec.GetString("camello")

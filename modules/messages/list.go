@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -9,9 +10,9 @@ import (
 	"strconv"
 
 	"camellos/internal/bus"
-	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
 	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
 	"camellos/modules/jobs"
@@ -100,9 +101,17 @@ func cachesOf(app core.App) *listCaches {
 // erasure renames it), and everything on a commit by another process.
 func bindListCaches(app core.App) {
 	c := cachesOf(app)
-	dbwatch.OnExternalCommit(app, func() {
-		c.byJob.DropAll()
-		c.authors.DropAll()
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "message-lists", Tables: []string{Collection},
+		Bound: "16 MB of the jobs' conversations most recently read (LRU; 2,000 messages a job at most)",
+		Drop:  c.byJob.DropAll,
+		Check: readmodel.KeyedCheck(c.byJob, loadMessages, sameMessages),
+	})
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "message-authors", Tables: []string{users.Collection},
+		Bound: "10,000 authors most recently read (LRU)",
+		Drop:  c.authors.DropAll,
+		Check: readmodel.KeyedCheck(c.authors, loadAuthor, bytes.Equal),
 	})
 	drop := func(e *core.RecordEvent) error {
 		c.byJob.Drop(e.Record.GetString("job"))
@@ -132,23 +141,45 @@ func bindListCaches(app core.App) {
 // jobMessagesOf returns the messages of a job from memory (app must not be
 // a transaction), built by the first reader after a drop.
 func jobMessagesOf(app core.App, jobID string) (*jobMessages, error) {
-	l, _, err := cachesOf(app).byJob.Get(jobID, func() (*jobMessages, bool, error) {
-		var n int
-		if err := app.DB().Select("COUNT(*)").From(Collection).Where(dbx.HashExp{"job": jobID}).Row(&n); err != nil {
-			return nil, false, err
-		}
-		if n > maxCachedPerJob {
-			return &jobMessages{tooMany: true, cost: 64}, true, nil
-		}
-		var recs []*core.Record
-		err := app.RecordQuery(Collection).Where(dbx.HashExp{"job": jobID}).OrderBy("created ASC", "id ASC").All(&recs)
-		if err != nil {
-			return nil, false, err
-		}
-		l, err := renderMessages(recs)
-		return l, err == nil, err
-	})
+	l, _, err := cachesOf(app).byJob.Get(jobID, func() (*jobMessages, bool, error) { return loadMessages(app, jobID) })
 	return l, err
+}
+
+func loadMessages(app core.App, jobID string) (*jobMessages, bool, error) {
+	var n int
+	if err := app.DB().Select("COUNT(*)").From(Collection).Where(dbx.HashExp{"job": jobID}).Row(&n); err != nil {
+		return nil, false, err
+	}
+	if n > maxCachedPerJob {
+		return &jobMessages{tooMany: true, cost: 64}, true, nil
+	}
+	var recs []*core.Record
+	err := app.RecordQuery(Collection).Where(dbx.HashExp{"job": jobID}).OrderBy("created ASC", "id ASC").All(&recs)
+	if err != nil {
+		return nil, false, err
+	}
+	l, err := renderMessages(recs)
+	return l, err == nil, err
+}
+
+// sameMessages reports whether two lists render the same (their order,
+// threads and every message's parts).
+func sameMessages(a, b *jobMessages) bool {
+	if a.tooMany || b.tooMany || len(a.items) != len(b.items) || len(a.byThread) != len(b.byThread) {
+		return a.tooMany == b.tooMany && a.tooMany
+	}
+	for i := range a.items {
+		x, y := &a.items[i], &b.items[i]
+		if x.camello != y.camello || x.author != y.author || !bytes.Equal(x.head, y.head) || !bytes.Equal(x.tail, y.tail) {
+			return false
+		}
+	}
+	for cam, pos := range a.byThread {
+		if !slices.Equal(pos, b.byThread[cam]) {
+			return false
+		}
+	}
+	return true
 }
 
 // renderMessages renders each message as JSON would (the keys of its map
@@ -202,20 +233,22 @@ func renderMessages(recs []*core.Record) (*jobMessages, error) {
 
 // authorJSON is a message's author {id, name, role} rendered, from memory.
 func authorJSON(app core.App, id string) ([]byte, error) {
-	raw, _, err := cachesOf(app).authors.Get(id, func() ([]byte, bool, error) {
-		a := author{ID: id}
-		err := app.DB().Select("id", "name", "role").From(users.Collection).Where(dbx.HashExp{"id": id}).Limit(1).One(&a)
-		found := err == nil
-		if errors.Is(err, sql.ErrNoRows) {
-			err = nil
-		}
-		if err != nil {
-			return nil, false, err
-		}
-		raw, err := json.Marshal(a)
-		return raw, found && err == nil, err
-	})
+	raw, _, err := cachesOf(app).authors.Get(id, func() ([]byte, bool, error) { return loadAuthor(app, id) })
 	return raw, err
+}
+
+func loadAuthor(app core.App, id string) ([]byte, bool, error) {
+	a := author{ID: id}
+	err := app.DB().Select("id", "name", "role").From(users.Collection).Where(dbx.HashExp{"id": id}).Limit(1).One(&a)
+	found := err == nil
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	raw, err := json.Marshal(a)
+	return raw, found && err == nil, err
 }
 
 // listAccess is jobAccess from the job's cached parties.

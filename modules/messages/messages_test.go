@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
 	"camellos/internal/text"
@@ -234,11 +235,11 @@ func TestClosedConversations(t *testing.T) {
 	done := k.CreateJob(testkit.JobOpts{Client: w.client, Provider: w.cams[0], Status: "COMPLETADO"})
 	expect(t, k.Post("/api/jobs/"+done.Id+"/messages", w.clientCk, body), 201, "")
 	expect(t, k.Post("/api/jobs/"+done.Id+"/messages", w.camCks[0], body), 201, "")
-	jobs.SetClock(k.App, func() time.Time { return time.Now().Add(29 * 24 * time.Hour) })
+	clock.Set(k.App, func() time.Time { return time.Now().Add(29 * 24 * time.Hour) })
 	expect(t, k.Post("/api/jobs/"+done.Id+"/messages", w.clientCk, body), 201, "")
-	jobs.SetClock(k.App, func() time.Time { return time.Now().Add(31 * 24 * time.Hour) })
+	clock.Set(k.App, func() time.Time { return time.Now().Add(31 * 24 * time.Hour) })
 	expect(t, k.Post("/api/jobs/"+done.Id+"/messages", w.clientCk, body), 409, messages.MsgClosedJob)
-	jobs.SetClock(k.App, nil)
+	clock.Set(k.App, nil)
 	// Reading stays possible.
 	if r := k.Get("/api/jobs/"+cancelled.Id+"/messages", w.clientCk); r.Status != http.StatusOK {
 		t.Fatalf("read cancelled: %s", r.Raw)

@@ -18,7 +18,7 @@ import (
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
-	"camellos/internal/projcheck"
+	"camellos/internal/readmodel"
 	"camellos/internal/writer"
 	"camellos/modules/backup"
 	"camellos/modules/jobs"
@@ -94,7 +94,7 @@ func newSet(app core.App) *set {
 	}
 	outcomes := notifications.PushOutcomeNames()
 	pushDesc := prometheus.NewDesc("camellos_push_deliveries_total",
-		"Web Push attempts by outcome (delivered, gone, retried, rejected, gave_up).", []string{"outcome"}, nil)
+		"Web Push attempts by outcome (delivered, gone, retried, rejected, gave_up, postponed: held while its push service asked to wait).", []string{"outcome"}, nil)
 	queueDesc := prometheus.NewDesc("camellos_push_queue_depth",
 		"Deliveries pending now: queued, running or waiting to be retried.", nil, nil)
 	backupsDesc := prometheus.NewDesc("camellos_backups_total",
@@ -129,9 +129,12 @@ func newSet(app core.App) *set {
 			ch <- prometheus.MustNewConstMetric(backupsDesc, prometheus.CounterValue, float64(st.Created.Load()), "ok")
 			ch <- prometheus.MustNewConstMetric(backupsDesc, prometheus.CounterValue, float64(st.Failed.Load()), "failed")
 		}},
-		collectorFunc{descs: []*prometheus.Desc{projectionDiffsDesc}, collect: func(ch chan<- prometheus.Metric) {
-			for name, n := range projcheck.Differences(app) {
-				ch <- prometheus.MustNewConstMetric(projectionDiffsDesc, prometheus.CounterValue, float64(n), name)
+		collectorFunc{descs: []*prometheus.Desc{projectionDiffsDesc, projectionDropsDesc}, collect: func(ch chan<- prometheus.Metric) {
+			for _, p := range readmodel.Stats(app) {
+				if p.MaxAge <= 0 {
+					ch <- prometheus.MustNewConstMetric(projectionDiffsDesc, prometheus.CounterValue, float64(p.Differences), p.Name)
+				}
+				ch <- prometheus.MustNewConstMetric(projectionDropsDesc, prometheus.CounterValue, float64(p.ForeignDrops), p.Name)
 			}
 		}},
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -147,6 +150,10 @@ func newSet(app core.App) *set {
 // between an in-memory projection and a fresh build (each repaired).
 var projectionDiffsDesc = prometheus.NewDesc("camellos_projection_differences_total",
 	"Differences found between an in-memory projection and a fresh build by the background check (each repaired).",
+	[]string{"projection"}, nil)
+
+var projectionDropsDesc = prometheus.NewDesc("camellos_projection_foreign_drops_total",
+	"Drops of an in-memory projection for a commit of another process to a table it is built from (internal/readmodel).",
 	[]string{"projection"}, nil)
 
 // collectorFunc is a collector of fixed descriptions read at scrape time.

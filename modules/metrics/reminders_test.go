@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"camellos/internal/testkit"
-	"camellos/modules/jobs"
+	"camellos/internal/timefmt"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -26,8 +26,8 @@ func TestRemindersSentCounted(t *testing.T) {
 		start := now.Add(time.Duration(i) * time.Hour)
 		if _, err := k.App.DB().Insert("appointments", dbx.Params{
 			"id": core.GenerateDefaultRandomId(), "job": job.Id, "camello": camello.Id, "client": client.Id,
-			"start": jobs.DBTimeOf(start), "end": jobs.DBTimeOf(start.Add(time.Hour)), "status": "PROGRAMADA",
-			"reminderSentAt": "", "created": jobs.DBTimeOf(now), "updated": jobs.DBTimeOf(now),
+			"start": timefmt.DB(start), "end": timefmt.DB(start.Add(time.Hour)), "status": "PROGRAMADA",
+			"reminderSentAt": "", "created": timefmt.DB(now), "updated": timefmt.DB(now),
 		}).Execute(); err != nil {
 			t.Fatal(err)
 		}

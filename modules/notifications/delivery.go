@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	mailer "camellos/modules/mail"
 
@@ -22,11 +23,16 @@ type Options struct {
 	// (SSL_CERT_FILE is honoured) and a 15 s timeout. Tests inject one
 	// that trusts their HTTPS receiver.
 	HTTPClient *http.Client
-	// Workers is how many deliveries run at once (default 4). One user
-	// holds at most one worker at a time: the user's next delivery waits
-	// its turn behind other users' (fair queueing), so a user whose
-	// endpoints hang cannot starve anyone else.
+	// Workers is how many deliveries run at once (default PUSH_WORKERS,
+	// 256). A worker mostly waits for a push service's answer, so their
+	// number is sized by the services' latency, not by CPU. One user holds
+	// at most one worker at a time: the user's next delivery waits its turn
+	// behind other users' (fair queueing), so a user whose endpoints hang
+	// cannot starve anyone else.
 	Workers int
+	// OriginConcurrency caps the requests in flight to one push service
+	// origin (default PUSH_ORIGIN_CONCURRENCY, 128); see origins.
+	OriginConcurrency int
 	// PushTimeout is the deadline of one push request to one endpoint
 	// (default 10 s); the endpoints of one notification are pushed at once.
 	PushTimeout time.Duration
@@ -52,20 +58,31 @@ func SetOptions(app core.App, o Options) {
 	app.Store().Set(optionsKey, o)
 }
 
-func (o Options) withDefaults() Options {
+func (o Options) withDefaults(c config.Config) Options {
 	if o.PushTimeout <= 0 {
 		o.PushTimeout = 10 * time.Second
 	}
 	if o.Workers <= 0 {
-		o.Workers = 4
+		o.Workers = config.DefaultPushWorkers
+		if c.PushWorkers > 0 {
+			o.Workers = c.PushWorkers
+		}
+	}
+	if o.OriginConcurrency <= 0 {
+		o.OriginConcurrency = config.DefaultPushOriginConcurrency
+		if c.PushOriginConcurrency > 0 {
+			o.OriginConcurrency = c.PushOriginConcurrency
+		}
 	}
 	if o.HTTPClient == nil {
-		// Its own transport, keeping enough idle connections per push
-		// service for every worker and their users' other devices: the
-		// shared default keeps 2, so a push service without HTTP/2 would
-		// see a new TLS handshake for most pushes.
+		// Its own transport. HTTP/2 where the push service speaks it (all
+		// the big ones do): one connection per service, the requests in
+		// flight multiplexed on it as streams. For a service on HTTP/1.1,
+		// enough idle connections for every request in flight to it (the
+		// shared default keeps 2, so most pushes would pay a handshake).
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 8 * o.Workers
+		tr.ForceAttemptHTTP2 = true
+		tr.MaxIdleConnsPerHost = o.OriginConcurrency
 		o.HTTPClient = &http.Client{Timeout: o.PushTimeout, Transport: tr}
 	}
 	if o.QueueSize <= 0 {
@@ -146,6 +163,7 @@ type dispatcher struct {
 	vapid   *vapidKeys
 
 	vapidHeaders vapidHeaders // signed Authorization headers per audience
+	origins      *origins     // in-flight slots and pauses per push service
 
 	// outcomes counts push attempts by outcome (PushStats).
 	outcomes [numOutcomes]atomic.Int64
@@ -158,12 +176,13 @@ const (
 	PushRetried          // 429, 5xx or a network error: tried again later
 	PushRejected         // another answer: given up
 	PushGaveUp           // retries exhausted
+	PushPostponed        // not sent: its push service asked to wait (429/503 Retry-After)
 	numOutcomes
 )
 
 // PushOutcomeNames names the outcomes (metrics labels).
 func PushOutcomeNames() []string {
-	return []string{"delivered", "gone", "retried", "rejected", "gave_up"}
+	return []string{"delivered", "gone", "retried", "rejected", "gave_up", "postponed"}
 }
 
 // PushStats is what the dispatcher of app did so far: push attempts by
@@ -195,7 +214,7 @@ func (d *dispatcher) count(outcome int) { d.outcomes[outcome].Add(1) }
 
 func newDispatcher(app core.App) *dispatcher {
 	o, _ := app.Store().Get(optionsKey).(Options)
-	o = o.withDefaults()
+	o = o.withDefaults(config.Of(app))
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &dispatcher{
 		app: app, opts: o,
@@ -203,6 +222,7 @@ func newDispatcher(app core.App) *dispatcher {
 		ctx:   ctx, cancel: cancel,
 		timers: map[*time.Timer]struct{}{},
 		active: map[string]bool{}, parked: map[string][]task{},
+		origins: newOrigins(o.OriginConcurrency),
 	}
 	d.opts.HTTPClient = pushClient(app, o.HTTPClient)
 	for i := 0; i < o.Workers; i++ {

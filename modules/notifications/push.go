@@ -118,6 +118,10 @@ func pushOptions(j job) (ttl int, urgency string, topic string) {
 func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind,
 		"subscription", s.ID, "attempt", attempt)
+	origin := originOf(s.Endpoint)
+	if d.postponed(j, s, attempt, origin) {
+		return
+	}
 	keys, err := d.vapidKeysOf()
 	if err != nil {
 		log.Error("push: VAPID keys unavailable", "error", err.Error())
@@ -126,6 +130,21 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	ttl, urgency, topic := pushOptions(j)
 	ctx, cancel := context.WithTimeout(d.ctx, d.opts.PushTimeout)
 	defer cancel()
+	// One of the origin's in-flight slots, for the request and its answer.
+	release, ok := d.origins.acquire(ctx, origin)
+	if !ok {
+		if d.ctx.Err() != nil {
+			return // shutting down
+		}
+		log.Warn("push: no free slot for the push service within the deadline", "origin", origin)
+		d.count(PushRetried)
+		d.retry(j, s, attempt, 0)
+		return
+	}
+	defer release()
+	if d.postponed(j, s, attempt, origin) { // paused while this one waited for a slot
+		return
+	}
 	res, err := d.sendPush(ctx, d.opts.HTTPClient, pushRequest{
 		Payload: payloadOf(j), Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
 	}, keys, vapidSubject(d.app))
@@ -158,13 +177,36 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		}
 		log.Info("push: subscription gone, deleted", "status", status)
 	case status == http.StatusTooManyRequests || status >= 500:
+		after := retryAfter(res.Header.Get("Retry-After"))
 		log.Warn("push: push service busy", "status", status, "retryAfter", res.Header.Get("Retry-After"))
+		// The service throttles, not this subscription: the whole origin
+		// waits (Retry-After, or the first retry delay for a bare 429).
+		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+			pause := after
+			if pause <= 0 && status == http.StatusTooManyRequests && len(d.opts.RetryDelays) > 0 {
+				pause = d.opts.RetryDelays[0]
+			}
+			d.origins.pause(origin, time.Now(), min(pause, d.opts.MaxRetryAfter))
+		}
 		d.count(PushRetried)
-		d.retry(j, s, attempt, retryAfter(res.Header.Get("Retry-After")))
+		d.retry(j, s, attempt, after)
 	default:
 		log.Warn("push: rejected, not retried", "status", status)
 		d.count(PushRejected)
 	}
+}
+
+// postponed re-queues a push, at the same attempt, for when its push
+// service's pause ends; false when the service is not paused.
+func (d *dispatcher) postponed(j job, s subscription, attempt int, origin string) bool {
+	wait := d.origins.paused(origin, time.Now())
+	if wait <= 0 {
+		return false
+	}
+	d.count(PushPostponed)
+	sub := s
+	d.retryLater(task{job: j, sub: &sub, attempt: attempt}, wait)
+	return true
 }
 
 // retry schedules the next attempt after the backoff delay, or after the

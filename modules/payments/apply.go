@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"camellos/internal/clock"
 	"camellos/internal/writer"
 	"camellos/modules/jobs"
 	"camellos/modules/ledger"
@@ -49,7 +50,7 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 			}
 			return err
 		}
-		now := dbTime(jobs.Now(tx))
+		now := dbTime(clock.Now(tx))
 		params := dbx.Params{"id": p.Id, "gw": gp.ID, "status": gp.Status, "detail": gp.StatusDetail, "amount": gp.Amount, "now": now}
 		switch gp.Status {
 		case gwApproved:

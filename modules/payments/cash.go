@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
@@ -60,7 +61,7 @@ func RecordCash(app core.App, jobID, userID string) (*Payment, error) {
 		}
 		id := core.GenerateDefaultRandomId()
 		fee := Commission(price, percent)
-		now := dbTime(jobs.Now(tx))
+		now := dbTime(clock.Now(tx))
 		_, err = tx.DB().NewQuery("INSERT INTO payments (id, job, client, camello, amount, currency, method, status, commission, releasedAt, createdAt, updatedAt, checkedAt) " +
 			"VALUES ({:id}, {:job}, {:client}, {:camello}, {:amount}, 'COP', 'EFECTIVO', 'LIBERADO', {:fee}, {:now}, {:now}, {:now}, {:now})").
 			Bind(dbx.Params{"id": id, "job": jobID, "client": job.ClientID(), "camello": cam.Id, "amount": price, "fee": fee, "now": now}).Execute()

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"camellos/internal/clock"
 	"errors"
 	"fmt"
 	"net/http"
@@ -54,7 +55,7 @@ func openWindowIfDone(tx core.App, jobID string) error {
 	if err != nil || job.Status() != jobs.StatusCompleted {
 		return err
 	}
-	now := jobs.Now(tx)
+	now := clock.Now(tx)
 	until := now.Add(windowOf(tx))
 	res, err := tx.DB().NewQuery("UPDATE payments SET completedAt = {:now}, disputeUntil = {:until}, updatedAt = {:now} " +
 		"WHERE job = {:job} AND status = 'RETENIDO' AND completedAt = ''").
@@ -145,7 +146,7 @@ func Dispute(app core.App, p *Payment, reason string) (*Payment, error) {
 		if cur.Status() == StatusHeld && cur.GetString("completedAt") == "" {
 			return confirmConflict(cur)
 		}
-		now := jobs.Now(tx)
+		now := clock.Now(tx)
 		if cur.Status() == StatusHeld && cur.GetString("disputeUntil") <= dbTime(now) {
 			return httpapi.Conflict(MsgWindowClosed)
 		}
@@ -244,7 +245,7 @@ func Command(app core.App) *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run: func(c *cobra.Command, _ []string) {
 			cli.RunCommand(app, func() error {
-				n, err := ReleaseDue(app, jobs.Now(app))
+				n, err := ReleaseDue(app, clock.Now(app))
 				if err != nil {
 					return err
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/mptest"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
@@ -57,7 +58,7 @@ func newWorld(t *testing.T, client func(mp *mptest.Server) *http.Client) *world 
 	}
 	w.Parties = testkit.NewParties(t, func(app *tests.TestApp) {
 		payments.SetHTTPClient(app, httpClient)
-		jobs.SetClock(app, w.clock)
+		clock.Set(app, w.clock)
 	})
 	mp.Webhook = w.K.URL + payments.WebhookPath
 	w.job = w.pricedJob(t)

@@ -2,6 +2,7 @@ package payments
 
 import (
 	"bytes"
+	"camellos/internal/clock"
 	"encoding/csv"
 	"net/http"
 	"strconv"
@@ -78,7 +79,7 @@ func RunPayoutBatch(app core.App, adminID string) (string, []payoutRow, error) {
 		if len(owed) == 0 {
 			return httpapi.Conflict(MsgNoBalances)
 		}
-		now := dbTime(jobs.Now(tx))
+		now := dbTime(clock.Now(tx))
 		for _, o := range owed {
 			id := core.GenerateDefaultRandomId()
 			txID, _, err := ledger.Post(tx, ledger.Movement{Kind: ledger.KindPayout, Key: "payout:" + id, Ref: id,
@@ -134,7 +135,7 @@ func SettlePayout(app core.App, id, adminID, status, reference string) error {
 		if err := tx.DB().NewQuery("SELECT ledgerTx FROM payouts WHERE id = {:id}").Bind(dbx.Params{"id": id}).Row(&ledgerTx); err != nil {
 			return httpapi.NotFound(MsgPayoutNotFound)
 		}
-		now := dbTime(jobs.Now(tx))
+		now := dbTime(clock.Now(tx))
 		res, err := tx.DB().NewQuery("UPDATE payouts SET status = {:status}, settledBy = {:by}, settledAt = {:now}, reference = {:ref} " +
 			"WHERE id = {:id} AND status = 'PENDIENTE'").
 			Bind(dbx.Params{"status": status, "by": adminID, "now": now, "ref": reference, "id": id}).Execute()

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"camellos/internal/clock"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -101,7 +102,7 @@ func SetPolicy(app core.App, camelloID string, p Policy) error {
 	return writer.Transaction(app, func(tx core.App) error {
 		_, err := tx.DB().NewQuery("INSERT INTO camello_policies (id, camello, policy, updatedAt) VALUES ({:id}, {:c}, {:p}, {:now}) " +
 			"ON CONFLICT (camello) DO UPDATE SET policy = excluded.policy, updatedAt = excluded.updatedAt").
-			Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "c": camelloID, "p": p.Name, "now": dbTime(jobs.Now(tx))}).Execute()
+			Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "c": camelloID, "p": p.Name, "now": dbTime(clock.Now(tx))}).Execute()
 		return err
 	})
 }
@@ -179,7 +180,7 @@ func cancelPayment(tx core.App, jobID, by string, noShow bool) error {
 	if err != nil || p == nil || p.Status() != StatusHeld {
 		return err
 	}
-	now := jobs.Now(tx)
+	now := clock.Now(tx)
 	s := settlement{From: []string{StatusHeld}, By: ByCancel, Everything: true, Conflict: MsgNotConfirmable}
 	pol := PolicyOf(tx, p.CamelloID())
 	if by != "" && by == p.ClientID() {
@@ -241,7 +242,7 @@ func policyTerms(e *core.RequestEvent) error {
 	if job.ProviderID() == "" {
 		return httpapi.Conflict(MsgNotPayable)
 	}
-	t := TermsOf(e.App, jobID, job.ProviderID(), int64(job.GetInt("priceAmount")), jobs.Now(e.App))
+	t := TermsOf(e.App, jobID, job.ProviderID(), int64(job.GetInt("priceAmount")), clock.Now(e.App))
 	return e.JSON(http.StatusOK, map[string]any{"cancellation": t})
 }
 
@@ -308,7 +309,7 @@ func NoShow(app core.App, jobID, reporterID string) (*Payment, error) {
 		if p == nil || p.Status() != StatusHeld {
 			return httpapi.Conflict(MsgNotConfirmable)
 		}
-		now := jobs.Now(tx)
+		now := clock.Now(tx)
 		var begun int
 		if err := tx.DB().NewQuery("SELECT COUNT(*) FROM appointments WHERE job = {:job} AND status = 'PROGRAMADA' AND start <= {:now}").
 			Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Row(&begun); err != nil {

@@ -1,10 +1,10 @@
 package payments
 
 import (
+	"camellos/internal/clock"
 	"context"
 
 	"camellos/internal/writer"
-	"camellos/modules/jobs"
 	"camellos/modules/ledger"
 
 	"github.com/pocketbase/dbx"
@@ -42,7 +42,7 @@ func MakeRefund(app core.App, id string) error {
 		return err
 	}
 	return writer.Transaction(app, func(tx core.App) error {
-		now := dbTime(jobs.Now(tx))
+		now := dbTime(clock.Now(tx))
 		res, err := tx.DB().NewQuery("UPDATE payments SET refundedAt = {:now}, gatewayRefundId = {:rid}, updatedAt = {:now} " +
 			"WHERE id = {:id} AND refundAmount > 0 AND refundedAt = ''").
 			Bind(dbx.Params{"now": now, "rid": refundID, "id": p.Id}).Execute()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
@@ -25,7 +26,7 @@ func Register(app core.App) {
 	bindPolicy(app)
 	app.Store().Set(baseAppKey, app)
 	app.Cron().MustAdd("paymentsReleaseDue", SweepSchedule, func() {
-		if n, err := ReleaseDue(app, jobs.Now(app)); err != nil {
+		if n, err := ReleaseDue(app, clock.Now(app)); err != nil {
 			app.Logger().Error("payments: release sweep failed", "error", err.Error())
 		} else if n > 0 {
 			app.Logger().Info("payments: released at the end of their window", "released", n)
@@ -35,7 +36,7 @@ func Register(app core.App) {
 		if !config.Of(app).PaymentsEnabled() {
 			return
 		}
-		if _, err := Reconcile(app, jobs.Now(app)); err != nil {
+		if _, err := Reconcile(app, clock.Now(app)); err != nil {
 			app.Logger().Error("payments: reconciliation sweep failed", "error", err.Error())
 		}
 	})
@@ -117,7 +118,7 @@ func paymentStart(e *core.RequestEvent) error {
 		status = http.StatusCreated
 	}
 	out := JSON(p, true)
-	out["cancellation"] = TermsOf(e.App, p.JobID(), p.CamelloID(), p.Amount(), jobs.Now(e.App))
+	out["cancellation"] = TermsOf(e.App, p.JobID(), p.CamelloID(), p.Amount(), clock.Now(e.App))
 	return e.JSON(status, map[string]any{"payment": out})
 }
 
@@ -162,7 +163,7 @@ func answer(e *core.RequestEvent, p *Payment, party jobs.Party) error {
 	}
 	out := JSON(p, party.Client)
 	out["movements"] = moves
-	out["cancellation"] = TermsOf(e.App, p.JobID(), p.CamelloID(), p.Amount(), jobs.Now(e.App))
+	out["cancellation"] = TermsOf(e.App, p.JobID(), p.CamelloID(), p.Amount(), clock.Now(e.App))
 	return e.JSON(http.StatusOK, map[string]any{"payment": out})
 }
 

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"camellos/internal/clock"
 	"database/sql"
 	"errors"
 	"strings"
@@ -8,7 +9,6 @@ import (
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/writer"
-	"camellos/modules/jobs"
 	"camellos/modules/ledger"
 
 	"github.com/pocketbase/dbx"
@@ -78,7 +78,7 @@ func settle(tx core.App, p *Payment, s settlement) (*Payment, error) {
 	case s.Refund > 0:
 		status = StatusSplit
 	}
-	now := dbTime(jobs.Now(tx))
+	now := dbTime(clock.Now(tx))
 	from := make([]string, len(s.From))
 	for i, st := range s.From {
 		from[i] = "'" + st + "'" // constants of this package

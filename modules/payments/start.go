@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/writer"
@@ -53,7 +54,7 @@ func Start(app core.App, jobID, userID string) (p *Payment, created bool, err er
 			return httpapi.Conflict(MsgNotPayable)
 		}
 		id := core.GenerateDefaultRandomId()
-		now := dbTime(jobs.Now(tx))
+		now := dbTime(clock.Now(tx))
 		_, err = tx.DB().NewQuery("INSERT INTO payments (id, job, client, camello, amount, currency, method, status, createdAt, updatedAt, checkedAt) " +
 			"VALUES ({:id}, {:job}, {:client}, {:camello}, {:amount}, 'COP', 'MERCADOPAGO', 'INICIADO', {:now}, {:now}, {:now})").
 			Bind(dbx.Params{"id": id, "job": jobID, "client": userID, "camello": job.ProviderID(), "amount": price, "now": now}).Execute()
@@ -85,7 +86,7 @@ func Start(app core.App, jobID, userID string) (p *Payment, created bool, err er
 	err = writer.Transaction(app, func(tx core.App) error {
 		_, err := tx.DB().NewQuery("UPDATE payments SET status = 'PENDIENTE', preferenceId = {:pref}, checkoutUrl = {:url}, updatedAt = {:now} " +
 			"WHERE id = {:id} AND status IN ('INICIADO', 'PENDIENTE') AND checkoutUrl = ''").
-			Bind(dbx.Params{"pref": co.PreferenceID, "url": co.URL, "now": dbTime(jobs.Now(tx)), "id": p.Id}).Execute()
+			Bind(dbx.Params{"pref": co.PreferenceID, "url": co.URL, "now": dbTime(clock.Now(tx)), "id": p.Id}).Execute()
 		if err != nil {
 			return err
 		}

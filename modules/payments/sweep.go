@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/writer"
-	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -63,7 +63,7 @@ func Check(app core.App, paymentID string) (Outcome, error) {
 func markChecked(app core.App, id string) error {
 	return writer.Transaction(app, func(tx core.App) error {
 		_, err := tx.DB().NewQuery("UPDATE payments SET checkedAt = {:now} WHERE id = {:id}").
-			Bind(dbx.Params{"now": dbTime(jobs.Now(tx)), "id": id}).Execute()
+			Bind(dbx.Params{"now": dbTime(clock.Now(tx)), "id": id}).Execute()
 		return err
 	})
 }

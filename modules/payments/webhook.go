@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
-	"camellos/modules/jobs"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -135,7 +135,7 @@ func webhookReceive(e *core.RequestEvent) error {
 		kind = n.Type
 	}
 	if err := VerifySignature(cfg.MercadoPagoWebhookSecret, e.Request.Header.Get("x-signature"),
-		e.Request.Header.Get("x-request-id"), dataID, jobs.Now(e.App)); err != nil {
+		e.Request.Header.Get("x-request-id"), dataID, clock.Now(e.App)); err != nil {
 		e.App.Logger().Warn("payments: webhook refused", "error", err.Error(), "dataId", dataID)
 		return httpapi.Unauthorized(MsgBadSignature)
 	}

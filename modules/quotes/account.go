@@ -2,6 +2,7 @@ package quotes
 
 import (
 	"camellos/internal/bus"
+	"camellos/internal/clock"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
@@ -39,7 +40,7 @@ func bindDataRights(app core.App) {
 		if err != nil {
 			return err
 		}
-		now := jobs.Now(e.App)
+		now := clock.Now(e.App)
 		for _, q := range live {
 			if (&Quote{q}).Status(now) != StatusPending {
 				continue // expired: the sweep marks it

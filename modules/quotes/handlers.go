@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
 	"camellos/internal/session"
@@ -126,7 +127,7 @@ func quotesList(e *core.RequestEvent) error {
 	}
 	buf := make([]byte, 0, 512+384*len(list.items))
 	buf = append(buf, `{"quotes":`...)
-	if buf, err = appendQuotes(e.App, buf, list, only, jobs.Now(e.App)); err != nil {
+	if buf, err = appendQuotes(e.App, buf, list, only, clock.Now(e.App)); err != nil {
 		return httpapi.Internal(err)
 	}
 	buf = append(buf, "}\n"...)

@@ -3,6 +3,7 @@ package quotes
 import (
 	"slices"
 
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/records"
 	"camellos/internal/text"
@@ -75,7 +76,7 @@ func validateQuote(app core.App, rec *core.Record) error {
 		if msg := quoteRefusal(job, cam); msg != "" {
 			return httpapi.FieldRuleError("job", msg)
 		}
-		if !rec.GetDateTime("expiresAt").Time().After(jobs.Now(app)) {
+		if !rec.GetDateTime("expiresAt").Time().After(clock.Now(app)) {
 			return httpapi.FieldRuleError("expiresAt", "Debe ser una fecha futura")
 		}
 		return nil

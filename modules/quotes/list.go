@@ -1,13 +1,14 @@
 package quotes
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
 	"time"
 
-	"camellos/internal/dbwatch"
 	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
@@ -63,17 +64,34 @@ func listCacheOf(app core.App) *listCache {
 // jobQuotesOf returns the quotes of a job from memory (app must not be a
 // transaction): built from the database by the first reader after a drop.
 func jobQuotesOf(app core.App, jobID string) (*jobQuotes, error) {
-	l, _, err := listCacheOf(app).byJob.Get(jobID, func() (*jobQuotes, bool, error) {
-		var recs []*core.Record
-		err := app.RecordQuery(Collection).Where(dbx.HashExp{"job": jobID}).
-			OrderBy("created DESC", "id DESC").All(&recs)
-		if err != nil {
-			return nil, false, err
-		}
-		l, err := renderQuotes(recs)
-		return l, err == nil, err
-	})
+	l, _, err := listCacheOf(app).byJob.Get(jobID, func() (*jobQuotes, bool, error) { return loadQuotes(app, jobID) })
 	return l, err
+}
+
+func loadQuotes(app core.App, jobID string) (*jobQuotes, bool, error) {
+	var recs []*core.Record
+	err := app.RecordQuery(Collection).Where(dbx.HashExp{"job": jobID}).
+		OrderBy("created DESC", "id DESC").All(&recs)
+	if err != nil {
+		return nil, false, err
+	}
+	l, err := renderQuotes(recs)
+	return l, err == nil, err
+}
+
+// sameQuotes reports whether two lists render the same.
+func sameQuotes(a, b *jobQuotes) bool {
+	if len(a.items) != len(b.items) {
+		return false
+	}
+	for i := range a.items {
+		x, y := &a.items[i], &b.items[i]
+		if x.camello != y.camello || x.status != y.status || !x.expiresAt.Equal(y.expiresAt) ||
+			!bytes.Equal(x.head, y.head) || !bytes.Equal(x.tail, y.tail) {
+			return false
+		}
+	}
+	return true
 }
 
 // renderQuotes renders each quote as JSON would (the keys of its map in
@@ -164,7 +182,12 @@ func dropList(app core.App, jobID string) {
 // package drop theirs themselves (dropList).
 func bindListCache(app core.App) {
 	c := listCacheOf(app)
-	dbwatch.OnExternalCommit(app, c.byJob.DropAll)
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "quote-lists", Tables: []string{Collection},
+		Bound: "8 MB of the jobs' lists most recently read (LRU)",
+		Drop:  c.byJob.DropAll,
+		Check: readmodel.KeyedCheck(c.byJob, loadQuotes, sameQuotes),
+	})
 	drop := func(e *core.RecordEvent) error {
 		c.byJob.Drop(e.Record.GetString("job"))
 		return e.Next()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
 	"camellos/modules/quotes"
@@ -96,7 +97,7 @@ func TestQuotesListCoherence(t *testing.T) {
 	// Time: camello 1's quote expires without any write (read VENCIDA), then
 	// the sweep stores it.
 	later := time.Now().Add(25 * time.Hour)
-	jobs.SetClock(k.App, func() time.Time { return later })
+	clock.Set(k.App, func() time.Time { return later })
 	if got := k.Get("/api/jobs/"+job+"/quotes", m.clientCookie); got.Str("quotes.1.id") != q1 || got.Str("quotes.1.status") != quotes.StatusExpired {
 		t.Fatalf("expired quote not VENCIDA at read: %s", got.Raw)
 	}
@@ -105,7 +106,7 @@ func TestQuotesListCoherence(t *testing.T) {
 		t.Fatalf("sweep: %d %v", n, err)
 	}
 	check("after the sweep")
-	jobs.SetClock(k.App, nil)
+	clock.Set(k.App, nil)
 
 	// The owner's routes.
 	expect(t, k.Post("/api/quotes/"+q2+"/withdraw", m.camCookies[2], nil), 200, "")

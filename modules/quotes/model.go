@@ -7,6 +7,7 @@ package quotes
 import (
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
@@ -106,7 +107,7 @@ func JSON(app core.App, list []*core.Record) ([]map[string]any, error) {
 			cams[c.Id] = c
 		}
 	}
-	now := jobs.Now(app)
+	now := clock.Now(app)
 	out := make([]map[string]any, 0, len(list))
 	for _, r := range list {
 		q := Quote{r}

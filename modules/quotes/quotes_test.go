@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/testkit"
 	"camellos/modules/jobs"
@@ -277,8 +278,8 @@ func TestExpiredQuotes(t *testing.T) {
 	r := k.Post("/api/jobs/"+job+"/quotes", m.camCookies[0], map[string]any{"amount": 20000, "validDays": 1})
 	q := r.Str("quote.id")
 	live := m.quote(t, 1, job, 25000)
-	jobs.SetClock(k.App, func() time.Time { return time.Now().Add(25 * time.Hour) })
-	defer jobs.SetClock(k.App, nil)
+	clock.Set(k.App, func() time.Time { return time.Now().Add(25 * time.Hour) })
+	defer clock.Set(k.App, nil)
 	list := k.Get("/api/jobs/"+job+"/quotes", m.clientCookie)
 	for _, it := range list.Get("quotes").([]any) {
 		it := it.(map[string]any)

@@ -1,10 +1,10 @@
 package quotes
 
 import (
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
 	"camellos/internal/session"
-	"camellos/modules/jobs"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/apis"
@@ -20,7 +20,7 @@ func Register(app core.App) {
 	bindHooks(app)
 	bindDataRights(app)
 	app.Cron().MustAdd("quotesExpiry", ExpirySchedule, func() {
-		if _, err := ExpireDue(app, jobs.Now(app)); err != nil {
+		if _, err := ExpireDue(app, clock.Now(app)); err != nil {
 			app.Logger().Error("quotes expiry sweep failed", "error", err.Error())
 		}
 	})

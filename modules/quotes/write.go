@@ -3,8 +3,10 @@ package quotes
 import (
 	"time"
 
+	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/memo"
+	"camellos/internal/timefmt"
 	"camellos/internal/writer"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
@@ -40,7 +42,7 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 		default:
 			return httpapi.Forbidden(msg)
 		}
-		now := jobs.Now(txApp)
+		now := clock.Now(txApp)
 		dropList(txApp, job.Id)
 		if err := expire(txApp, dbx.HashExp{"job": job.Id, "camello": cam.Id}, now); err != nil {
 			return err
@@ -87,7 +89,7 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 // assignment, exactly one wins; the others change nothing and get 409.
 func Accept(app core.App, quoteID string) error {
 	return writer.Transaction(app, func(txApp core.App) error {
-		now := jobs.Now(txApp)
+		now := clock.Now(txApp)
 		if err := transition(txApp, quoteID, StatusAccepted, now); err != nil {
 			return err
 		}
@@ -107,7 +109,7 @@ func Accept(app core.App, quoteID string) error {
 // camello is told (QUOTE_REJECTED).
 func Reject(app core.App, quoteID string) error {
 	return writer.Transaction(app, func(txApp core.App) error {
-		if err := transition(txApp, quoteID, StatusRejected, jobs.Now(txApp)); err != nil {
+		if err := transition(txApp, quoteID, StatusRejected, clock.Now(txApp)); err != nil {
 			return err
 		}
 		q := Find(txApp, quoteID)
@@ -122,7 +124,7 @@ func Reject(app core.App, quoteID string) error {
 // Withdraw is the camello's withdrawal of its PENDIENTE quote (409 otherwise).
 func Withdraw(app core.App, quoteID string) error {
 	return writer.Transaction(app, func(txApp core.App) error {
-		return transition(txApp, quoteID, StatusWithdrawn, jobs.Now(txApp))
+		return transition(txApp, quoteID, StatusWithdrawn, clock.Now(txApp))
 	})
 }
 
@@ -131,7 +133,7 @@ func Withdraw(app core.App, quoteID string) error {
 func transition(txApp core.App, quoteID, status string, now time.Time) error {
 	res, err := txApp.DB().NewQuery("UPDATE " + Collection + " SET status = {:status}, updated = {:now} " +
 		"WHERE id = {:id} AND status = 'PENDIENTE' AND expiresAt > {:now}").
-		Bind(dbx.Params{"status": status, "now": jobs.DBTimeOf(now), "id": quoteID}).Execute()
+		Bind(dbx.Params{"status": status, "now": timefmt.DB(now), "id": quoteID}).Execute()
 	if err != nil {
 		return err
 	}
@@ -157,7 +159,7 @@ func transition(txApp core.App, quoteID, status string, now time.Time) error {
 // or was cancelled: expired ones become VENCIDA, the others RECHAZADA (their
 // camellos are told why).
 func closeLiveQuotes(txApp core.App, jobID, why string) error {
-	now := jobs.Now(txApp)
+	now := clock.Now(txApp)
 	dropList(txApp, jobID)
 	if err := expire(txApp, dbx.HashExp{"job": jobID}, now); err != nil {
 		return err
@@ -170,7 +172,7 @@ func closeLiveQuotes(txApp core.App, jobID, why string) error {
 	}
 	_, err = txApp.DB().NewQuery("UPDATE " + Collection + " SET status = 'RECHAZADA', updated = {:now} " +
 		"WHERE job = {:job} AND status = 'PENDIENTE'").
-		Bind(dbx.Params{"job": jobID, "now": jobs.DBTimeOf(now)}).Execute()
+		Bind(dbx.Params{"job": jobID, "now": timefmt.DB(now)}).Execute()
 	if err != nil {
 		return err
 	}
@@ -184,8 +186,8 @@ func closeLiveQuotes(txApp core.App, jobID, why string) error {
 
 // expire marks the PENDIENTE quotes matching where whose expiry passed as VENCIDA.
 func expire(app core.App, where dbx.Expression, now time.Time) error {
-	q := app.DB().Update(Collection, dbx.Params{"status": StatusExpired, "updated": jobs.DBTimeOf(now)},
-		dbx.And(where, dbx.HashExp{"status": StatusPending}, dbx.NewExp("expiresAt <= {:now}", dbx.Params{"now": jobs.DBTimeOf(now)})))
+	q := app.DB().Update(Collection, dbx.Params{"status": StatusExpired, "updated": timefmt.DB(now)},
+		dbx.And(where, dbx.HashExp{"status": StatusPending}, dbx.NewExp("expiresAt <= {:now}", dbx.Params{"now": timefmt.DB(now)})))
 	_, err := q.Execute()
 	return err
 }
@@ -195,7 +197,7 @@ func expire(app core.App, where dbx.Expression, now time.Time) error {
 func ExpireDue(app core.App, now time.Time) (int64, error) {
 	res, err := app.DB().NewQuery("UPDATE " + Collection + " SET status = 'VENCIDA', updated = {:now} " +
 		"WHERE status = 'PENDIENTE' AND expiresAt <= {:now}").
-		Bind(dbx.Params{"now": jobs.DBTimeOf(now)}).Execute()
+		Bind(dbx.Params{"now": timefmt.DB(now)}).Execute()
 	if err != nil {
 		return 0, err
 	}

@@ -33,10 +33,8 @@ type camelloInput struct {
 	photo     *photo
 }
 
-type photo struct {
-	data []byte
-	ext  string
-}
+// photo is an uploaded photo, checked by the upload policy.
+type photo = camellos.Photo
 
 // readInput binds a JSON or multipart body. In multipart, trades and
 // serviceIds come as JSON-encoded strings, acceptTerms as "true"/"false",
@@ -149,7 +147,7 @@ func readPhoto(fh *multipart.FileHeader) (*photo, string, error) {
 	} else if err != nil {
 		return nil, "", err
 	}
-	return &photo{data: data, ext: info.Ext}, "", nil
+	return &photo{Data: data, Ext: info.Ext}, "", nil
 }
 
 // validate checks every field against the Limits table; it returns the

@@ -11,7 +11,6 @@ import (
 	"camellos/modules/camellos"
 
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/filesystem"
 )
 
 // profileInput is the body of PATCH /api/me/camello: every field optional.
@@ -100,42 +99,14 @@ func camelloSelfUpdate(e *core.RequestEvent) error {
 		return err
 	}
 
-	var rec *core.Record
-	err := e.App.RunInTransaction(func(tx core.App) error {
-		var err error
-		rec, err = tx.FindFirstRecordByData(camellos.Collection, "user", user.Id)
-		if err != nil {
-			return httpapi.NotFound("No tienes un perfil de camello")
-		}
-		setStr := func(field string, p *string) {
-			if p != nil {
-				rec.Set(field, *p)
-			}
-		}
-		setStr("name", in.Name)
-		setStr("phone", in.Phone)
-		setStr("city", in.City)
-		setStr("neighborhood", in.Neighborhood)
-		setStr("description", in.Description)
-		setStr("professionalCard", in.ProfessionalCard)
-		setStr("documentId", in.DocumentID)
-		if in.Trades != nil {
-			rec.Set("trades", *in.Trades)
-		}
-		if in.ServiceIDs != nil {
-			rec.Set("services", *in.ServiceIDs)
-		}
-		if newPhoto != nil {
-			f, err := filesystem.NewFileFromBytes(newPhoto.data, "photo"+newPhoto.ext)
-			if err != nil {
-				return err
-			}
-			rec.Set("photo", f)
-		}
-		return tx.Save(rec)
+	c, err := camellos.EditProfile(e.App, user.Id, camellos.ProfileEdit{
+		Name: in.Name, Phone: in.Phone, City: in.City, Neighborhood: in.Neighborhood,
+		Description: in.Description, ProfessionalCard: in.ProfessionalCard, DocumentID: in.DocumentID,
+		Trades: in.Trades, ServiceIDs: in.ServiceIDs, Photo: newPhoto,
 	})
 	if err != nil {
 		return err
 	}
+	rec := c.Record
 	return camellos.Respond(e, http.StatusOK, rec, camellos.PrivateFor(session.AuthUser(e), rec))
 }

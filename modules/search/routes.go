@@ -9,8 +9,8 @@ import (
 	"camellos/internal/bounds"
 	"camellos/internal/bus"
 	"camellos/internal/config"
-	"camellos/internal/dbwatch"
 	"camellos/internal/httpapi"
+	"camellos/internal/readmodel"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -35,10 +35,15 @@ func Register(app core.App) {
 	// The vocabulary is learned from the data: any change of a category,
 	// service or camello forgets it.
 	forget := func(e *bus.Change) error {
-		cache.invalidate()
+		cache.Invalidate()
 		return e.Next()
 	}
-	dbwatch.OnExternalCommit(app, cache.invalidate)
+	readmodel.Declare(app, readmodel.Projection{
+		Name: "vocabulary", Tables: []string{"categories", "services", "camellos"},
+		Bound: "one vocabulary (the catalog's names, the camellos' distinct trades and places)",
+		Drop:  cache.Invalidate,
+		Check: cache.check,
+	})
 	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(forget)
 	ev.CamelloChanged.BindFunc(forget)

@@ -2,10 +2,11 @@ package search
 
 import (
 	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
-	"sync"
 
+	"camellos/internal/memo"
 	"camellos/internal/text"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -173,40 +174,31 @@ func (v *Vocabulary) commonTradeOf(p phrase) string {
 	return ""
 }
 
-// vocabularyCache keeps the app's Vocabulary until a category, service or
-// camello changes. A generation counter makes sure a vocabulary built
-// from data read before a change is never kept after it.
-type vocabularyCache struct {
-	mu    sync.Mutex
-	gen   uint64
-	vocab *Vocabulary
-}
-
-func (c *vocabularyCache) invalidate() {
-	c.mu.Lock()
-	c.gen++
-	c.vocab = nil
-	c.mu.Unlock()
-}
+// vocabularyCache keeps the app's Vocabulary (a memo.Cache: a build that
+// raced a change is not kept) until a category, service or camello changes.
+type vocabularyCache struct{ memo.Cache[*Vocabulary] }
 
 func (c *vocabularyCache) get(app core.App) (*Vocabulary, error) {
-	c.mu.Lock()
-	v, gen := c.vocab, c.gen
-	c.mu.Unlock()
-	if v != nil {
-		return v, nil
+	return c.Get(func() (*Vocabulary, error) {
+		cat, err := LoadCatalog(app)
+		if err != nil {
+			return nil, err
+		}
+		return BuildVocabulary(cat), nil
+	})
+}
+
+// check compares the kept vocabulary with a fresh one (1: they differ).
+func (c *vocabularyCache) check(app core.App) (int, error) {
+	v, ok := c.Peek()
+	if !ok {
+		return 0, nil
 	}
 	cat, err := LoadCatalog(app)
-	if err != nil {
-		return nil, err
+	if err != nil || reflect.DeepEqual(v, BuildVocabulary(cat)) {
+		return 0, err
 	}
-	v = BuildVocabulary(cat)
-	c.mu.Lock()
-	if c.gen == gen {
-		c.vocab = v
-	}
-	c.mu.Unlock()
-	return v, nil
+	return 1, nil
 }
 
 // LoadCatalog reads categories, services and the distinct trades, cities

@@ -24,19 +24,19 @@ func Find(app core.App, id string) (*User, error) {
 }
 
 // Name is the user's display name.
-func (u *User) Name() string { return u.GetString("name") }
+func (u *User) Name() string { return u.GetString(FieldName) }
 
 // Role is ADMIN, CAMELLOS or CLIENTE.
-func (u *User) Role() string { return u.GetString("role") }
+func (u *User) Role() string { return u.GetString(FieldRole) }
 
 // Phone is the user's phone ("" when not given).
-func (u *User) Phone() string { return u.GetString("phone") }
+func (u *User) Phone() string { return u.GetString(FieldPhone) }
 
 // City is the user's city ("" when not given).
-func (u *User) City() string { return u.GetString("city") }
+func (u *User) City() string { return u.GetString(FieldCity) }
 
 // Disabled reports whether an admin disabled the user.
-func (u *User) Disabled() bool { return u.GetBool("disabled") }
+func (u *User) Disabled() bool { return u.GetBool(FieldDisabled) }
 
 // IsAdmin reports whether the user is an enabled ADMIN.
 func (u *User) IsAdmin() bool { return u.Role() == RoleAdmin && !u.Disabled() }

@@ -1,9 +1,15 @@
 // Package users owns the users collection: its name, the roles of the
-// service and the password derivation every path that sets or checks a
-// password goes through.
+// service, its field names and typed record, the password derivation, the
+// record hooks (invariants of every path that saves a user) and every
+// write to it (write.go).
 package users
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/internal/bus"
+
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+)
 
 // Collection is the users collection (PocketBase auth collection).
 const Collection = "users"
@@ -15,20 +21,21 @@ const (
 	RoleClient  = "CLIENTE"
 )
 
-// DropAvatar removes name from the avatar of user id (the upload policy's
-// quarantine: modules/files has copied the file aside); PocketBase deletes
-// the stored file and its thumbnails after the save. Nothing happens when
-// the avatar is another.
-func DropAvatar(app core.App, id, name string) error {
-	rec, err := app.FindRecordById(Collection, id)
-	if err != nil {
-		return err
-	}
-	if rec.GetString("avatar") != name {
-		return nil
-	}
-	rec.Set("avatar", nil)
-	// Without validation: a record that no longer passes another field's
-	// rule (older data) must not stop the quarantine; the update hooks run.
-	return app.SaveNoValidate(rec)
+// Fields of the users collection this package reads and writes (besides
+// PocketBase's email, verified and password).
+const (
+	FieldName     = "name"
+	FieldRole     = "role"
+	FieldPhone    = "phone"
+	FieldCity     = "city"
+	FieldDisabled = "disabled"
+	FieldAvatar   = "avatar"
+)
+
+// Register binds the users' record hooks and their after-commit change
+// event (bus.UserChanged).
+func Register(app core.App) {
+	bindHooks(app)
+	// UserChanged after every committed write of a user.
+	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.UserChanged })
 }

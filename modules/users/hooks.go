@@ -1,4 +1,4 @@
-package auth
+package users
 
 import (
 	"net/http"
@@ -6,35 +6,33 @@ import (
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/internal/records"
-	"camellos/internal/session"
 	"camellos/internal/text"
-	"camellos/modules/camellos"
-	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// bindUserHooks keeps every path that saves a user (our routes, the CLI,
+// bindHooks keeps every path that saves a user (our routes, the CLI,
 // the dashboard) consistent: e-mails normalised, passwords derived, and
-// sessions revoked when a user is disabled or their password changes.
-func bindUserHooks(app core.App) {
-	app.OnRecordValidate(users.Collection).BindFunc(func(e *core.RecordEvent) error {
+// sessions revoked when a user is disabled or their password changes;
+// OnRoleChanging and OnDisabled let other owners act in the same save.
+func bindHooks(app core.App) {
+	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
 		e.Record.SetEmail(NormalizeEmail(e.Record.Email()))
 		if name := e.Record.GetString("name"); name != "" && name != e.Record.Original().GetString("name") && !text.Visible(name) {
 			return httpapi.FieldRuleError("name", httpapi.MsgNoVisibleLetter)
 		}
 		if e.Record.GetString("role") == "" {
-			e.Record.Set("role", users.RoleClient)
+			e.Record.Set("role", RoleClient)
 		}
 		// The service always keeps one active administrator, whatever path
 		// (route, dashboard) demotes or disables one.
 		if !e.Record.IsNew() {
 			stored := records.Stored(e.App, e.Record)
-			wasAdmin := stored.GetString("role") == users.RoleAdmin && !stored.GetBool("disabled")
-			isAdmin := e.Record.GetString("role") == users.RoleAdmin && !e.Record.GetBool("disabled")
+			wasAdmin := stored.GetString("role") == RoleAdmin && !stored.GetBool("disabled")
+			isAdmin := e.Record.GetString("role") == RoleAdmin && !e.Record.GetBool("disabled")
 			if wasAdmin && !isAdmin {
-				others, err := e.App.CountRecords(users.Collection, dbx.HashExp{"role": users.RoleAdmin, "disabled": false},
+				others, err := e.App.CountRecords(Collection, dbx.HashExp{"role": RoleAdmin, "disabled": false},
 					dbx.Not(dbx.HashExp{"id": e.Record.Id}))
 				if err != nil {
 					return err
@@ -44,18 +42,14 @@ func bindUserHooks(app core.App) {
 				}
 			}
 		}
-		// A camello profile belongs to a CAMELLOS user: the role of a user with
-		// a profile stays CAMELLOS, and a user without one cannot take it.
+		// Other owners' rules on a role change (a camello profile belongs
+		// to a CAMELLOS user: modules/camellos), in the same save.
 		if !e.Record.IsNew() {
 			from, to := records.Stored(e.App, e.Record).GetString("role"), e.Record.GetString("role")
-			if from != to && (from == users.RoleCamello || to == users.RoleCamello) {
-				_, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.Record.Id)
-				hasProfile := err == nil
-				if from == users.RoleCamello && hasProfile {
-					return httpapi.FieldRuleError("role", "Un camello con perfil no puede cambiar de rol")
-				}
-				if to == users.RoleCamello && !hasProfile {
-					return httpapi.FieldRuleError("role", "El rol CAMELLOS requiere un perfil de camello (registro de camello)")
+			if from != to {
+				ev := &RoleChange{App: e.App, User: Wrap(e.Record), From: from, To: to}
+				if err := OnRoleChanging(e.App).Trigger(ev); err != nil {
+					return err
 				}
 			}
 		}
@@ -77,26 +71,26 @@ func bindUserHooks(app core.App) {
 			if n := text.Chars(pv.Plain); n < bounds.PasswordMin || n > bounds.PasswordMax {
 				return httpapi.FieldRuleError("password", "Debe tener entre 8 y 128 caracteres")
 			}
-			users.SetPassword(e.Record, pv.Plain)
+			SetPassword(e.Record, pv.Plain)
 		}
 		return e.Next()
 	}
-	app.OnRecordCreateRequest(users.Collection).BindFunc(derive)
-	app.OnRecordUpdateRequest(users.Collection).BindFunc(derive)
+	app.OnRecordCreateRequest(Collection).BindFunc(derive)
+	app.OnRecordUpdateRequest(Collection).BindFunc(derive)
 
 	// PocketBase's own e-mail flows of the users collection are not part of
 	// the service: verification mail would go out on anyone's request (the
 	// answer stays the same 204 PocketBase gives an unknown address, so
 	// nothing is told and nothing is sent), and an e-mail change would go
 	// around our routes.
-	app.OnRecordRequestVerificationRequest(users.Collection).BindFunc(func(e *core.RecordRequestVerificationRequestEvent) error {
+	app.OnRecordRequestVerificationRequest(Collection).BindFunc(func(e *core.RecordRequestVerificationRequestEvent) error {
 		return e.NoContent(http.StatusNoContent)
 	})
-	app.OnRecordRequestEmailChangeRequest(users.Collection).BindFunc(func(e *core.RecordRequestEmailChangeRequestEvent) error {
+	app.OnRecordRequestEmailChangeRequest(Collection).BindFunc(func(e *core.RecordRequestEmailChangeRequestEvent) error {
 		return e.ForbiddenError("", nil)
 	})
 
-	app.OnRecordUpdate(users.Collection).BindFunc(func(e *core.RecordEvent) error {
+	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
 		orig := records.Stored(e.App, e.Record)
 		if err := e.Next(); err != nil {
 			return err
@@ -104,24 +98,13 @@ func bindUserHooks(app core.App) {
 		// The token key changes with the password (or e-mail) at save time.
 		revoke := e.Record.GetBool("disabled") && !orig.GetBool("disabled") || e.Record.TokenKey() != orig.TokenKey()
 		if revoke { // same transaction as the update, when there is one
-			if err := session.RevokeUserSessions(e.App, e.Record.Id); err != nil {
+			if err := OnSignedOutEverywhere(e.App).Trigger(&SignedOut{App: e.App, UserID: e.Record.Id}); err != nil {
 				return err
 			}
 		}
 		if e.Record.GetBool("disabled") && !orig.GetBool("disabled") {
-			return suspendCamello(e.App, e.Record.Id)
+			return OnDisabled(e.App).Trigger(&Disabled{App: e.App, User: Wrap(e.Record)})
 		}
 		return nil
 	})
-}
-
-// suspendCamello takes a disabled user's ACTIVO camello out of the listing,
-// the assignments and the bookings (an admin re-activates it later).
-func suspendCamello(app core.App, userID string) error {
-	cam, err := app.FindFirstRecordByData(camellos.Collection, "user", userID)
-	if err != nil || cam.GetString("status") != camellos.StatusActive {
-		return nil
-	}
-	cam.Set("status", camellos.StatusSuspended)
-	return app.Save(cam)
 }

@@ -1,0 +1,109 @@
+package readmodel
+
+import (
+	"sync"
+	"time"
+
+	"camellos/internal/memo"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// The background consistency check of the projections: each with a Check
+// (every projection without a maximum age has one) is compared with a
+// fresh build every interval (PROJECTION_CHECK_SECONDS); a difference is
+// confirmed by a second comparison (a write that committed while the
+// first ran may not have been applied yet), then counted (metrics:
+// camellos_projection_differences_total), logged and repaired by Drop. A
+// missed change therefore lasts at most one interval.
+
+// RunAll runs every check once and returns the differences each found
+// this round (by projection name).
+func RunAll(app core.App) map[string]int {
+	r := registryOf(app)
+	out := map[string]int{}
+	for _, e := range r.list() {
+		if e.p.Check == nil {
+			continue
+		}
+		d, err := e.p.Check(app)
+		if err == nil && d > 0 {
+			d, err = e.p.Check(app)
+		}
+		if err != nil {
+			app.Logger().Error("projection check failed", "projection", e.p.Name, "error", err.Error())
+			continue
+		}
+		out[e.p.Name] = d
+		if d > 0 {
+			e.p.Drop()
+			e.diffs.Add(int64(d))
+			app.Logger().Warn("projection differed from a fresh build; repaired", "projection", e.p.Name, "differences", d)
+		}
+	}
+	r.rounds.Add(1)
+	return out
+}
+
+// Differences is how many differences each checked projection's check
+// found since the process started (metrics).
+func Differences(app core.App) map[string]int64 {
+	out := map[string]int64{}
+	for _, e := range registryOf(app).list() {
+		if e.p.Check != nil {
+			out[e.p.Name] = e.diffs.Load()
+		}
+	}
+	return out
+}
+
+// Rounds is how many check rounds ran (metrics, tests).
+func Rounds(app core.App) int64 { return registryOf(app).rounds.Load() }
+
+// Start runs RunAll every interval until the app terminates (0: never).
+func Start(app core.App, interval time.Duration) {
+	if interval <= 0 {
+		return
+	}
+	stop := make(chan struct{})
+	var once sync.Once
+	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
+		once.Do(func() { close(stop) })
+		return e.Next()
+	})
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				RunAll(app)
+			}
+		}
+	}()
+}
+
+// MaxSample bounds how many stored values of a keyed projection one check
+// compares (the most recently read).
+const MaxSample = 2000
+
+// KeyedCheck is the Check of a projection kept in a memo.Keyed: up to
+// MaxSample stored values compared with fresh builds (build as the
+// projection's own; ok false: the key has no value any more).
+func KeyedCheck[K comparable, V any](c *memo.Keyed[K, V], build func(app core.App, key K) (V, bool, error), equal func(a, b V) bool) func(core.App) (int, error) {
+	return func(app core.App) (int, error) {
+		diffs := 0
+		for k, v := range c.Sample(MaxSample) {
+			fresh, ok, err := build(app, k)
+			if err != nil {
+				return 0, err
+			}
+			if !ok || !equal(v, fresh) {
+				diffs++
+			}
+		}
+		return diffs, nil
+	}
+}
