@@ -101,6 +101,11 @@ const Admin403 = Allowed
 
 func none(*World, Role) Call { return Call{} }
 
+// searchQuery is the query of GET /api/search.
+func searchQuery(*World, Role) Call {
+	return Call{Query: "query=fuga+en+el+ba%C3%B1o+en+Bogot%C3%A1+el+s%C3%A1bado"}
+}
+
 func body(v any) func(*World, Role) Call {
 	return func(*World, Role) Call { return Call{Body: v} }
 }
@@ -153,6 +158,7 @@ var Table = map[string]Expectation{
 	"GET /api/categories":                    {public, none},
 	"GET /api/services":                      {public, func(w *World, r Role) Call { return Call{Query: "category=" + w.CategoryID} }},
 	"POST /api/search/interpret":             {public, body(map[string]any{"query": "plomero urgente en Bogotá mañana"})},
+	"GET /api/search":                        {public, searchQuery},
 	"GET /api/legal/{slug}":                  {public, none},
 	"POST /api/legal/{slug}/accept":          {signedIn, none},
 	"GET /api/notifications/push/public-key": {public, none},
@@ -245,6 +251,9 @@ var Table = map[string]Expectation{
 	"GET /api/admin/camellos/{id}":   {adminOnly, none},
 	"PATCH /api/admin/camellos/{id}": {adminOnly, body(map[string]any{"notes": "Revisado"})},
 	"GET /api/admin/jobs":            {adminOnly, none},
+	"GET /api/admin/jobs/{id}/candidates": {adminOnly, func(w *World, r Role) Call {
+		return Call{ID: w.OpenJobID}
+	}},
 	"POST /api/admin/jobs/{id}/assign": {adminOnly, func(w *World, r Role) Call {
 		return Call{Body: map[string]any{"camelloId": w.OtherCamelloID}}
 	}},

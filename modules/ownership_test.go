@@ -45,6 +45,8 @@ var owners = map[string]string{
 	"camello_policies":         "camellos/modules/payments",
 	"payouts":                  "camellos/modules/payments",
 	"file_quarantine":          "camellos/modules/files",
+	"whatsapp_contacts":        "camellos/modules/whatsapp",
+	"whatsapp_outbox":          "camellos/modules/whatsapp",
 }
 
 // alsoDeclaredBy lists the packages that still declare a collection name

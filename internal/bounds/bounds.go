@@ -51,3 +51,8 @@ const (
 	LegalContentMin, LegalContentMax           = 1, 20000
 	SearchQueryMin, SearchQueryMax             = 1, 300
 )
+
+// An admin's reason for rejecting a camello (mailed to it).
+const (
+	RejectionReasonMin, RejectionReasonMax = 5, 1000
+)

@@ -73,6 +73,8 @@ const (
 	MsgTooMany   = "Demasiadas solicitudes seguidas, inténtalo más tarde"
 	MsgPayments  = "Demasiados intentos de pago seguidos, inténtalo más tarde"
 	MsgWebhook   = "Demasiadas notificaciones rechazadas, inténtalo más tarde"
+	MsgWACodes   = "Pediste demasiados códigos de WhatsApp seguidos, inténtalo más tarde"
+	MsgWAConfirm = "Demasiados códigos de WhatsApp equivocados, inténtalo más tarde"
 	quotaStorePx = "camellos.quota."
 )
 
@@ -109,6 +111,8 @@ var Table = []Quota{
 		By: ByCaller, Count: CountAll, Max: 10, Per: time.Hour, Msg: MsgMoves},
 	{Name: "push", Routes: []string{"POST /api/notifications/push/subscribe"},
 		By: ByCaller, Count: CountSuccess, Max: 10, Per: time.Hour, Msg: MsgPush},
+	{Name: "push.sync", Routes: []string{"POST /api/notifications/push/sync"},
+		By: ByCaller, Count: CountAll, Max: 60, Per: time.Hour, Msg: MsgTooMany},
 	{Name: "block", Routes: []string{"POST /api/jobs/{id}/blocks", "DELETE /api/jobs/{id}/blocks/{userId}"},
 		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgBlocks},
 	{Name: "payment", Routes: []string{"POST /api/jobs/{id}/payment", "POST /api/jobs/{id}/payment/check", "POST /api/jobs/{id}/payment/cash"},
@@ -123,6 +127,10 @@ var Table = []Quota{
 		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgTooMany},
 	{Name: "webhook", Routes: []string{"POST /api/payments/webhook"},
 		By: ByIP, Count: CountFailure, Max: 60, Per: time.Minute, Tarpit: true, Msg: MsgWebhook},
+	{Name: "whatsapp.code", Routes: []string{"PUT /api/notifications/whatsapp"},
+		By: ByCaller, Count: CountSuccess, Max: 5, Per: time.Hour, Msg: MsgWACodes},
+	{Name: "whatsapp.confirm", Routes: []string{"POST /api/notifications/whatsapp/confirm"},
+		By: ByCaller, Count: CountFailure, Max: 10, Per: time.Hour, Tarpit: true, Msg: MsgWAConfirm},
 	{Name: "events", Routes: []string{"GET /api/events"},
 		By: ByCaller, Held: true, Max: 10, Per: 30 * time.Second, Msg: MsgStreams},
 }

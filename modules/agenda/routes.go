@@ -19,6 +19,7 @@ func Register(app core.App) {
 	bindHooks(app)
 	bindDataRights(app)
 	bindFeedLifecycle(app)
+	bindSearchAvailability(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)

@@ -112,6 +112,9 @@ func bindHooks(app core.App) {
 			status = StatusPending
 			rec.Set("status", status)
 		}
+		if status != StatusRejected {
+			rec.Set("rejectionReason", "") // the reason of a rejection ends with it
+		}
 		if !rec.IsNew() {
 			if from := records.Stored(e.App, rec).GetString("status"); from != status && !CanTransition(from, status) {
 				return httpapi.FieldRuleError("status", TransitionError(from, status))
@@ -146,7 +149,7 @@ func bindHooks(app core.App) {
 			return notifications.Notify(e.App, e.Record.GetString("user"), notifications.Message{
 				Kind:  notifications.KindCamelloStatus,
 				Title: statusTitle(to),
-				Body:  statusBody(to),
+				Body:  statusBodyOf(e.Record),
 				URL:   "/camello.html?id=" + e.Record.Id,
 				Data:  map[string]any{"camelloId": e.Record.Id, "status": to},
 			})
@@ -208,6 +211,17 @@ func statusTitle(status string) string {
 		return "Tu perfil de camello fue suspendido"
 	}
 	return "Tu perfil de camello cambió de estado"
+}
+
+// statusBodyOf is the status notification's text (mailed too): a
+// rejection carries the admin's reason.
+func statusBodyOf(rec *core.Record) string {
+	if rec.GetString("status") == StatusRejected {
+		if reason := strings.TrimSpace(rec.GetString("rejectionReason")); reason != "" {
+			return "Motivo: " + reason + " Revisa tus datos o escríbenos para más información."
+		}
+	}
+	return statusBody(rec.GetString("status"))
 }
 
 func statusBody(status string) string {

@@ -148,6 +148,7 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 			m["phone"] = r.GetString("phone")
 			m["professionalCard"] = r.GetString("professionalCard")
 			m["notes"] = r.GetString("notes")
+			m["rejectionReason"] = r.GetString("rejectionReason")
 			m["timezone"] = r.GetString("timezone")
 			m["review"] = reviewJSON(r)
 		}

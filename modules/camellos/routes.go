@@ -20,6 +20,7 @@ func Register(app core.App) {
 	app.Store().Set(indexKey, x)
 	bindIndexHooks(app, x)
 	declareIndex(app, x)
+	bindSearchSource(app, x)
 	bindSummaryCache(app)
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		bindPublic(httpapi.API(se), x)

@@ -31,6 +31,7 @@ const (
 	FieldDescription      = "description"
 	FieldPhoto            = "photo"
 	FieldNotes            = "notes"
+	FieldRejectionReason  = "rejectionReason"
 	FieldTimezone         = "timezone"
 )
 
@@ -135,6 +136,7 @@ type Decision struct {
 	Status  *string
 	Premium *bool
 	Notes   *string
+	Reason  *string // a rejection's reason (rejectionReason), set with the status
 }
 
 // Decide applies an admin's decision to camello id, re-read inside one
@@ -154,6 +156,9 @@ func Decide(app core.App, id string, d Decision) (*Camello, error) {
 				return httpapi.Conflict(TransitionError(from, *d.Status))
 			}
 			c.Set(FieldStatus, *d.Status)
+			if d.Reason != nil && *d.Status == StatusRejected {
+				c.Set(FieldRejectionReason, *d.Reason)
+			}
 		}
 		MarkReviewed(c.Record)
 		if d.Premium != nil {

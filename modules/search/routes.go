@@ -2,6 +2,7 @@
 package search
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"camellos/internal/httpapi"
 	"camellos/internal/readmodel"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -47,11 +49,14 @@ func Register(app core.App) {
 	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(forget)
 	ev.CamelloChanged.BindFunc(forget)
+	bindReviews(app)
 	h := &interpreter{cache: cache, now: time.Now, loc: Location(app)}
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
 		// POST /api/search/interpret: what a Spanish free-text search means (public).
 		g.POST("/search/interpret", h.searchInterpret)
+		// GET /api/search?query=&page=&perPage=: the camellos a search finds, ranked (public).
+		g.GET("/search", h.searchFind).Bind(apis.SkipSuccessActivityLog())
 		return se.Next()
 	})
 }
@@ -89,4 +94,74 @@ func (h *interpreter) searchInterpret(e *core.RequestEvent) error {
 		return err
 	}
 	return e.JSON(http.StatusOK, map[string]any{"interpretation": Interpret(query, vocab, h.now(), h.loc)})
+}
+
+// resultJSON is one camello a search found: its public object, the score,
+// the words it matched and its free slots in the time applied (null when
+// no time filter applies).
+type resultJSON struct {
+	Camello   json.RawMessage `json:"camello"`
+	Score     int             `json:"score"`
+	Matched   []string        `json:"matched"`
+	FreeSlots *int            `json:"freeSlots"`
+}
+
+// searchFind answers GET /api/search?query=&page=&perPage= (public):
+// {interpretation, applied, relaxed, notice, results, page, perPage,
+// total}. query 1–300 characters.
+func (h *interpreter) searchFind(e *core.RequestEvent) error {
+	v := httpapi.NewValidation()
+	query := strings.TrimSpace(e.Request.URL.Query().Get("query"))
+	if !e.Request.URL.Query().Has("query") {
+		v.Add("query", "Es obligatorio")
+	} else {
+		httpapi.CheckLength(v, "query", query, bounds.SearchQueryMin, bounds.SearchQueryMax)
+	}
+	page := httpapi.ReadPage(e, v)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	vocab, err := h.cache.get(e.App)
+	if err != nil {
+		return err
+	}
+	now := h.now()
+	it := Interpret(query, vocab, now, h.loc)
+	res, err := find(e.App, it, h.loc, now)
+	if err != nil {
+		return err
+	}
+	results := []resultJSON{}
+	total := int64(len(res.list))
+	for i := page.Offset(); i < total && len(results) < page.PerPage; i++ {
+		r := res.list[i]
+		out := resultJSON{Camello: r.Raw, Score: r.score, Matched: r.matched}
+		if out.Matched == nil {
+			out.Matched = []string{}
+		}
+		if r.free >= 0 {
+			n := r.free
+			out.FreeSlots = &n
+		}
+		results = append(results, out)
+	}
+	relaxed := res.relaxed
+	if relaxed == nil {
+		relaxed = []Relaxed{}
+	}
+	var notice *string
+	if len(relaxed) > 0 {
+		msgs := make([]string, len(relaxed))
+		for i, r := range relaxed {
+			msgs[i] = r.Message
+		}
+		s := strings.Join(msgs, " ")
+		notice = &s
+	}
+	body := page.Answer("results", results, total)
+	body["interpretation"] = it
+	body["applied"] = res.applied
+	body["relaxed"] = relaxed
+	body["notice"] = notice
+	return e.JSON(http.StatusOK, body)
 }

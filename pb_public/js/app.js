@@ -321,6 +321,7 @@ export async function renderChrome() {
     links.push(navLink('/cuenta.html', 'Cuenta'));
     acts?.replaceChildren(el('button', { type: 'button', id: 'logout', class: 'link-btn', onclick: logout }, 'Salir'));
     api('GET', '/api/notifications?perPage=1').then((r) => setUnread(r.unread)).catch(() => {});
+    syncPush();
   } else {
     links.push(navLink('/ingresar.html', 'Ingresar'), navLink('/registro.html', 'Crear cuenta'), navLink('/registro-camello.html', 'Soy camello'));
     acts?.replaceChildren();
@@ -328,6 +329,28 @@ export async function renderChrome() {
   nav.replaceChildren(...links);
   document.body.classList.add('has-bar');
   return session;
+}
+
+/**
+ * syncPush re-sends this browser's push subscription once per app open (a
+ * tab's session; a home-screen app starts a new one at every launch), so a
+ * subscription the browser renewed, or one the service dropped, reaches
+ * the service again. It never asks for permission and never subscribes:
+ * that happens only inside the person's tap on the notifications page.
+ */
+export async function syncPush(force = false) {
+  try {
+    if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) return;
+    if (Notification.permission !== 'granted') return;
+    const reg = await navigator.serviceWorker.getRegistration('/');
+    const sub = reg && reg.pushManager ? await reg.pushManager.getSubscription() : null;
+    if (!sub) return;
+    const key = 'camellos.pushSynced';
+    if (!force && sessionStorage.getItem(key) === sub.endpoint) return;
+    const j = sub.toJSON();
+    await api('POST', '/api/notifications/push/sync', { endpoint: j.endpoint, keys: j.keys });
+    sessionStorage.setItem(key, sub.endpoint);
+  } catch (e) { /* the next open tries again */ }
 }
 
 /** setUnread updates the unread badge of the header. */

@@ -17,18 +17,22 @@ let categories = [];
 let when = null;
 let notes = [];
 let session = null;
+// query: the text searched with GET /api/search (ranked, relaxed filters);
+// "" lists with GET /api/camellos and the chips' filters.
+let query = '';
 
 function readURL() {
   const p = new URLSearchParams(location.search);
   filters = {};
   for (const k of ['q', 'category', 'service', 'city', 'trade']) if (p.get(k)) filters[k] = p.get(k);
+  query = p.get('buscar') || '';
   const f = p.get('from');
   const t = p.get('to');
   when = f && t && !Number.isNaN(Date.parse(f)) && !Number.isNaN(Date.parse(t)) ? { from: f, to: t } : null;
 }
 
 function writeURL() {
-  const p = new URLSearchParams(filters);
+  const p = new URLSearchParams(query ? { buscar: query } : filters);
   if (when) { p.set('from', when.from); p.set('to', when.to); }
   const qs = p.toString();
   history.replaceState(null, '', qs ? '?' + qs : location.pathname);
@@ -61,6 +65,8 @@ function chips() {
 }
 
 function removeChip(keys) {
+  query = ''; // the chips left become the listing's filters
+  notice = '';
   for (const k of keys) {
     if (k === 'when') when = null;
     delete filters[k];
@@ -73,8 +79,10 @@ function removeChip(keys) {
 function renderChips() {
   const box = $('#understood');
   const groups = chips();
-  if (!groups.length) { box.replaceChildren(); return; }
+  const relaxed = notice ? [el('p', { class: 'hint relaxed', id: 'relaxed' }, notice)] : [];
+  if (!groups.length) { box.replaceChildren(...relaxed); return; }
   box.replaceChildren(
+    ...relaxed,
     el('p', { class: 'hint', id: 'chips-title' }, 'Entendimos:'),
     el('ul', { class: 'chips', id: 'chips', 'aria-labelledby': 'chips-title' }, groups.map((g) => {
       const name = g.keys.length > 1 ? g.label : `${chipNames[g.keys[0]]}: ${g.label}`;
@@ -91,6 +99,7 @@ function renderCategories() {
     el('button', {
       type: 'button', 'aria-pressed': String((filters.category || '') === c.id),
       onclick: () => {
+        query = '';
         if (c.id) filters.category = c.id; else delete filters.category;
         delete labels.category;
         refresh();
@@ -98,7 +107,7 @@ function renderCategories() {
     }, c.name))));
 }
 
-function card(c) {
+function card(c, freeSlots) {
   const r = ratingOf(c);
   const href = '/camello.html?id=' + encodeURIComponent(c.id);
   return el('li', { class: 'card camello-card', 'data-id': c.id },
@@ -109,7 +118,9 @@ function card(c) {
       el('div', { class: 'meta' },
         el('span', {}, [c.city, c.neighborhood].filter(Boolean).join(', ')),
         stars(r.average, r.count)),
-      when ? el('p', { class: 'when-note', 'data-when': c.id }, session ? el('span', { class: 'muted' }, 'Consultando horarios…') : null) : null));
+      freeSlots != null
+        ? el('p', { class: 'when-note' }, el('span', { class: 'free-badge' }, `${freeSlots} ${freeSlots === 1 ? 'horario libre' : 'horarios libres'}`))
+        : when ? el('p', { class: 'when-note', 'data-when': c.id }, session ? el('span', { class: 'muted' }, 'Consultando horarios…') : null) : null));
 }
 
 // markFree says on each card whether the camello has free slots in the
@@ -131,26 +142,37 @@ async function markFree(items) {
   }));
 }
 
-async function load(append) {
-  const p = new URLSearchParams(filters);
+// notice: which filters the last search relaxed ("Sin resultados para el
+// sábado; mostramos los disponibles el domingo."), shown with the chips.
+let notice = '';
+
+// load shows a page of the search (query) or of the listing; pre is a
+// search answer already fetched.
+async function load(append, pre) {
+  const p = new URLSearchParams(query ? { query } : filters);
   p.set('page', page);
   p.set('perPage', PER_PAGE);
   const list = $('#results');
   list.setAttribute('aria-busy', 'true');
   try {
-    const r = await api('GET', '/api/camellos?' + p);
-    const items = r.camellos || [];
+    const r = pre || await api('GET', (query ? '/api/search?' : '/api/camellos?') + p);
+    const found = query ? (r.results || []) : (r.camellos || []).map((c) => ({ camello: c, freeSlots: null }));
+    const items = found.map((x) => x.camello);
     const total = r.total ?? items.length;
+    if (!append && (notice || '') !== ((query && r.notice) || '')) {
+      notice = (query && r.notice) || '';
+      renderChips();
+    }
     $('#results-count').textContent = total === 1 ? '1 camello encontrado' : `${total} camellos encontrados`;
     if (!append) { list.replaceChildren(); shown = 0; }
-    for (const c of items) { list.append(card(c)); shown++; }
+    for (const x of found) { list.append(card(x.camello, x.freeSlots)); shown++; }
     if (!shown) list.append(el('li', { class: 'empty card' }, 'No encontramos camellos con esos filtros. Quita alguno para ver más.'));
-    if (when && !session && !append) {
+    if (when && !session && !append && !query) {
       list.before(el('p', { class: 'hint when-hint' }, el('a', { href: signInURL() }, 'Ingresa'), ` para ver quién tiene horarios libres el ${fmtDay(when.from)}.`));
     }
     renderMore($('#more'), shown, total, async () => { page++; await load(true); });
     showAlert($('#alert'), '');
-    markFree(items);
+    if (!query) markFree(items);
   } catch (e) {
     showAlert($('#alert'), e.message);
   } finally {
@@ -167,42 +189,49 @@ function refresh() {
   return load(false);
 }
 
+// applyAnswer shows what a search understood and applied as chips (a chip
+// removed lists with the filters left).
+function applyAnswer(r) {
+  const a = r.applied || {};
+  const it = r.interpretation || {};
+  filters = {}; labels = {};
+  notice = r.notice || '';
+  if (a.city) filters.city = a.city;
+  if (a.trades && a.trades.length) filters.trade = a.trades[0];
+  when = a.when && a.when.from && a.when.to ? { from: a.when.from, to: a.when.to } : null;
+  notes = [];
+  if (it.keywords && it.keywords.length) notes.push('ordenamos por «' + it.keywords.join(' ') + '»');
+  if (it.neighborhood) notes.push(`barrio ${it.neighborhood}`);
+  if (it.urgent) notes.push('urgente');
+  for (const h of (it.when && it.when.holidays) || []) notes.push(h.label);
+}
+
 async function search(ev) {
   ev.preventDefault();
-  const query = $('#q').value.trim();
+  const text = $('#q').value.trim();
   notes = [];
-  if (!query) { filters = {}; labels = {}; when = null; refresh(); return; }
+  query = text;
+  filters = {}; labels = {}; when = null;
+  page = 1;
+  document.querySelector('.when-hint')?.remove();
+  writeURL();
+  if (!text) { refresh(); return; }
+  let r;
   try {
-    const { interpretation: it } = await api('POST', '/api/search/interpret', { query });
-    filters = {}; labels = {};
-    if (it.categoryId) filters.category = it.categoryId;
-    // A category already covers its services: the service narrows only
-    // when no category was understood.
-    if (!it.categoryId && it.serviceIds && it.serviceIds.length) filters.service = it.serviceIds[0];
-    if (it.city) filters.city = it.city;
-    if (it.trades && it.trades.length) filters.trade = it.trades[0];
-    if (it.keywords && it.keywords.length) filters.q = it.keywords.join(' ');
-    if (!Object.keys(filters).length && !(it.when && it.when.from)) filters.q = query;
-    when = it.when && it.when.from && it.when.to ? { from: it.when.from, to: it.when.to } : null;
-    if (filters.service) {
-      api('GET', '/api/services?category=' + encodeURIComponent(filters.category || ''))
-        .then((s) => {
-          const found = (s.services || []).find((x) => x.id === filters.service);
-          if (found) { labels.service = found.name; renderChips(); }
-        }).catch(() => {});
-    }
-    if (it.neighborhood) notes.push(`barrio ${it.neighborhood}`);
-    if (it.urgent) notes.push('urgente');
-    for (const h of (it.when && it.when.holidays) || []) notes.push(h.label);
+    r = await api('GET', '/api/search?' + new URLSearchParams({ query: text, page: 1, perPage: PER_PAGE }));
+    applyAnswer(r);
   } catch (e) {
-    filters = { q: query }; labels = {}; when = null;
+    /* load asks again and shows the error */
   }
-  refresh();
+  renderChips();
+  renderCategories();
+  await load(false, r);
 }
 
 async function main() {
   readURL();
-  if (filters.q) $('#q').value = filters.q;
+  if (query) $('#q').value = query;
+  else if (filters.q) $('#q').value = filters.q;
   $('#search-form').addEventListener('submit', search);
   renderChrome();
   api('GET', '/api/categories').then((r) => {
@@ -211,6 +240,10 @@ async function main() {
     renderChips();
   }).catch(() => {});
   session = await me().catch(() => null);
+  if (query) {
+    $('#search-form').requestSubmit();
+    return;
+  }
   refresh();
 }
 
