@@ -97,14 +97,17 @@ func TestPagesRender(t *testing.T) {
 		{"trabajos-cliente", "client", "/trabajos.html", `document.querySelectorAll('#jobs .job').length > 0`, false, nil},
 		{"trabajo-cliente", "client", job, `!document.querySelector('#job').hasAttribute('aria-busy')`, false, []string{"GET /api/jobs/{id}/quotes", "GET /api/jobs/{id}/messages"}},
 		{"publicar", "client", "/publicar.html", `document.querySelectorAll('#serviceId option').length > 1`, false, nil},
+		{"pago", "client", "/pago.html?id=" + w.assignedJob, `!document.querySelector('#state').hasAttribute('aria-busy')`, true, []string{"GET /api/jobs/{id}/payment/policy"}}, // a job without payment answers 404 (the console logs it)
 		{"notificaciones", "client", "/notificaciones.html", `!document.querySelector('#inbox').hasAttribute('aria-busy')`, false, nil},
 		{"cuenta-cliente", "client", "/cuenta.html", `document.querySelector('#me-form')`, false, nil},
 		{"agenda", "camello", "/agenda.html", `!document.querySelector('#appointments').hasAttribute('aria-busy') && document.querySelector('#weekly .day-row')`, false, []string{"GET /api/agenda/calendar"}},
 		{"trabajos-camello", "camello", "/trabajos.html", `document.querySelectorAll('#jobs .job').length > 0`, false, nil},
+		{"ganancias", "camello", "/ganancias.html", `!document.querySelector('#months').hasAttribute('aria-busy') && document.querySelector('#policies input:checked')`, false, []string{"GET /api/me/earnings/monthly", "GET /api/me/cancellation-policy"}},
 		{"tablero", "camello", "/tablero.html", `!document.querySelector('#board').hasAttribute('aria-busy')`, false, []string{"GET /api/jobs/open"}},
 		{"cuenta-camello", "camello", "/cuenta.html", `document.querySelector('#cam-form')`, false, nil},
 		{"admin", "admin", "/admin.html", `!document.querySelector('#pending').hasAttribute('aria-busy') && !document.querySelector('#open-jobs').hasAttribute('aria-busy') && document.querySelector('#legal-sections .legal-section')`, false, nil},
 		{"trabajos-admin", "admin", "/trabajos.html", `document.querySelector('a[href="/admin.html"]')`, false, nil},
+		{"admin-pagos", "admin", "/admin-pagos.html", `!document.querySelector('#disputes').hasAttribute('aria-busy') && !document.querySelector('#payouts').hasAttribute('aria-busy')`, false, []string{"GET /api/admin/disputes", "GET /api/admin/payouts"}},
 	}
 	ids := map[string]string{"client": w.client, "camello": w.camUser, "admin": w.admin}
 	for _, vp := range viewports {

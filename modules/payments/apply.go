@@ -1,12 +1,12 @@
 package payments
 
 import (
-	"camellos/modules/jobs"
 	"database/sql"
 	"errors"
 
 	"camellos/internal/clock"
 	"camellos/internal/writer"
+	"camellos/modules/jobs"
 	"camellos/modules/ledger"
 
 	"github.com/pocketbase/dbx"

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"camellos/modules/camellos"
-	"camellos/modules/jobs"
 	"camellos/modules/notifications"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -34,12 +33,12 @@ func tell(tx core.App, p *Payment, title, toClient, toCamello string) error {
 	var items []notifications.Addressed
 	if toClient != "" {
 		items = append(items, notifications.Addressed{UserID: p.ClientID(), Message: notifications.Message{
-			Kind: notifications.KindPayment, Title: title, Body: toClient, URL: jobs.JobURL(p.JobID()), Data: data}})
+			Kind: notifications.KindPayment, Title: title, Body: toClient, URL: PageURL(p.JobID()), Data: data}})
 	}
 	if toCamello != "" {
 		if c, err := camellos.Find(tx, p.CamelloID()); err == nil && c.UserID() != "" {
 			items = append(items, notifications.Addressed{UserID: c.UserID(), Message: notifications.Message{
-				Kind: notifications.KindPayment, Title: title, Body: toCamello, URL: jobs.JobURL(p.JobID()), Data: data}})
+				Kind: notifications.KindPayment, Title: title, Body: toCamello, URL: PageURL(p.JobID()), Data: data}})
 		}
 	}
 	if len(items) == 0 {
@@ -59,3 +58,6 @@ func tellUsers(tx core.App, p *Payment, ids []string, title, body, url string) e
 	}
 	return notifications.NotifyMany(tx, items)
 }
+
+// PageURL is the web front's payment page of a job (pb_public/pago.html).
+func PageURL(jobID string) string { return "/pago.html?id=" + jobID }

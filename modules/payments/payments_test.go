@@ -165,7 +165,7 @@ func TestPayAndHold(t *testing.T) {
 		t.Fatalf("preference items %+v", pref.Items)
 	}
 	if pref.NotificationURL != "http://127.0.0.1:8090"+payments.WebhookPath+"?source_news=webhooks" ||
-		pref.BackURLs["success"] != "http://127.0.0.1:8090/trabajos.html?id="+w.job.Id+"&pago="+id || pref.AutoReturn != "approved" {
+		pref.BackURLs["success"] != "http://127.0.0.1:8090/pago.html?id="+w.job.Id+"&pago="+id || pref.AutoReturn != "approved" {
 		t.Fatalf("preference urls %+v %q", pref.BackURLs, pref.NotificationURL)
 	}
 	// Paying again (a double click, a second tab) is the same payment and checkout.
