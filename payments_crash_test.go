@@ -19,11 +19,13 @@ import (
 
 // TestPaymentSurvivesSIGKILL runs the real binary against the Mercado Pago
 // test server (trusted through SSL_CERT_FILE) and kills it with SIGKILL
-// twice: (1) after Mercado Pago created the checkout and before the service
-// heard back and committed it; (2) right after a webhook's commit. After
-// each restart nothing is lost and nothing counted twice: one payment row,
-// one checkout (the retry carries the same idempotency key), one charge and
-// one hold, and `ledger verify` passes.
+// three times: (1) after Mercado Pago created the checkout and before the
+// service heard back and committed it; (2) right after a webhook's commit;
+// (3) after Mercado Pago made a refund (the client cancelled) and before
+// the service committed it. After each restart nothing is lost and nothing
+// counted twice: one payment row, one checkout (the retry carries the same
+// idempotency key), one charge, one hold, one refund at Mercado Pago (the
+// CLI's sweep retries it with the same key), and `ledger verify` passes.
 func TestPaymentSurvivesSIGKILL(t *testing.T) {
 	mp := mptest.New(t)
 	certFile := filepath.Join(t.TempDir(), "mp.pem")
@@ -125,20 +127,50 @@ func TestPaymentSurvivesSIGKILL(t *testing.T) {
 	if status, body := post(url, "/api/jobs/"+jobID+"/payment/check"); status != http.StatusOK || !strings.Contains(body, `"status":"RETENIDO"`) {
 		t.Fatalf("check: %d %s", status, body)
 	}
+
+	// (3) The client cancels (no visit booked: everything back). Mercado
+	// Pago makes the refund; its answer is held; SIGKILL before our commit.
+	// The CLI's sweep asks again with the same idempotency key: one refund.
+	release = mp.Hold()
+	if status, body := post(url, "/api/jobs/"+jobID+"/cancel"); status != http.StatusOK {
+		t.Fatalf("cancel: %d %s", status, body)
+	}
+	for deadline := time.Now().Add(60 * time.Second); mp.Calls("POST /v1/payments/{id}/refunds") == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the service never asked Mercado Pago for the refund")
+		}
+	}
 	stop()
+	release()
+	if mp.Refunded(gid) != 150000 {
+		t.Fatalf("Mercado Pago refunded %v before the crash", mp.Refunded(gid))
+	}
+	if r := cli(t, env, "payments", "release-due", "--dir", dir); r.code != 0 {
+		t.Fatalf("payments release-due: %d %s", r.code, r.stderr)
+	}
+	if r := cli(t, env, "payments", "release-due", "--dir", dir); r.code != 0 {
+		t.Fatalf("payments release-due again: %d %s", r.code, r.stderr)
+	}
+	if mp.Refunded(gid) != 150000 || mp.Calls("POST /v1/payments/{id}/refunds") != 2 {
+		t.Fatalf("refunded %v in %d calls", mp.Refunded(gid), mp.Calls("POST /v1/payments/{id}/refunds"))
+	}
 
 	db, err = sql.Open("sqlite", filepath.Join(dir, "data.db")+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var rows, charges, holds, held int
+	var rows, charges, holds, refunds, held, owed int
+	var status3, refundedAt string
 	_ = db.QueryRow(`SELECT COUNT(*) FROM payments WHERE job = ?`, jobID).Scan(&rows)
 	_ = db.QueryRow(`SELECT COUNT(*) FROM ledger_transactions WHERE ref = ? AND kind = 'charge'`, paymentID).Scan(&charges)
 	_ = db.QueryRow(`SELECT COUNT(*) FROM ledger_transactions WHERE ref = ? AND kind = 'hold'`, paymentID).Scan(&holds)
+	_ = db.QueryRow(`SELECT COUNT(*) FROM ledger_transactions WHERE ref = ? AND kind = 'refund'`, paymentID).Scan(&refunds)
 	_ = db.QueryRow(`SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE account = ?`, "held:"+paymentID).Scan(&held)
-	if rows != 1 || charges != 1 || holds != 1 || held != -150000 {
-		t.Fatalf("payments %d, charges %d, holds %d, held %d", rows, charges, holds, held)
+	_ = db.QueryRow(`SELECT COALESCE(SUM(e.amount), 0) FROM ledger_entries e JOIN payments p ON e.account = 'client:' || p.client WHERE p.id = ?`, paymentID).Scan(&owed)
+	_ = db.QueryRow(`SELECT status, refundedAt FROM payments WHERE id = ?`, paymentID).Scan(&status3, &refundedAt)
+	if rows != 1 || charges != 1 || holds != 1 || refunds != 2 || held != 0 || owed != 0 || status3 != "REEMBOLSADO" || refundedAt == "" {
+		t.Fatalf("payments %d, charges %d, holds %d, refunds %d, held %d, owed %d, %s %q", rows, charges, holds, refunds, held, owed, status3, refundedAt)
 	}
 	if r := cli(t, env, "ledger", "verify", "--dir", dir); r.code != 0 {
 		t.Fatalf("ledger verify: %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -214,7 +214,7 @@ func TestBackupCreateRefusesAnExistingName(t *testing.T) {
 // version and the commit; every CLI message is Spanish.
 func TestCLIConfigurationAndVersion(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "pb_data")
-	for k, v := range map[string]string{"APP_URL": "notaurl", "TRUSTED_PROXIES": "proxy", "LOG_FORMAT": "xml", "MAIL_FROM": "nadie"} {
+	for k, v := range map[string]string{"APP_URL": "notaurl", "TRUSTED_PROXIES": "proxy", "LOG_FORMAT": "xml", "MAIL_FROM": "nadie", "VAPID_SUBJECT": "mailto:yo@localhost"} {
 		r := cli(t, map[string]string{k: v}, "backup", "list", "--dir", dir)
 		if r.code != 1 || !strings.Contains(r.stderr, k+":") || !strings.Contains(r.stderr, "configuración inválida") {
 			t.Errorf("%s=%s: exit %d, stderr %q", k, v, r.code, r.stderr)

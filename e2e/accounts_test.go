@@ -94,7 +94,9 @@ func TestAccountPages(t *testing.T) {
 			b.typeIn([][2]string{{"#del-password", "otra-clave-456"}})
 			b.click(`#del-form button[type=submit]`)
 			b.confirm(true)
-			b.near("#account .alert.ok", "eliminada", "the account deleted")
+			b.near("#deleted", "eliminada", "the account deleted")
+			// The session is gone: the page drops the signed-in navigation (issue 24, defect 8).
+			b.waitJS(`!document.querySelector('#logout') && document.querySelector('#nav a[href="/ingresar.html"]') && !document.querySelector('#nav a[href="/cuenta.html"]')`, "the guest navigation")
 			b.check("cuenta-eliminada")
 		})
 	}

@@ -132,8 +132,12 @@ func newBrowser(t *testing.T, k *testkit.Kit) *browser {
 }
 
 // clsObserver sums the layout shifts not caused by input, as CLS does
-// (one session window is enough for a page that settles once).
-const clsObserver = `window.__cls = 0; window.__shifts = [];
+// (one session window is enough for a page that settles once), and counts
+// the page's requests in flight (window.__inflight: fetch and
+// EventSource-free), so that checks wait for data, not for the clock.
+const clsObserver = `window.__cls = 0; window.__shifts = []; window.__inflight = 0;
+try { const f = window.fetch.bind(window); window.fetch = (...a) => { window.__inflight++;
+  return f(...a).finally(() => { window.__inflight--; }); }; } catch (e) {}
 try { new PerformanceObserver((l) => { for (const e of l.getEntries()) { if (!e.hadRecentInput) { window.__cls += e.value;
   window.__shifts.push(e.value.toFixed(3) + ' ' + (e.sources || []).map((s) => s.node ? (s.node.id || s.node.className || s.node.nodeName) : '?').join('+')); } } })
   .observe({ type: 'layout-shift', buffered: true }); } catch (e) {}`
@@ -160,7 +164,20 @@ func (b *browser) consoleErrors() []string {
 
 // expectConsoleErrors forgets the console errors seen so far (a step that
 // asks for a refusal on purpose: the browser logs the 4xx).
-func (b *browser) expectConsoleErrors() { time.Sleep(100 * time.Millisecond); b.consoleErrors() }
+// It waits until no request is in flight (the browser logs a refusal when
+// its answer arrives), never for a fixed time.
+func (b *browser) expectConsoleErrors() { b.settle(); b.consoleErrors() }
+
+// settle waits until the page is at rest as a person would see it: its
+// fonts loaded, no request in flight (the data drawn), and two animation
+// frames later (the layout shifts of the last draw reported). Measures
+// that follow (CLS, console) then mean what they say on a busy machine.
+func (b *browser) settle() {
+	b.t.Helper()
+	b.waitJS(`document.fonts.status === 'loaded' && !window.__inflight`, "the page at rest (fonts and data)")
+	b.do(chromedp.Evaluate[chromedp.Void](`window.__frames = 0; requestAnimationFrame(() => requestAnimationFrame(() => { window.__frames = 2; }))`))
+	b.waitJS(`window.__frames === 2 && !window.__inflight`, "two frames after the last draw")
+}
 
 // axeSource is axe-core, installed by npm in e2e/lighthouse.
 var (
@@ -210,6 +227,7 @@ func (b *browser) axe(state string) {
 // violations; then saves a screenshot.
 func (b *browser) check(state string) {
 	b.t.Helper()
+	b.settle()
 	b.noJunk()
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		b.t.Errorf("console errors on %s: %v", state, errs)

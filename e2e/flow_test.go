@@ -186,12 +186,16 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 		b.clearCookies()
 		b.signIn(camUser)
 		b.visit("/trabajos.html")
-		accept := `#job-` + job.Id + ` .actions button:first-child`
-		b.waitJS(`(document.querySelector('`+accept+`')||{}).textContent === 'Aceptar'`, "the accept button")
+		b.waitJS(`document.querySelector('#job-`+job.Id+` .job-title a')`, "the request in the list")
 		b.check("flujo-trabajos-camello")
+		b.click(`#job-` + job.Id + ` .job-title a`)
+		accept := `#job-` + job.Id + ` .job-actions button:first-child`
+		b.waitJS(`(document.querySelector('`+accept+`')||{}).textContent === 'Aceptar'`, "the accept button")
+		b.check("flujo-trabajo-camello")
 		b.do(chromedp.Click(css(accept)))
+		b.confirm(true)
 		b.waitJS(`(document.querySelector('#job-`+job.Id+`')||{dataset:{}}).dataset.status === 'ASIGNADO'`, "the job accepted")
-		b.near(`#job-`+job.Id+` .card-msg`, "Trabajo aceptado", "the acceptance in the job's card")
+		b.near(`#job-msg`, "Trabajo aceptado", "the acceptance beside the job's actions")
 		b.clearCookies()
 		b.signIn(client.Id)
 		res = k.Post("/api/jobs", k.Session(client), map[string]any{"title": "Revisar el calentador", "serviceId": svc.Id, "city": "Bogotá"})
@@ -209,17 +213,18 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 		t.Fatal(err)
 	}
 
-	// 8. The client books the first free slot from "Mis trabajos".
-	b.visit("/trabajos.html")
-	bookBtn := `#job-` + job.Id + ` .booking > button`
+	// 8. The client books the first free slot from the job's page.
+	b.visit("/trabajo.html?id=" + job.Id)
+	bookBtn := `#book-` + job.Id + ` > button`
 	b.waitJS(`document.querySelector('`+bookBtn+`')`, "the booking button")
 	b.do(chromedp.Click(css(bookBtn)))
 	b.waitJS(`document.querySelector('#book-`+job.Id+` .slots button')`, "the free slots")
 	start := b.str(`document.querySelector('#book-` + job.Id + ` .slots button').dataset.start`)
 	b.check("flujo-agendar")
 	b.do(chromedp.Click(css(`#book-` + job.Id + ` .slots button`)))
-	b.near(`#job-`+job.Id+` .card-msg`, "Cita reservada para el", "the appointment booked, in the job's card")
-	if msg := b.str(`document.querySelector('#job-` + job.Id + ` .card-msg').textContent`); strings.Contains(msg, "..") {
+	b.confirm(true)
+	b.near(`#visits-msg`, "Cita reservada para el", "the appointment booked, beside the visits")
+	if msg := b.str(`document.querySelector('#visits-msg').textContent`); strings.Contains(msg, "..") {
 		t.Errorf("double period: %q", msg)
 	}
 	b.check("flujo-cita-reservada")

@@ -3,6 +3,8 @@ package e2e_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 	"testing"
 
 	"camellos/modules/users"
@@ -79,13 +81,24 @@ func TestQuotesAndConversation(t *testing.T) {
 			b.waitJS(`document.querySelectorAll('#quotes .quote').length >= 1 && !document.querySelector('#chat-box').hidden`, "the quotes and the conversation")
 			b.check("trabajo-cotizaciones")
 			q := b.str(`[...document.querySelectorAll('#quotes .quote')].find(q => /180/.test(q.textContent)).dataset.id`)
-			b.click(`.quote[data-id="` + q + `"] .btn:not(.danger)`)
+			// "Aceptar y agendar": the quote and the first visit in one step.
+			b.click(`.quote[data-id="` + q + `"] .booking > button`)
+			b.waitJS(`document.querySelector('.quote[data-id="`+q+`"] .slots button')`, "the quoting camello's free times")
+			b.check("trabajo-aceptar-y-agendar")
+			start := b.str(`document.querySelector('.quote[data-id="` + q + `"] .slots button').dataset.start`)
+			b.click(`.quote[data-id="` + q + `"] .slots button`)
 			b.confirm(true)
-			b.near(`.quote[data-id="`+q+`"] .alert`, "Aceptaste", "the acceptance on the quote")
+			b.near(`#job-msg`, "Aceptaste la cotización", "the acceptance and the visit, beside the job's actions")
 			b.waitJS(`document.querySelector('#job-status').textContent === 'Asignado' && /180/.test(document.querySelector('#job-price').textContent)`, "the job assigned with its price")
+			b.waitJS(`document.querySelectorAll('#visits .appt').length === 1`, "the visit on the page")
+			if n := k.Count("appointments", "job = {:j} AND start = {:s} AND status = 'PROGRAMADA'", map[string]any{"j": job, "s": isoToDB(start)}); n != 1 {
+				t.Fatalf("accept and book saved %d appointments at %s", n, start)
+			}
 			b.check("trabajo-aceptado")
 
-			// Live: the camello writes while the client's page is open.
+			// Live: the camello writes while the client reads the conversation
+			// (below the visits on the job page).
+			b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('#chat-box').scrollIntoView({block: 'start'})`))
 			camUser, _ := k.App.FindRecordById(users.Collection, w.camUser)
 			if r := k.Post("/api/jobs/"+job+"/messages", k.Session(camUser), map[string]any{"body": "Llego el jueves a las 9."}); r.Status != http.StatusCreated {
 				t.Fatalf("camello message: %d %s", r.Status, r.Raw)
@@ -149,23 +162,33 @@ func TestBookingExtras(t *testing.T) {
 			// The client books a weekly series, then moves one appointment.
 			b.clearCookies()
 			b.signIn(w.client)
-			b.visit("/trabajos.html")
+			b.visit("/trabajo.html?id=" + w.assignedJob)
 			book := "#book-" + w.assignedJob
 			b.waitJS(`document.querySelector('`+book+` > button')`, "the booking button")
 			b.click(book + " > button")
 			b.waitJS(`document.querySelector('`+book+` .slots button')`, "the free slots")
-			b.do(chromedp.SetValue(css("#repeat-"+w.assignedJob), "WEEK"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#repeat-`+w.assignedJob+`').dispatchEvent(new Event('change'))`),
-				chromedp.SetValue(css("#count-"+w.assignedJob), "3"))
-			b.check("trabajos-serie")
+			b.do(chromedp.SetValue(css("#book-repeat"), "WEEK"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#book-repeat').dispatchEvent(new Event('change'))`),
+				chromedp.SetValue(css("#book-count"), "3"))
+			b.check("trabajo-serie")
 			b.click(book + " .slots li:last-child button")
-			b.near("#job-"+w.assignedJob+" .card-msg", "3 citas reservadas", "the series booked, in the job's card")
-			b.check("trabajos-serie-reservada")
-			appt := "#job-" + w.assignedJob + " .appt"
+			if q := b.str(`document.querySelector('dialog.confirm').textContent`); !strings.Contains(q, "cada semana") || !strings.Contains(q, "3 citas") || !strings.Contains(q, "hora de Colombia") {
+				t.Errorf("the series' confirmation: %q", q)
+			}
+			b.confirm(true)
+			b.near("#visits-msg", "3 citas reservadas", "the series booked, beside the visits")
+			// The series reads as one, each visit with its weekday and end.
+			b.waitJS(`/Serie semanal: 3 citas/.test(document.querySelector('#visits').textContent)`, "the series labelled as one")
+			if row := b.str(`document.querySelector('.series .appt strong').textContent`); !strings.Contains(row, "–") || !regexp.MustCompile(`^(lunes|martes|miércoles|jueves|viernes|sábado|domingo), `).MatchString(row) {
+				t.Errorf("a visit without weekday or end: %q", row)
+			}
+			b.check("trabajo-serie-reservada")
+			appt := ".series .appt"
 			b.click(appt + " .booking > button")
 			b.waitJS(`document.querySelector('`+appt+` .slots button')`, "the slots to move to")
 			b.click(appt + " .slots button")
-			b.near("#job-"+w.assignedJob+" .card-msg", "Cita movida", "the appointment moved, in the job's card")
-			b.check("trabajos-reprogramada")
+			b.confirm(true)
+			b.near("#visits-msg", "Cita movida", "the appointment moved, beside the visits")
+			b.check("trabajo-reprogramada")
 		})
 	}
 }

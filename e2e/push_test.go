@@ -11,6 +11,7 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/chromedp"
 )
@@ -57,29 +58,89 @@ func TestServiceWorkerShowsPush(t *testing.T) {
 		t.Fatal("the service worker registration was not reported")
 	}
 
-	payload := `{"title":"Recordatorio de cita","body":"Mañana a las 9:00 con Rosa","url":"/trabajos.html?id=abc123","kind":"APPOINTMENT_REMINDER","id":"n1"}`
-	// A push that reaches the worker while it is still starting up can be
-	// dropped by the browser: deliver again until it is shown.
-	shown := `(navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => {
-		window.__shown = ns.map(n => [n.title, n.body, n.data && n.data.url, n.tag].join('|')).join(',');
-	}), (window.__shown || '').length > 0)`
-	for try := 0; ; try++ {
-		if _, err := chromedp.Call(b.ctx, serviceworker.DeliverPushMessage, serviceworker.DeliverPushMessageParams{
-			Origin: k.URL, RegistrationID: regID, Data: payload,
-		}); err != nil {
-			t.Fatalf("deliver push: %v", err)
+	// The service's payload (Declarative Web Push), the earlier one, and
+	// one the worker cannot read: each shows a notification.
+	for _, tc := range []struct {
+		name, payload, want string
+	}{
+		{"declarative", `{"web_push":8030,"notification":{"title":"Recordatorio de cita","body":"Mañana a las 9:00 con Rosa",` +
+			`"navigate":"` + k.URL + `/trabajos.html?id=abc123","lang":"es-CO","dir":"ltr","tag":"n1","silent":false,` +
+			`"data":{"kind":"APPOINTMENT_REMINDER","id":"n1","url":"/trabajos.html?id=abc123"}}}`,
+			"Recordatorio de cita|Mañana a las 9:00 con Rosa|" + k.URL + "/trabajos.html?id=abc123|n1"},
+		{"earlier form", `{"title":"Trabajo asignado","body":"Plomería en Chapinero","url":"/trabajos.html?id=j9","kind":"JOB_ASSIGNED","id":"n2"}`,
+			"Trabajo asignado|Plomería en Chapinero|/trabajos.html?id=j9|n2"},
+		{"unreadable", `esto no es JSON`, "Camellos|Tienes un aviso nuevo en Camellos.|/notificaciones.html|camellos"},
+	} {
+		title := strings.SplitN(tc.want, "|", 2)[0]
+		// A push that reaches the worker while it is still starting up can be
+		// dropped by the browser: deliver again until it is shown.
+		shown := `(navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => {
+			window.__shown = ns.filter(n => n.title === ` + "`" + title + "`" + `).map(n => [n.title, n.body, n.data && n.data.url, n.tag].join('|')).join(',');
+		}), (window.__shown || '').length > 0)`
+		b.do(chromedp.Evaluate[chromedp.Void](`window.__shown = ''`))
+		for try := 0; ; try++ {
+			if _, err := chromedp.Call(b.ctx, serviceworker.DeliverPushMessage, serviceworker.DeliverPushMessageParams{
+				Origin: k.URL, RegistrationID: regID, Data: tc.payload,
+			}); err != nil {
+				t.Fatalf("%s: deliver push: %v", tc.name, err)
+			}
+			pctx, pcancel := context.WithTimeout(b.ctx, 3*time.Second)
+			_, err := chromedp.Run(pctx, chromedp.Poll[bool](shown, chromedp.WithPollingTimeout(2*time.Second)))
+			pcancel()
+			if err == nil {
+				break
+			}
+			if try == 4 {
+				t.Fatalf("%s: no notification shown after %d pushes: %v", tc.name, try+1, err)
+			}
 		}
-		pctx, pcancel := context.WithTimeout(b.ctx, 3*time.Second)
-		_, err := chromedp.Run(pctx, chromedp.Poll[bool](shown, chromedp.WithPollingTimeout(2*time.Second)))
-		pcancel()
-		if err == nil {
-			break
-		}
-		if try == 4 {
-			t.Fatalf("no notification shown after %d pushes: %v", try+1, err)
+		if got := b.str(`window.__shown`); got != tc.want {
+			t.Fatalf("%s: notification %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if got, want := b.str(`window.__shown`), "Recordatorio de cita|Mañana a las 9:00 con Rosa|/trabajos.html?id=abc123|n1"; got != want {
-		t.Fatalf("notification %q, want %q", got, want)
+}
+
+// TestIOSGuide: on an iPhone's Safari outside a home-screen app Web Push
+// cannot work, so the notifications page shows the Spanish guide
+// "Compartir → Agregar a inicio" in place of the button, on a phone and on
+// a wide screen (an iPad), with no axe violation; another browser keeps the
+// button.
+func TestIOSGuide(t *testing.T) {
+	k := testkit.New(t)
+	user, _ := k.UserWithSession(users.RoleClient)
+	const iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.4 Mobile/15E148 Safari/604.1"
+	for _, tc := range []struct {
+		name  string
+		ua    string
+		w, h  int64
+		guide bool
+	}{
+		{"iphone-390", iphone, 390, 844, true},
+		{"iphone-1366", iphone, 1366, 900, true},
+		{"chromium-390", "", 390, 844, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBrowser(t, k)
+			if tc.ua != "" {
+				b.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+					_, err := chromedp.Call(ctx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: tc.ua, Platform: "iPhone"})
+					return err
+				}))
+			}
+			b.viewport(tc.w, tc.h)
+			b.signIn(user.Id)
+			b.visit("/notificaciones.html")
+			b.waitJS(`!document.querySelector('#prefs-box').hidden`, "the inbox and preferences")
+			guide := b.str(`(() => { const g = document.querySelector('#ios-guide'); return g.hidden || !g.getClientRects().length ? '' : g.textContent; })()`)
+			button := b.str(`String(document.querySelector('#push-btn').getClientRects().length > 0)`)
+			if tc.guide {
+				if !strings.Contains(guide, "Compartir") || !strings.Contains(guide, "Agregar a inicio") || button != "false" {
+					t.Fatalf("guide %q, button shown %s", guide, button)
+				}
+			} else if guide != "" || button != "true" {
+				t.Fatalf("guide %q, button shown %s", guide, button)
+			}
+			b.check("notificaciones-ios-" + tc.name)
+		})
 	}
 }

@@ -36,9 +36,19 @@ func clientFlow(t *testing.T, b *browser, w *world) {
 	b.visit("/camello.html?id=" + w.camello)
 	b.waitJS(`document.querySelector('#slots .slots button')`, "the bookable slots")
 	b.check("cliente-perfil")
+	// One-tap booking asks first (issue 24, defect 8): "No" books nothing.
+	before := k.Count("appointments", "status = 'PROGRAMADA'")
 	b.click(`#slots .slots button`)
+	b.confirm(false)
+	if n := k.Count("appointments", "status = 'PROGRAMADA'"); n != before {
+		t.Fatalf("a slot was booked without a yes (%d → %d)", before, n)
+	}
+	b.click(`#slots .slots button`)
+	b.confirm(true)
 	b.near("#slot-msg", "Cita reservada para el", "the booking confirmation")
-	b.near("#toast.show", "Cita reservada", "the toast")
+	if msg := b.str(`document.querySelector('#slot-msg').textContent`); !strings.Contains(msg, "hora de Colombia") || !strings.Contains(msg, "–") {
+		t.Errorf("the confirmation lacks the end time or the zone: %q", msg)
+	}
 	if hint := b.str(`document.querySelector('#slots p.muted').textContent`); hint == "" {
 		t.Errorf("the hint was overwritten")
 	}
@@ -59,12 +69,16 @@ func clientFlow(t *testing.T, b *browser, w *world) {
 	b.click(`#chips li[data-filter="when"] button`)
 	b.waitJS(`!document.querySelector('.free-badge') && !/from=/.test(location.search)`, "the date filter removed")
 
-	// Mis trabajos: cancelling an appointment asks first; "No" keeps it.
-	b.visit("/trabajos.html")
+	// The job page: cancelling an appointment asks first; "No" keeps it.
+	var apptJob string
+	if err := k.App.DB().NewQuery("SELECT job FROM appointments WHERE client = {:c} AND status = 'PROGRAMADA' AND start > {:now} ORDER BY start LIMIT 1").
+		Bind(map[string]any{"c": w.client, "now": time.Now().UTC().Format("2006-01-02 15:04:05.000Z")}).Row(&apptJob); err != nil {
+		t.Fatalf("no appointment to cancel: %v", err)
+	}
+	b.visit("/trabajo.html?id=" + apptJob)
 	b.waitJS(`document.querySelector('.appt button.danger')`, "an appointment with its cancel button")
 	appt := b.str(`document.querySelector('.appt').dataset.id`)
-	job := b.str(`document.querySelector('.appt').closest('.job').id`)
-	b.check("cliente-trabajos")
+	b.check("cliente-trabajo-citas")
 	b.click(`.appt[data-id="` + appt + `"] button.danger`)
 	b.confirm(false)
 	if n := k.Count("appointments", "id = {:id} AND status = 'PROGRAMADA'", map[string]any{"id": appt}); n != 1 {
@@ -72,7 +86,7 @@ func clientFlow(t *testing.T, b *browser, w *world) {
 	}
 	b.click(`.appt[data-id="` + appt + `"] button.danger`)
 	b.confirm(true)
-	b.near("#"+job+" .card-msg", "Cita cancelada", "the cancellation in the job's card")
+	b.near("#visits-msg", "Cita cancelada", "the cancellation beside the visits")
 	b.check("cliente-cita-cancelada")
 
 	// Posting an open job; a stale error goes when the form is right.
@@ -98,9 +112,11 @@ func clientFlow(t *testing.T, b *browser, w *world) {
 	b.click(`#filters button:nth-child(2)`) // "Pendiente"
 	b.waitJS(`[...document.querySelectorAll('#jobs .job')].some(j => j.dataset.status === 'PENDIENTE' && /Pintar la sala/.test(j.textContent))`, "the posted job")
 	id := b.str(`[...document.querySelectorAll('#jobs .job')].find(j => /Pintar la sala/.test(j.textContent)).id`)
+	b.click("#" + id + " .job-title a")
+	b.waitJS(`document.querySelector('#`+id+` .job-actions button.danger')`, "the job page")
 	b.click("#" + id + " .job-actions button.danger")
 	b.confirm(true)
-	b.near("#"+id+" .card-msg", "Trabajo cancelado", "the job cancelled, in its card")
+	b.near("#job-msg", "Trabajo cancelado", "the job cancelled, beside its actions")
 	b.check("cliente-trabajo-cancelado")
 
 	// Account: data saved beside the button; a wrong password, then the

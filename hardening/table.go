@@ -182,8 +182,13 @@ var Table = map[string]Expectation{
 	"POST /api/jobs/{id}/quotes": {camelloOnly, func(w *World, r Role) Call {
 		return Call{ID: w.OpenJobID, Body: map[string]any{"amount": 50000, "message": "Puedo hoy", "validDays": 3}}
 	}},
-	"POST /api/quotes/{id}/accept":        {jobClient, none},
-	"POST /api/quotes/{id}/reject":        {jobClient, none},
+	"POST /api/quotes/{id}/accept": {jobClient, none},
+	"POST /api/quotes/{id}/reject": {jobClient, none},
+	"POST /api/quotes/{id}/accept-and-book": {jobClient, func(w *World, r Role) Call {
+		return Call{Body: map[string]any{"start": timefmt.ISO(w.SlotStart.Add(2 * time.Hour))}}
+	}},
+	"GET /api/me/quotes":                  {camelloOnly, none},
+	"GET /api/appointments/{id}/ics":      {apptParties, none},
 	"POST /api/quotes/{id}/withdraw":      {jobCamello, none},
 	"GET /api/jobs/{id}/messages":         {jobParties, none},
 	"POST /api/jobs/{id}/messages":        {jobTalkers, body(map[string]any{"body": "¿A qué hora llega?"})},
@@ -261,13 +266,28 @@ var Table = map[string]Expectation{
 	"PUT /api/admin/legal-documents/{slug}": {adminOnly, body(map[string]any{"title": "Política de privacidad", "sections": []map[string]any{{"title": "Datos", "content": "Tratamos tus datos con cuidado."}}})},
 
 	// Payments (issue 23): off in the matrix's world (no MERCADOPAGO_ACCESS_TOKEN).
-	"POST /api/jobs/{id}/payment":       {[5]Outcome{Unauth, Optional, Denied, Denied, Denied}, none},
-	"GET /api/jobs/{id}/payment":        {jobParties, none},
-	"POST /api/jobs/{id}/payment/check": {[5]Outcome{Unauth, Allowed, Denied, Denied, Allowed}, none},
-	"POST /api/payments/{id}/release":   {adminOnly, none},
-	"GET /api/me/earnings":              {camelloOnly, none},
-	"POST /api/jobs/{id}/payment/cash":  {[5]Outcome{Unauth, Denied, Allowed, Denied, Denied}, none},
-	"POST /api/payments/webhook":        {cron, body(map[string]any{"type": "payment", "data": map[string]any{"id": "123"}})},
+	"POST /api/jobs/{id}/payment":             {[5]Outcome{Unauth, Optional, Denied, Denied, Denied}, none},
+	"GET /api/jobs/{id}/payment":              {jobParties, none},
+	"POST /api/jobs/{id}/payment/check":       {[5]Outcome{Unauth, Allowed, Denied, Denied, Allowed}, none},
+	"POST /api/payments/{id}/release":         {adminOnly, none},
+	"GET /api/me/earnings":                    {camelloOnly, none},
+	"POST /api/jobs/{id}/payment/cash":        {[5]Outcome{Unauth, Denied, Allowed, Denied, Denied}, none},
+	"POST /api/payments/webhook":              {cron, body(map[string]any{"type": "payment", "data": map[string]any{"id": "123"}})},
+	"POST /api/jobs/{id}/payment/confirm":     {jobClient, none},
+	"POST /api/jobs/{id}/payment/dispute":     {jobClient, body(map[string]any{"reason": "El trabajo quedó mal hecho"})},
+	"POST /api/jobs/{id}/payment/no-show":     {apptParties, none},
+	"GET /api/jobs/{id}/payment/policy":       {jobParties, none},
+	"GET /api/me/cancellation-policy":         {camelloOnly, none},
+	"PUT /api/me/cancellation-policy":         {camelloOnly, body(map[string]any{"policy": "FLEXIBLE"})},
+	"GET /api/me/earnings/monthly":            {camelloOnly, none},
+	"GET /api/admin/disputes":                 {adminOnly, none},
+	"GET /api/admin/disputes/{id}":            {adminOnly, none},
+	"POST /api/admin/disputes/{id}/resolve":   {adminOnly, body(map[string]any{"outcome": "LIBERAR"})},
+	"POST /api/admin/payouts/batches":         {adminOnly, none},
+	"GET /api/admin/payouts/batches/{id}/csv": {adminOnly, none},
+	"GET /api/admin/payouts":                  {adminOnly, none},
+	"POST /api/admin/payouts/{id}/paid":       {adminOnly, none},
+	"POST /api/admin/payouts/{id}/failed":     {adminOnly, none},
 }
 
 // PushSubscription is a well-formed Web Push subscription body for an

@@ -30,6 +30,7 @@ import (
 	"camellos/modules/seed"
 	"camellos/modules/users"
 	"camellos/modules/web"
+	"camellos/modules/whatsapp"
 
 	"camellos/internal/config"
 	"camellos/internal/dbwatch"
@@ -76,6 +77,7 @@ func Register(app core.App) {
 	messages.Register(app)
 	files.Register(app)
 	agenda.Register(app)
+	whatsapp.Register(app)
 	notifications.Register(app)
 	backup.Register(app)
 	metrics.Register(app)
@@ -110,6 +112,7 @@ func Commands(app core.App) []*cobra.Command {
 		mail.Command(app),
 		backup.Command(app),
 		ledger.Command(app),
+		payments.Command(app),
 		ops.HealthCommand(),
 	}
 }

@@ -42,7 +42,11 @@ var owners = map[string]string{
 	"ledger_transactions":      "camellos/modules/ledger",
 	"ledger_entries":           "camellos/modules/ledger",
 	"payments":                 "camellos/modules/payments",
+	"camello_policies":         "camellos/modules/payments",
+	"payouts":                  "camellos/modules/payments",
 	"file_quarantine":          "camellos/modules/files",
+	"whatsapp_contacts":        "camellos/modules/whatsapp",
+	"whatsapp_outbox":          "camellos/modules/whatsapp",
 }
 
 // alsoDeclaredBy lists the packages that still declare a collection name

@@ -36,6 +36,12 @@ const (
 	ReviewCommentMax         = 2000
 )
 
+// Money (payments, disputes).
+const (
+	DisputeReasonMin, DisputeReasonMax = 10, 2000 // the client's account of what went wrong
+	ResolutionNoteMax                  = 1000     // the admin's note on a resolved dispute
+)
+
 // Notifications and legal texts.
 const (
 	NotificationTitleMin, NotificationTitleMax = 1, 200

@@ -37,8 +37,13 @@ const (
 	DefaultProjectionCheckSeconds = 600
 	DefaultMercadoPagoAPIURL      = "https://api.mercadopago.com"
 	DefaultCommissionPercent      = 10
+	DefaultDisputeWindowHours     = 72
 	DefaultProxyHeader            = "X-Forwarded-For"
-	DefaultLogFormat              = LogText
+	// DefaultWhatsAppAPIURL and DefaultWhatsAppAPIVersion: Meta's Graph API
+	// (the WhatsApp Business Cloud API's host and version path).
+	DefaultWhatsAppAPIURL     = "https://graph.facebook.com"
+	DefaultWhatsAppAPIVersion = "v23.0"
+	DefaultLogFormat          = LogText
 )
 
 // Log formats of the stdout log (LOG_FORMAT).
@@ -71,7 +76,8 @@ type Config struct {
 	// VAPIDPublicKey, VAPIDPrivateKey: the Web Push identity ("" → generated
 	// once and stored) (VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY).
 	VAPIDPublicKey, VAPIDPrivateKey string
-	// VAPIDSubject is the raw contact URI sent to push services (VAPID_SUBJECT).
+	// VAPIDSubject is the contact URI sent to push services (VAPID_SUBJECT):
+	// checked at start (ValidVAPIDSubject), a bare e-mail given mailto:.
 	VAPIDSubject string
 	// WebPushAllowPrivate lets push endpoints resolve to loopback and private
 	// addresses (tests, self-hosted push services) (WEBPUSH_ALLOW_PRIVATE=1).
@@ -137,6 +143,21 @@ type Config struct {
 	// CommissionPercent is the platform's commission on a released payment
 	// (COMMISSION_PERCENT, 0 to 50).
 	CommissionPercent int
+	// DisputeWindowHours is how long a client has, after the camello marks
+	// the work done, to confirm or open a dispute before the held money is
+	// released by itself (DISPUTE_WINDOW_HOURS, 1 to 720).
+	DisputeWindowHours int
+	// WhatsApp Business Cloud API (issue 26); WhatsAppToken "" means the
+	// channel is off (its opt-in answers 503, nothing is sent).
+	WhatsAppToken         string // WHATSAPP_TOKEN: the bearer of the Graph API calls
+	WhatsAppPhoneNumberID string // WHATSAPP_PHONE_NUMBER_ID: the sending number's id
+	WhatsAppAppSecret     string // WHATSAPP_APP_SECRET: the key of the webhooks' X-Hub-Signature-256
+	WhatsAppVerifyToken   string // WHATSAPP_VERIFY_TOKEN: the webhook subscription's hub.verify_token
+	// WhatsAppAPIURL replaces https://graph.facebook.com (a local test
+	// server) (WHATSAPP_API_URL); WhatsAppAPIVersion is the Graph API
+	// version path, e.g. v23.0 (WHATSAPP_API_VERSION).
+	WhatsAppAPIURL     string
+	WhatsAppAPIVersion string
 	// TrustedProxies are the addresses (IPs or CIDRs) of the reverse proxies
 	// in front of the service (TRUSTED_PROXIES): only a request whose peer
 	// is one of them has its ProxyHeader read for the client address.
@@ -198,7 +219,7 @@ func load(get func(string) string) (Config, error) {
 		RemindersSchedule:      str("REMINDERS_SCHEDULE", DefaultRemindersSchedule),
 		VAPIDPublicKey:         strings.TrimSpace(get("VAPID_PUBLIC_KEY")),
 		VAPIDPrivateKey:        strings.TrimSpace(get("VAPID_PRIVATE_KEY")),
-		VAPIDSubject:           strings.TrimSpace(get("VAPID_SUBJECT")),
+		VAPIDSubject:           NormalizeVAPIDSubject(get("VAPID_SUBJECT")),
 		WebPushAllowPrivate:    flag("WEBPUSH_ALLOW_PRIVATE"),
 		PushWorkers:            num("PUSH_WORKERS", DefaultPushWorkers, 1, 4096),
 		PushOriginConcurrency:  num("PUSH_ORIGIN_CONCURRENCY", DefaultPushOriginConcurrency, 1, 4096),
@@ -227,6 +248,13 @@ func load(get func(string) string) (Config, error) {
 		MercadoPagoWebhookSecret: strings.TrimSpace(get("MERCADOPAGO_WEBHOOK_SECRET")),
 		MercadoPagoAPIURL:        strings.TrimRight(str("MERCADOPAGO_API_URL", DefaultMercadoPagoAPIURL), "/"),
 		CommissionPercent:        num("COMMISSION_PERCENT", DefaultCommissionPercent, 0, 50),
+		DisputeWindowHours:       num("DISPUTE_WINDOW_HOURS", DefaultDisputeWindowHours, 1, 720),
+		WhatsAppToken:            strings.TrimSpace(get("WHATSAPP_TOKEN")),
+		WhatsAppPhoneNumberID:    strings.TrimSpace(get("WHATSAPP_PHONE_NUMBER_ID")),
+		WhatsAppAppSecret:        strings.TrimSpace(get("WHATSAPP_APP_SECRET")),
+		WhatsAppVerifyToken:      strings.TrimSpace(get("WHATSAPP_VERIFY_TOKEN")),
+		WhatsAppAPIURL:           strings.TrimRight(str("WHATSAPP_API_URL", DefaultWhatsAppAPIURL), "/"),
+		WhatsAppAPIVersion:       str("WHATSAPP_API_VERSION", DefaultWhatsAppAPIVersion),
 		ProxyHeader:              http.CanonicalHeaderKey(str("TRUSTED_PROXY_HEADER", DefaultProxyHeader)),
 		LogFormat:                strings.ToLower(str("LOG_FORMAT", DefaultLogFormat)),
 	}
@@ -275,6 +303,20 @@ func load(get func(string) string) (Config, error) {
 	if c.MercadoPagoAccessToken != "" && c.MercadoPagoWebhookSecret == "" {
 		errs = append(errs, "MERCADOPAGO_WEBHOOK_SECRET: es obligatorio con MERCADOPAGO_ACCESS_TOKEN (sin él no se verifican las notificaciones)")
 	}
+	if u, err := url.Parse(c.WhatsAppAPIURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		errs = append(errs, "WHATSAPP_API_URL: se esperaba una URL http(s)")
+	}
+	if !validGraphVersion(c.WhatsAppAPIVersion) {
+		errs = append(errs, "WHATSAPP_API_VERSION: se esperaba una versión de la Graph API como v23.0")
+	}
+	if c.WhatsAppToken != "" && (c.WhatsAppPhoneNumberID == "" || c.WhatsAppAppSecret == "") {
+		errs = append(errs, "WHATSAPP_PHONE_NUMBER_ID y WHATSAPP_APP_SECRET: son obligatorios con WHATSAPP_TOKEN (sin ellos no hay número desde el que enviar ni se verifican los estados)")
+	}
+	if c.VAPIDSubject != "" {
+		if err := ValidVAPIDSubject(c.VAPIDSubject); err != nil {
+			errs = append(errs, "VAPID_SUBJECT: "+err.Error())
+		}
+	}
 	if c.Timezone != "" {
 		if _, err := time.LoadLocation(c.Timezone); err != nil {
 			errs = append(errs, "APP_TIMEZONE: zona horaria IANA desconocida")
@@ -297,6 +339,76 @@ func validAppURL(raw string) error {
 		return fmt.Errorf("la URL %q no debe llevar usuario, consulta (?) ni fragmento (#)", raw)
 	}
 	return nil
+}
+
+// validGraphVersion accepts a Graph API version path: v, digits, a dot, digits.
+func validGraphVersion(v string) bool {
+	major, minor, ok := strings.Cut(strings.TrimPrefix(v, "v"), ".")
+	if !strings.HasPrefix(v, "v") || !ok || major == "" || minor == "" {
+		return false
+	}
+	for _, r := range major + minor {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// NormalizeVAPIDSubject trims VAPID_SUBJECT, collapses a doubled
+// "mailto:mailto:" and gives a bare e-mail address its "mailto:"; anything
+// else is left for ValidVAPIDSubject to judge.
+func NormalizeVAPIDSubject(s string) string {
+	s = strings.TrimSpace(s)
+	for strings.HasPrefix(strings.ToLower(s), "mailto:mailto:") {
+		s = s[len("mailto:"):]
+	}
+	if s != "" && !strings.ContainsAny(s, ":/ ") && strings.Contains(s, "@") {
+		return "mailto:" + s
+	}
+	return s
+}
+
+// ValidVAPIDSubject checks the contact of the Web Push identity: push
+// services (Apple's among them) refuse a VAPID JWT whose sub is not a real
+// mailto: address or https: URL, so every push would fail. It must be
+// mailto: with an address at a public domain (a dot; not localhost, an IP
+// or a reserved name such as .local, .test, .invalid), or https:// with
+// such a host.
+func ValidVAPIDSubject(s string) error {
+	lower := strings.ToLower(s)
+	publicHost := func(h string) bool {
+		h = strings.ToLower(strings.TrimSuffix(h, "."))
+		if h == "" || !strings.Contains(h, ".") || h == "localhost" {
+			return false
+		}
+		for _, tld := range []string{".localhost", ".local", ".test", ".invalid", ".example", ".internal"} {
+			if strings.HasSuffix(h, tld) {
+				return false
+			}
+		}
+		if _, err := netip.ParseAddr(h); err == nil {
+			return false
+		}
+		return !strings.ContainsAny(h, " /?#@:")
+	}
+	switch {
+	case strings.HasPrefix(lower, "mailto:"):
+		addr := s[len("mailto:"):]
+		a, err := mail.ParseAddress(addr)
+		if err == nil && a.Address == addr && a.Name == "" {
+			if at := strings.LastIndex(addr, "@"); at > 0 && publicHost(addr[at+1:]) {
+				return nil
+			}
+		}
+	case strings.HasPrefix(lower, "https://"):
+		u, err := url.Parse(s)
+		if err == nil && u.User == nil && publicHost(u.Hostname()) && u.Port() == "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("%q no es un contacto real: usa mailto:alguien@tu-dominio.co o https://tu-dominio.co "+
+		"(los servicios push, el de Apple incluido, rechazan los avisos firmados con otro contacto)", s)
 }
 
 // validHeaderName reports whether h is an HTTP header name (an RFC 9110 token).
@@ -352,6 +464,11 @@ func (c Config) Missing() [][2]string {
 	if c.VAPIDPublicKey == "" || c.VAPIDPrivateKey == "" {
 		add("VAPID_PUBLIC_KEY", "the Web Push identity lives only in the database (a restore without it breaks every subscription)")
 	}
+	if c.WhatsAppToken == "" {
+		add("WHATSAPP_TOKEN", "nothing goes out on WhatsApp (reminders, quotes, bookings, payments, conversation digests); its opt-in answers 503")
+	} else if c.WhatsAppVerifyToken == "" {
+		add("WHATSAPP_VERIFY_TOKEN", "Meta cannot verify the webhook subscription: no delivery or read statuses, no fallback to mail on a failed WhatsApp")
+	}
 	if len(c.TrustedProxies) == 0 {
 		add("TRUSTED_PROXIES", "client addresses are the peer's: behind a reverse proxy every client shares one rate limit")
 	}
@@ -374,6 +491,9 @@ func (c Config) RemindersOff() bool { return strings.EqualFold(c.RemindersSchedu
 
 // PaymentsEnabled reports whether Mercado Pago is configured.
 func (c Config) PaymentsEnabled() bool { return c.MercadoPagoAccessToken != "" }
+
+// WhatsAppEnabled reports whether the WhatsApp Business Cloud API is configured.
+func (c Config) WhatsAppEnabled() bool { return c.WhatsAppToken != "" }
 
 // S3Enabled reports whether S3-compatible storage is configured.
 func (c Config) S3Enabled() bool { return c.S3Endpoint != "" && c.S3Bucket != "" }

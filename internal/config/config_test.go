@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// APP_URL, TRUSTED_PROXIES, TRUSTED_PROXY_HEADER, LOG_FORMAT, LOG_LEVEL and
-// MAIL_FROM are checked at start: a malformed value stops the service with
+// APP_URL, TRUSTED_PROXIES, TRUSTED_PROXY_HEADER, LOG_FORMAT, LOG_LEVEL,
+// MAIL_FROM, VAPID_SUBJECT and the WhatsApp settings are checked at start: a malformed value stops the service with
 // the variable's name.
 func TestLoadRefusesMalformedValues(t *testing.T) {
 	for _, tc := range []struct {
@@ -38,6 +38,32 @@ func TestLoadRefusesMalformedValues(t *testing.T) {
 		{"LOG_LEVEL", "loud", false},
 		{"MAIL_FROM", "Camellos <hola@camellos.co>", true},
 		{"MAIL_FROM", "no es un correo", false},
+		{"VAPID_SUBJECT", "mailto:soporte@camellos.co", true},
+		{"VAPID_SUBJECT", "MAILTO:soporte@camellos.co", true},
+		{"VAPID_SUBJECT", "soporte@camellos.co", true},
+		{"VAPID_SUBJECT", "mailto:mailto:x@camellos.co", true},
+		{"VAPID_SUBJECT", "https://camellos.co/contacto", true},
+		{"VAPID_SUBJECT", "https://camellos.co", true},
+		{"VAPID_SUBJECT", "mailto:soporte@localhost", false},
+		{"VAPID_SUBJECT", "mailto:soporte@camellos.local", false},
+		{"VAPID_SUBJECT", "mailto:soporte", false},
+		{"VAPID_SUBJECT", "mailto:", false},
+		{"VAPID_SUBJECT", "mailto:Soporte <s@camellos.co>", false},
+		{"VAPID_SUBJECT", "http://camellos.co", false},
+		{"VAPID_SUBJECT", "https://localhost", false},
+		{"VAPID_SUBJECT", "https://127.0.0.1", false},
+		{"VAPID_SUBJECT", "https://camellos.co:8443", false},
+		{"VAPID_SUBJECT", "https://", false},
+		{"VAPID_SUBJECT", "soporte", false},
+		{"VAPID_SUBJECT", "tel:+573001234567", false},
+		{"WHATSAPP_API_VERSION", "v23.0", true},
+		{"WHATSAPP_API_VERSION", "v9.10", true},
+		{"WHATSAPP_API_VERSION", "23.0", false},
+		{"WHATSAPP_API_VERSION", "v23", false},
+		{"WHATSAPP_API_VERSION", "vX.0", false},
+		{"WHATSAPP_API_URL", "https://graph.facebook.com", true},
+		{"WHATSAPP_API_URL", "graph.facebook.com", false},
+		{"WHATSAPP_TOKEN", "EAAG", false},
 	} {
 		_, err := FromMap(map[string]string{tc.k: tc.v})
 		if tc.ok != (err == nil) {
@@ -71,7 +97,7 @@ func TestMissingNamesEveryProductionSetting(t *testing.T) {
 	for _, m := range c.Missing() {
 		got[m[0]] = true
 	}
-	for _, v := range []string{"APP_URL", "SMTP_HOST", "CRON_SECRET", "METRICS_TOKEN", "BACKUP_SCHEDULE", "S3_ENDPOINT", "TRUSTED_PROXIES"} {
+	for _, v := range []string{"APP_URL", "SMTP_HOST", "CRON_SECRET", "METRICS_TOKEN", "BACKUP_SCHEDULE", "S3_ENDPOINT", "TRUSTED_PROXIES", "WHATSAPP_TOKEN"} {
 		if !got[v] {
 			t.Errorf("%s missing but not reported", v)
 		}
@@ -80,6 +106,7 @@ func TestMissingNamesEveryProductionSetting(t *testing.T) {
 		"APP_URL": "https://camellos.example.com", "SMTP_HOST": "smtp", "CRON_SECRET": "s", "METRICS_TOKEN": "m",
 		"BACKUP_SCHEDULE": "0 3 * * *", "S3_ENDPOINT": "https://s3", "S3_BUCKET": "b", "TRUSTED_PROXIES": "127.0.0.1",
 		"VAPID_PUBLIC_KEY": "p", "VAPID_PRIVATE_KEY": "k",
+		"WHATSAPP_TOKEN": "t", "WHATSAPP_PHONE_NUMBER_ID": "1", "WHATSAPP_APP_SECRET": "s", "WHATSAPP_VERIFY_TOKEN": "v",
 	})
 	if err != nil {
 		t.Fatal(err)

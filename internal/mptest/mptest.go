@@ -13,6 +13,9 @@
 //	GET  /v1/payments/{id}            200 a payment, 404 unknown
 //	GET  /v1/payments/search          200 {paging, results}, filter external_reference,
 //	                                  sort date_created, criteria asc|desc
+//	POST /v1/payments/{id}/refunds    201 a refund, in full or {amount} in part, of an
+//	                                  approved payment; the same X-Idempotency-Key
+//	                                  answers the same refund
 //
 // The test plays the buyer and Mercado Pago's back office: Pay makes a
 // payment in a preference's checkout, SetStatus changes one (a refund),
@@ -54,6 +57,7 @@ type Server struct {
 	prefs    map[string]*Preference
 	byKey    map[string]string // idempotency key → preference id
 	payments map[int]*Payment
+	refunds  map[string]*Refund // idempotency key → refund
 	nextID   int
 	calls    map[string]int
 	failNext int
@@ -103,7 +107,7 @@ type Payment struct {
 // New starts the server for the test's duration.
 func New(t testing.TB) *Server {
 	s := &Server{Token: "TEST-0000-token", Secret: "webhook-secret-de-prueba", Now: time.Now,
-		prefs: map[string]*Preference{}, byKey: map[string]string{}, payments: map[int]*Payment{},
+		prefs: map[string]*Preference{}, byKey: map[string]string{}, payments: map[int]*Payment{}, refunds: map[string]*Refund{},
 		nextID: 1_300_000_000, calls: map[string]int{}}
 	s.Server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -180,7 +184,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	endpoint := r.Method + " " + r.URL.Path
-	if strings.HasPrefix(r.URL.Path, "/v1/payments/") && r.URL.Path != "/v1/payments/search" {
+	if strings.HasPrefix(r.URL.Path, "/v1/payments/") && strings.HasSuffix(r.URL.Path, "/refunds") {
+		endpoint = r.Method + " /v1/payments/{id}/refunds"
+	} else if strings.HasPrefix(r.URL.Path, "/v1/payments/") && r.URL.Path != "/v1/payments/search" {
 		endpoint = r.Method + " /v1/payments/{id}"
 	}
 	s.mu.Lock()
@@ -205,6 +211,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		s.search(w, r)
 	case endpoint == "GET /v1/payments/{id}":
 		s.getPayment(w, r)
+	case endpoint == "POST /v1/payments/{id}/refunds":
+		s.createRefund(w, r)
 	default:
 		writeJSON(w, 404, apiError{"resource not found", "not_found", 404, []any{}})
 	}
@@ -293,6 +301,82 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		found = []Payment{}
 	}
 	writeJSON(w, 200, map[string]any{"paging": map[string]int{"total": total, "limit": limit, "offset": offset}, "results": found})
+}
+
+// Refund is a refund of a payment (POST /v1/payments/{id}/refunds).
+type Refund struct {
+	ID          int       `json:"id"`
+	PaymentID   int       `json:"payment_id"`
+	Amount      float64   `json:"amount"`
+	Status      string    `json:"status"`
+	RefundMode  string    `json:"refund_mode"`
+	DateCreated time.Time `json:"date_created"`
+	Source      struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"source"`
+}
+
+// createRefund refunds a payment in full (no body or no amount) or in
+// part ({amount}), as documented: only an approved payment, never past
+// what is left; the same X-Idempotency-Key answers the same refund.
+// A payment refunded in full becomes "refunded".
+func (s *Server) createRefund(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/v1/payments/"), "/refunds"))
+	var body struct {
+		Amount float64 `json:"amount"`
+	}
+	if raw, _ := io.ReadAll(r.Body); len(bytes.TrimSpace(raw)) > 0 {
+		if err := json.Unmarshal(raw, &body); err != nil {
+			writeJSON(w, 400, apiError{"invalid json", "bad_request", 400, []any{}})
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := r.Header.Get("X-Idempotency-Key")
+	if rf, ok := s.refunds[key]; ok && key != "" {
+		writeJSON(w, 201, rf)
+		return
+	}
+	p, ok := s.payments[id]
+	if !ok {
+		writeJSON(w, 404, apiError{"Payment not found", "not_found", 404, []any{map[string]any{"code": 2000, "description": "Payment not found"}}})
+		return
+	}
+	left := p.TransactionAmount - p.TransactionAmountRefunded
+	amount := body.Amount
+	if amount == 0 {
+		amount = left
+	}
+	if p.Status != "approved" || amount <= 0 || amount > left {
+		writeJSON(w, 400, apiError{"Invalid refund amount or payment status", "bad_request", 400, []any{}})
+		return
+	}
+	s.nextID++
+	now := s.Now().UTC()
+	rf := &Refund{ID: s.nextID, PaymentID: id, Amount: amount, Status: "approved", RefundMode: "standard", DateCreated: now}
+	rf.Source.Type = "collector"
+	p.TransactionAmountRefunded += amount
+	p.DateLastUpdated = now
+	if p.TransactionAmountRefunded >= p.TransactionAmount {
+		p.Status, p.StatusDetail = "refunded", "refunded"
+	}
+	if key != "" {
+		s.refunds[key] = rf
+	}
+	writeJSON(w, 201, rf)
+}
+
+// Refunded is how much of payment id was refunded.
+func (s *Server) Refunded(id int) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.payments[id]; ok {
+		return p.TransactionAmountRefunded
+	}
+	return 0
 }
 
 // Preferences is how many preferences were created.

@@ -72,14 +72,16 @@ var Table = map[Field]Rule{
 		},
 	},
 	Phone: {
-		Who:      "the person and admins",
-		Carriers: []string{"GET/PATCH /api/me", "GET /api/me/export", "PATCH /api/me/camello", "POST /api/register/camello", "GET /api/admin/users", "GET/PATCH /api/admin/camellos/{id}"},
-		Sees:     selfOrAdmin,
+		Who: "the person and admins",
+		Carriers: []string{"GET/PATCH /api/me", "GET /api/me/export", "PATCH /api/me/camello", "POST /api/register/camello", "GET /api/admin/users", "GET/PATCH /api/admin/camellos/{id}",
+			"GET /api/admin/payouts", "POST /api/admin/payouts/batches", "GET /api/admin/payouts/batches/{id}/csv", "POST /api/admin/payouts/{id}/paid|failed"},
+		Sees: selfOrAdmin,
 	},
 	DocumentID: {
-		Who:      "the camello and admins",
-		Carriers: []string{"GET /api/me", "GET /api/me/export", "PATCH /api/me/camello", "POST /api/register/camello", "GET /api/admin/users", "GET/PATCH /api/admin/camellos/{id}"},
-		Sees:     selfOrAdmin,
+		Who: "the camello and admins",
+		Carriers: []string{"GET /api/me", "GET /api/me/export", "PATCH /api/me/camello", "POST /api/register/camello", "GET /api/admin/users", "GET/PATCH /api/admin/camellos/{id}",
+			"GET /api/admin/payouts", "POST /api/admin/payouts/batches", "GET /api/admin/payouts/batches/{id}/csv", "POST /api/admin/payouts/{id}/paid|failed"},
+		Sees: selfOrAdmin,
 	},
 	Email: {
 		Who:      "the person and admins (mail goes only to the person's own address)",

@@ -10,8 +10,10 @@ import (
 	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 )
 
 // Decrypt opens an aes128gcm Web Push message (RFC 8188 + RFC 8291) with
@@ -85,4 +87,54 @@ func Decrypt(priv *ecdh.PrivateKey, auth, body []byte) ([]byte, error) {
 		return nil, errors.New("missing 0x02 padding delimiter of the last record")
 	}
 	return plain[:end], nil
+}
+
+// Notice reads a decrypted payload as the service worker (and Safari's
+// Declarative Web Push) reads it: a JSON object with "web_push": 8030 and
+// a notification whose title is not empty and whose navigate is an
+// absolute http(s) URL. It answers the notification's text members
+// (title, body, navigate, lang, dir, tag) and its data's (kind, id, url)
+// in one flat map.
+func Notice(plain []byte) (map[string]string, error) {
+	var p struct {
+		WebPush      *int `json:"web_push"`
+		Notification *struct {
+			Title    string         `json:"title"`
+			Body     string         `json:"body"`
+			Navigate string         `json:"navigate"`
+			Lang     string         `json:"lang"`
+			Dir      string         `json:"dir"`
+			Tag      string         `json:"tag"`
+			Data     map[string]any `json:"data"`
+		} `json:"notification"`
+	}
+	if err := json.Unmarshal(plain, &p); err != nil {
+		return nil, fmt.Errorf("payload is not JSON: %w", err)
+	}
+	if p.WebPush == nil || *p.WebPush != 8030 {
+		return nil, errors.New(`payload without "web_push": 8030`)
+	}
+	n := p.Notification
+	if n == nil || n.Title == "" {
+		return nil, errors.New("payload without a notification title")
+	}
+	if u, err := url.Parse(n.Navigate); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("navigate %q is not an absolute URL", n.Navigate)
+	}
+	out := map[string]string{"title": n.Title, "body": n.Body, "navigate": n.Navigate, "lang": n.Lang, "dir": n.Dir, "tag": n.Tag}
+	for _, k := range []string{"kind", "id", "url"} {
+		s, _ := n.Data[k].(string)
+		out[k] = s
+	}
+	return out, nil
+}
+
+// Into is Notice decoded into dst (a map of strings or of any values).
+func Into(plain []byte, dst any) error {
+	m, err := Notice(plain)
+	if err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(m)
+	return json.Unmarshal(raw, dst)
 }

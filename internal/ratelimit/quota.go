@@ -71,6 +71,10 @@ const (
 	MsgCron      = "Demasiados intentos fallidos, inténtalo más tarde"
 	MsgBlocks    = "Demasiados bloqueos seguidos, inténtalo más tarde"
 	MsgTooMany   = "Demasiadas solicitudes seguidas, inténtalo más tarde"
+	MsgPayments  = "Demasiados intentos de pago seguidos, inténtalo más tarde"
+	MsgWebhook   = "Demasiadas notificaciones rechazadas, inténtalo más tarde"
+	MsgWACodes   = "Pediste demasiados códigos de WhatsApp seguidos, inténtalo más tarde"
+	MsgWAConfirm = "Demasiados códigos de WhatsApp equivocados, inténtalo más tarde"
 	quotaStorePx = "camellos.quota."
 )
 
@@ -101,14 +105,32 @@ var Table = []Quota{
 		By: ByCaller, Count: CountSuccess, Max: 60, Per: 10 * time.Minute, Msg: MsgMessages},
 	{Name: "review", Routes: []string{"POST /api/jobs/{id}/review"},
 		By: ByCaller, Count: CountAll, Max: 10, Per: time.Hour, Msg: MsgReviews},
-	{Name: "booking", Routes: []string{"POST /api/jobs/{id}/appointments"},
+	{Name: "booking", Routes: []string{"POST /api/jobs/{id}/appointments", "POST /api/quotes/{id}/accept-and-book"},
 		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgBookings},
 	{Name: "reschedule", Routes: []string{"POST /api/appointments/{id}/reschedule"},
 		By: ByCaller, Count: CountAll, Max: 10, Per: time.Hour, Msg: MsgMoves},
 	{Name: "push", Routes: []string{"POST /api/notifications/push/subscribe"},
 		By: ByCaller, Count: CountSuccess, Max: 10, Per: time.Hour, Msg: MsgPush},
+	{Name: "push.sync", Routes: []string{"POST /api/notifications/push/sync"},
+		By: ByCaller, Count: CountAll, Max: 60, Per: time.Hour, Msg: MsgTooMany},
 	{Name: "block", Routes: []string{"POST /api/jobs/{id}/blocks", "DELETE /api/jobs/{id}/blocks/{userId}"},
 		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgBlocks},
+	{Name: "payment", Routes: []string{"POST /api/jobs/{id}/payment", "POST /api/jobs/{id}/payment/check", "POST /api/jobs/{id}/payment/cash"},
+		By: ByCaller, Count: CountAll, Max: 30, Per: time.Hour, Msg: MsgPayments},
+	{Name: "payment.settle", Routes: []string{"POST /api/jobs/{id}/payment/confirm", "POST /api/jobs/{id}/payment/dispute",
+		"POST /api/jobs/{id}/payment/no-show"},
+		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgTooMany},
+	{Name: "payment.admin", Routes: []string{"POST /api/payments/{id}/release", "POST /api/admin/disputes/{id}/resolve",
+		"POST /api/admin/payouts/batches", "POST /api/admin/payouts/{id}/paid", "POST /api/admin/payouts/{id}/failed"},
+		By: ByCaller, Count: CountAll, Max: 120, Per: time.Hour, Msg: MsgTooMany},
+	{Name: "policy", Routes: []string{"PUT /api/me/cancellation-policy"},
+		By: ByCaller, Count: CountAll, Max: 20, Per: time.Hour, Msg: MsgTooMany},
+	{Name: "webhook", Routes: []string{"POST /api/payments/webhook"},
+		By: ByIP, Count: CountFailure, Max: 60, Per: time.Minute, Tarpit: true, Msg: MsgWebhook},
+	{Name: "whatsapp.code", Routes: []string{"PUT /api/notifications/whatsapp"},
+		By: ByCaller, Count: CountSuccess, Max: 5, Per: time.Hour, Msg: MsgWACodes},
+	{Name: "whatsapp.confirm", Routes: []string{"POST /api/notifications/whatsapp/confirm"},
+		By: ByCaller, Count: CountFailure, Max: 10, Per: time.Hour, Tarpit: true, Msg: MsgWAConfirm},
 	{Name: "events", Routes: []string{"GET /api/events"},
 		By: ByCaller, Held: true, Max: 10, Per: 30 * time.Second, Msg: MsgStreams},
 }

@@ -133,6 +133,32 @@ var quotaCases = map[string]quotaCase{
 					"keys": map[string]any{"p256dh": p256dh, "auth": auth}}}
 		}
 	},
+	"push.sync": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Every re-sync counts, the same subscription each time (an app open).
+		key, err := ecdh.P256().GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p256dh := base64.RawURLEncoding.EncodeToString(key.PublicKey().Bytes())
+		auth := base64.RawURLEncoding.EncodeToString(make([]byte, 16))
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/notifications/push/sync", Cookie: w.ClientCookie,
+				Body: map[string]any{"endpoint": "https://push.example.com/s/sync", "keys": map[string]any{"p256dh": p256dh, "auth": auth}}}
+		}
+	},
+	"whatsapp.code": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "PUT", Path: "/api/notifications/whatsapp", Cookie: w.ClientCookie,
+				Body: map[string]any{"phone": fmt.Sprintf("300 123 %04d", i)}}
+		}
+	},
+	"whatsapp.confirm": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Wrong codes (no code was even asked for): every one counts.
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/notifications/whatsapp/confirm", Cookie: w.ClientCookie,
+				Body: map[string]any{"code": fmt.Sprintf("%06d", i)}}
+		}
+	},
 	"block": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
 		// Every attempt counts: block and unblock the camello in turn.
 		job := w.Job("ASIGNADO").Id
@@ -142,6 +168,41 @@ var quotaCases = map[string]quotaCase{
 			}
 			return testkit.Req{Method: "POST", Path: "/api/jobs/" + job + "/blocks", Cookie: w.ClientCookie,
 				Body: map[string]any{"userId": w.CamUser.Id}}
+		}
+	},
+	"payment": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Every attempt counts (payments are not configured here: 503).
+		job := w.Job("ASIGNADO").Id
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/jobs/" + job + "/payment", Cookie: w.ClientCookie}
+		}
+	},
+	"payment.settle": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Every attempt counts (a job without a payment: 404).
+		job := w.Job("COMPLETADO").Id
+		paths := []string{"/payment/confirm", "/payment/dispute", "/payment/no-show"}
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/jobs/" + job + paths[i%3], Cookie: w.ClientCookie,
+				Body: map[string]any{"reason": "El trabajo quedó mal hecho"}}
+		}
+	},
+	"payment.admin": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Every attempt counts (nothing owed: 409).
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/admin/payouts/batches", Cookie: w.AdminCookie}
+		}
+	},
+	"policy": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "PUT", Path: "/api/me/cancellation-policy", Cookie: w.CamCookie,
+				Body: map[string]any{"policy": []string{"FLEXIBLE", "MODERADA", "ESTRICTA"}[i%3]}}
+		}
+	},
+	"webhook": func(t *testing.T, w *quotaWorld) func(int) testkit.Req {
+		// Only refusals count (payments are not configured here: 503).
+		return func(i int) testkit.Req {
+			return testkit.Req{Method: "POST", Path: "/api/payments/webhook?data.id=" + strconv.Itoa(i) + "&type=payment",
+				Body: map[string]any{"type": "payment"}}
 		}
 	},
 }
@@ -155,6 +216,12 @@ func newQuotaWorld(t *testing.T) *quotaWorld {
 	t.Setenv("AUTH_IP_LIMIT", "5") // the quota table on (the password row: 5 a minute)
 	t.Setenv("CRON_SECRET", "secreto-del-cron")
 	t.Setenv("WEBPUSH_ALLOW_PRIVATE", "1") // no DNS look-ups of the test endpoints
+	// WhatsApp on (its opt-in rows), toward a closed loopback port: the
+	// codes queued are never sent anywhere.
+	t.Setenv("WHATSAPP_TOKEN", "token-de-prueba")
+	t.Setenv("WHATSAPP_PHONE_NUMBER_ID", "1234567890")
+	t.Setenv("WHATSAPP_APP_SECRET", "secreto")
+	t.Setenv("WHATSAPP_API_URL", "https://127.0.0.1:9")
 	p := testkit.NewParties(t)
 	w := &quotaWorld{Parties: p, service: p.K.CreateService()}
 	_, w.Camello, w.CamCookie = p.K.CreateCamello(testkit.CamelloOpts{Services: []string{w.service.Id}})

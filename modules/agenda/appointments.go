@@ -207,6 +207,12 @@ func appointmentsMine(e *core.RequestEvent) error {
 	if c := jobs.CamelloOfUser(e.App, user.Id); c != nil {
 		party.CamelloID = c.Id
 	}
+	if job := q.Get("job"); job != "" {
+		if !httpapi.ValidID(job) {
+			v.Add("job", "Identificador inválido")
+		}
+		party.Job = job
+	}
 	var bounds [2]time.Time
 	for i, param := range []string{"from", "to"} {
 		if s := q.Get(param); s != "" {

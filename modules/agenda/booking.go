@@ -140,13 +140,27 @@ func SeriesStarts(start time.Time, loc *time.Location, weeks, count int) []time.
 	return out
 }
 
+// Bookable reports whether a job can take appointments: ASIGNADO or
+// EN_PROGRESO, or a direct request (PENDIENTE naming its camello, source
+// PERFIL) whose client holds a time while the camello answers; declining
+// (cancelling) the request cancels the held time with it.
+func Bookable(job *core.Record) bool {
+	switch job.GetString("status") {
+	case jobs.StatusAssigned, jobs.StatusInProgress:
+		return true
+	case jobs.StatusPending:
+		return job.GetString("provider") != "" && job.GetString("source") == jobs.SourceProfile
+	}
+	return false
+}
+
 // bookableJob loads a job that can take appointments, and its camello.
 func bookableJob(app core.App, jobID string) (*core.Record, *core.Record, error) {
 	job, err := app.FindRecordById(jobs.Collection, jobID)
 	if err != nil {
 		return nil, nil, httpapi.NotFound(jobs.MsgJobNotFound)
 	}
-	if s := job.GetString("status"); s != jobs.StatusAssigned && s != jobs.StatusInProgress {
+	if !Bookable(job) {
 		return nil, nil, httpapi.Conflict(MsgJobNotBookable)
 	}
 	camello, err := app.FindRecordById(camellos.Collection, job.GetString("provider"))

@@ -262,6 +262,16 @@ func renderFeed(app core.App, user *core.Record, now time.Time) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	cal := newCalendar()
+	for _, a := range list {
+		addEvent(app, cal, user, camelloID, a, sums[a.JobID()])
+	}
+	return cal.Serialize(ics.WithNewLineWindows), nil
+}
+
+// newCalendar is an empty calendar of the service (the feed's and one
+// visit's .ics).
+func newCalendar() *ics.Calendar {
 	cal := ics.NewCalendarFor("Camellos")
 	cal.SetProductId("-//Camellos//Agenda//ES")
 	cal.SetMethod(ics.MethodPublish)
@@ -269,43 +279,78 @@ func renderFeed(app core.App, user *core.Record, now time.Time) (string, error) 
 	cal.SetXWRCalName("Camellos")
 	cal.SetRefreshInterval("PT1H")
 	cal.SetXPublishedTTL("PT1H")
-	for _, a := range list {
-		job := sums[a.JobID()]
-		ev := cal.AddEvent(a.Id + "@camellos")
-		ev.SetDtStampTime(a.Updated().Time())
-		ev.SetModifiedAt(a.Updated().Time())
-		ev.SetCreatedTime(a.Created().Time())
-		ev.SetStartAt(a.Start())
-		ev.SetEndAt(a.End())
-		summary := job.Title
-		if summary == "" {
-			summary = "Cita"
-		}
-		ev.SetSummary(icsText(summary))
-		parts := []string{}
-		// The camello's copy of the appointment carries the address when
-		// the rule lets it; the client's does not (it wrote the address).
-		if a.CamelloID() == camelloID && camelloID != "" {
-			if addr := job.AddressFor(user, camelloID); addr != "" {
-				parts = append(parts, addr)
-			}
-		}
-		for _, p := range []string{job.Neighborhood, job.City} {
-			if p != "" {
-				parts = append(parts, p)
-			}
-		}
-		if len(parts) > 0 {
-			ev.SetLocation(icsText(strings.Join(parts, ", ")))
-		}
-		ev.SetURL(config.Of(app).AppURL + jobs.JobURL(a.JobID()))
-		if a.Status() == appointments.Cancelled {
-			ev.SetStatus(ics.ObjectStatusCancelled)
-		} else {
-			ev.SetStatus(ics.ObjectStatusConfirmed)
+	return cal
+}
+
+// addEvent adds the appointment a (of the job summarised by job) to cal as
+// user reads it (camelloID: user's camello, "" for none); see renderFeed.
+func addEvent(app core.App, cal *ics.Calendar, user *core.Record, camelloID string, a *appointments.Appointment, job jobs.Summary) {
+	ev := cal.AddEvent(a.Id + "@camellos")
+	ev.SetDtStampTime(a.Updated().Time())
+	ev.SetModifiedAt(a.Updated().Time())
+	ev.SetCreatedTime(a.Created().Time())
+	ev.SetStartAt(a.Start())
+	ev.SetEndAt(a.End())
+	summary := job.Title
+	if summary == "" {
+		summary = "Cita"
+	}
+	ev.SetSummary(icsText(summary))
+	parts := []string{}
+	// The camello's copy of the appointment carries the address when
+	// the rule lets it; the client's does not (it wrote the address).
+	if a.CamelloID() == camelloID && camelloID != "" {
+		if addr := job.AddressFor(user, camelloID); addr != "" {
+			parts = append(parts, addr)
 		}
 	}
-	return cal.Serialize(ics.WithNewLineWindows), nil
+	for _, p := range []string{job.Neighborhood, job.City} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) > 0 {
+		ev.SetLocation(icsText(strings.Join(parts, ", ")))
+	}
+	ev.SetURL(config.Of(app).AppURL + jobs.JobURL(a.JobID()))
+	if a.Status() == appointments.Cancelled {
+		ev.SetStatus(ics.ObjectStatusCancelled)
+	} else {
+		ev.SetStatus(ics.ObjectStatusConfirmed)
+	}
+}
+
+// appointmentICS handles GET /api/appointments/{id}/ics: one appointment
+// as an RFC 5545 calendar ("Añadir al calendario"), for its client or its
+// camello (others 403 "No autorizado", unknown 404), written like the
+// feed's events (same UID, so a calendar that also reads the feed keeps
+// one event), as an attachment named cita-<id>.ics.
+func appointmentICS(e *core.RequestEvent) error {
+	id, err := httpapi.PathID(e, "id")
+	if err != nil {
+		return err
+	}
+	appt, err := appointments.Find(e.App, id)
+	if err != nil {
+		return httpapi.NotFound(MsgAppointmentNotFound)
+	}
+	user := session.AuthUser(e)
+	camelloID := ""
+	if c := jobs.CamelloOfUser(e.App, user.Id); c != nil {
+		camelloID = c.Id
+	}
+	if appt.ClientID() != user.Id && (camelloID == "" || appt.CamelloID() != camelloID) {
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
+	}
+	sums, err := jobs.SummariesOf(e.App, []string{appt.JobID()})
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	cal := newCalendar()
+	addEvent(e.App, cal, user, camelloID, appt, sums[appt.JobID()])
+	e.Response.Header().Set("Cache-Control", "private, no-cache")
+	e.Response.Header().Set("Content-Disposition", `attachment; filename="cita-`+appt.Id+`.ics"`)
+	return e.Blob(http.StatusOK, "text/calendar; charset=utf-8", []byte(cal.Serialize(ics.WithNewLineWindows)))
 }
 
 // icsText prepares a TEXT value for the calendar (RFC 5545 3.3.11): CRLF,

@@ -33,6 +33,8 @@ func Register(app core.App) {
 		api.GET("/camellos/{id}/slots", slotsList).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// The job's client books one free slot of its camello.
 		api.POST("/jobs/{id}/appointments", appointmentBook).Bind(signedIn, ratelimit.Guard("booking"))
+		// The job's client accepts a quote and books a time in one step ("Aceptar y agendar").
+		api.POST("/quotes/{id}/accept-and-book", quoteAcceptAndBook).Bind(signedIn, ratelimit.Guard("booking"))
 		// The signed-in user's appointments, as client or as camello.
 		api.GET("/agenda/appointments", appointmentsMine).Bind(signedIn)
 		// Its client, its camello or an admin cancels an appointment.
@@ -43,6 +45,8 @@ func Register(app core.App) {
 		api.POST("/agenda/calendar/rotate", calendarRotate).Bind(signedIn)
 		// The calendar feed itself, public behind its secret token (RFC 5545).
 		api.GET("/agenda/calendar/{token}", calendarFeed)
+		// One appointment as an .ics file, for its client or its camello ("Añadir al calendario").
+		api.GET("/appointments/{id}/ics", appointmentICS).Bind(signedIn)
 		// Its client or its camello moves an appointment to another free slot.
 		api.POST("/appointments/{id}/reschedule", appointmentReschedule).Bind(signedIn, ratelimit.Guard("reschedule"))
 		return se.Next()

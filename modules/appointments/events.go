@@ -1,6 +1,8 @@
 package appointments
 
 import (
+	"time"
+
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
 )
@@ -25,8 +27,25 @@ type ValidateEvent struct {
 	Appointment *Appointment
 }
 
+// MovingEvent asks the listeners, inside the write's transaction and
+// before it, whether one PROGRAMADA appointment may be rescheduled or
+// cancelled on its own (Reschedule, Cancel): the payments area refuses it
+// inside the late window of the job's cancellation policy. A listener
+// refuses by returning an error.
+type MovingEvent struct {
+	hook.Event
+	App           core.App
+	AppointmentID string
+	JobID         string
+	Start         time.Time // the appointment's current start
+	Now           time.Time
+	Cancel        bool // a cancellation (else a reschedule)
+}
+
 // Events are the appointment events of one app.
 type Events struct {
+	// Moving fires before one appointment is rescheduled or cancelled.
+	Moving *hook.Hook[*MovingEvent]
 	// Changed fires once a write that can change a camello's free slots
 	// has committed (also after a rollback of a raw update: listeners only
 	// drop caches). The agenda drops those camellos' views with it.
@@ -38,7 +57,7 @@ type Events struct {
 // EventsOf returns the appointment events of app.
 func EventsOf(app core.App) *Events {
 	return app.Store().GetOrSet(storeKeyEvents, func() any {
-		return &Events{Changed: &hook.Hook[*ChangedEvent]{}, Validate: &hook.Hook[*ValidateEvent]{}}
+		return &Events{Changed: &hook.Hook[*ChangedEvent]{}, Validate: &hook.Hook[*ValidateEvent]{}, Moving: &hook.Hook[*MovingEvent]{}}
 	}).(*Events)
 }
 

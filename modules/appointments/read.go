@@ -60,6 +60,7 @@ func FutureSpansOfJob(app core.App, jobID string, now time.Time) ([]Span, error)
 // CamelloID is set.
 type Party struct {
 	ClientID, CamelloID string
+	Job                 string // when set, only that job's appointments
 }
 
 // ListOfParty returns one page (offset, limit) of the party's appointments
@@ -71,6 +72,9 @@ func ListOfParty(app core.App, p Party, from, to time.Time, offset, limit int) (
 		mine = dbx.Or(mine, dbx.HashExp{"camello": p.CamelloID})
 	}
 	where := []dbx.Expression{mine}
+	if p.Job != "" {
+		where = append(where, dbx.HashExp{"job": p.Job})
+	}
 	if !from.IsZero() {
 		where = append(where, dbx.NewExp("start >= {:from}", dbx.Params{"from": dbTime(from)}))
 	}

@@ -45,6 +45,9 @@ func Create(app core.App, n New) (*Appointment, error) {
 // transaction checks the new slot is free; a start the unique index
 // refuses is ErrSlotTaken.
 func Reschedule(app core.App, id string, start, now time.Time) (bool, error) {
+	if err := moving(app, id, now, false); err != nil {
+		return false, err
+	}
 	n, err := update(app, "start = {:start}, end = {:end}, reminderSentAt = ''",
 		"id = {:id} AND status = '"+Scheduled+"' AND start > {:now}",
 		dbx.Params{"id": id, "start": dbTime(start), "end": dbTime(start.Add(Length)), "now": dbTime(now)})
@@ -60,8 +63,23 @@ func Reschedule(app core.App, id string, start, now time.Time) (bool, error) {
 // Cancel moves the PROGRAMADA appointment id starting after now to
 // CANCELADA in one conditional UPDATE, and reports whether it did.
 func Cancel(app core.App, id string, now time.Time) (bool, error) {
+	if err := moving(app, id, now, true); err != nil {
+		return false, err
+	}
 	n, err := cancelWhere(app, "id", id, now)
 	return n == 1, err
+}
+
+// moving fires Moving for appointment id (a listener's error refuses the
+// move); an appointment that is gone or not PROGRAMADA fires nothing (the
+// conditional UPDATE then changes nothing either).
+func moving(app core.App, id string, now time.Time, cancel bool) error {
+	a, err := Find(app, id)
+	if err != nil || a.Status() != Scheduled {
+		return nil
+	}
+	return EventsOf(app).Moving.Trigger(&MovingEvent{App: app, AppointmentID: id, JobID: a.JobID(),
+		Start: a.Start(), Now: now, Cancel: cancel})
 }
 
 // CancelOfJob cancels the job's PROGRAMADA appointments starting after now

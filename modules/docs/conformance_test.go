@@ -21,7 +21,7 @@ func init() {
 		raw, err := io.ReadAll(body)
 		return string(raw), err
 	}
-	for _, ct := range []string{"text/html", "text/event-stream", "image/png", "image/jpeg", "image/webp"} {
+	for _, ct := range []string{"text/html", "text/event-stream", "text/calendar", "image/png", "image/jpeg", "image/webp"} {
 		openapi3filter.RegisterBodyDecoder(ct, asText)
 	}
 }

@@ -54,6 +54,7 @@ func Cancel(app core.App, jobID, byUserID string) error {
 			return httpapi.Conflict(MsgAlreadyDone)
 		}
 		job.Set("status", StatusCancelled)
+		job.Set("cancelledBy", byUserID)
 		if err := txApp.Save(job); err != nil {
 			return err
 		}

@@ -85,12 +85,34 @@ type JobCancelled struct {
 	hook.Event
 	App   core.App
 	JobID string
+	// By is the user who cancelled (Cancel records it in cancelledBy);
+	// "" for a save that named nobody (the dashboard, a raw record save).
+	By string
+}
+
+// JobCompleted tells, inside the transaction that saves it, that a job
+// moved to COMPLETADO (the camello marked the work done): a listener's
+// error aborts the completion.
+type JobCompleted struct {
+	hook.Event
+	App   core.App
+	JobID string
 }
 
 const (
 	jobChangedKey   = "camellos.jobs.changed"
 	jobCancelledKey = "camellos.jobs.cancelled"
+	jobCompletedKey = "camellos.jobs.completed"
 )
+
+// OnJobCompleted is the app's event fired inside the transaction that
+// completes a job (any path that saves it). The payments area starts the
+// client's confirmation window with it.
+func OnJobCompleted(app core.App) *hook.Hook[*JobCompleted] {
+	return app.Store().GetOrSet(jobCompletedKey, func() any {
+		return &hook.Hook[*JobCompleted]{}
+	}).(*hook.Hook[*JobCompleted])
+}
 
 // OnJobChanged is the app's event fired after every committed write of a
 // job: record saves (transitions, cancellation, edits) and the conditional
@@ -180,10 +202,14 @@ func bindMarketplaceHooks(app core.App) {
 		if err := e.Next(); err != nil {
 			return err
 		}
-		if before == StatusCancelled || e.Record.GetString("status") != StatusCancelled {
+		now := e.Record.GetString("status")
+		if before != StatusCompleted && now == StatusCompleted {
+			return OnJobCompleted(e.App).Trigger(&JobCompleted{App: e.App, JobID: e.Record.Id})
+		}
+		if before == StatusCancelled || now != StatusCancelled {
 			return nil
 		}
-		return OnJobCancelled(e.App).Trigger(&JobCancelled{App: e.App, JobID: e.Record.Id})
+		return OnJobCancelled(e.App).Trigger(&JobCancelled{App: e.App, JobID: e.Record.Id, By: e.Record.GetString("cancelledBy")})
 	})
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(func(e *core.RecordEvent) error {
 		change := &JobChange{App: e.App, Job: e.Record, ProviderUser: ProviderUserID(e.App, e.Record)}

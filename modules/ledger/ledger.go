@@ -342,3 +342,37 @@ func CountOf(app core.App, account string) (int64, error) {
 		"WHERE e.account = {:account}").Bind(dbx.Params{"account": account}).Row(&n)
 	return n, err
 }
+
+// MonthKind is what one kind of movement did to an account in one month
+// (the sum of its lines).
+type MonthKind struct {
+	Month  string `db:"month" json:"month"` // YYYY-MM (UTC)
+	Kind   string `db:"kind" json:"kind"`
+	Amount int64  `db:"amount" json:"amount"`
+}
+
+// Monthly sums account's lines by month (UTC) and kind, newest month first.
+func Monthly(app core.App, account string) ([]MonthKind, error) {
+	out := []MonthKind{}
+	err := app.DB().NewQuery("SELECT substr(t.at, 1, 7) AS month, t.kind, SUM(e.amount) AS amount " +
+		"FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.tx WHERE e.account = {:account} " +
+		"GROUP BY month, t.kind ORDER BY month DESC, t.kind").Bind(dbx.Params{"account": account}).All(&out)
+	return out, err
+}
+
+// CamelloBalance is one camello account's balance.
+type CamelloBalance struct {
+	CamelloID string `db:"camello"`
+	Balance   int64  `db:"balance"`
+}
+
+// CamellosOwed lists the camello accounts the platform owes money to
+// (a credit balance: earned and not paid out), largest first, at most limit.
+func CamellosOwed(app core.App, limit int) ([]CamelloBalance, error) {
+	out := []CamelloBalance{}
+	err := app.DB().NewQuery("SELECT substr(e.account, 9) AS camello, -SUM(e.amount) AS balance " +
+		"FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.tx WHERE e.account LIKE 'camello:%' " +
+		"GROUP BY e.account HAVING SUM(e.amount) < 0 ORDER BY balance DESC, camello LIMIT {:limit}").
+		Bind(dbx.Params{"limit": limit}).All(&out)
+	return out, err
+}

@@ -6,8 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"net/mail"
-	"sync"
 	"time"
+
+	"camellos/internal/outbox"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -45,8 +46,6 @@ type Options struct {
 const (
 	optionsKey = "mail.options"
 	workerKey  = "mail.worker"
-	// lease is how long a claimed mail is left alone by other senders.
-	lease = 2 * time.Minute
 	// keepSent is how long sent mails stay in the outbox (bodies emptied).
 	keepSent = 7 * 24 * time.Hour
 )
@@ -180,11 +179,11 @@ func attempt(app core.App, o Options, r row) {
 		msg = msg[:900]
 	}
 	params := dbx.Params{"attempts": n, "lastError": msg, "updated": types.NowDateTime().String()}
-	if n > len(o.Backoff) {
+	wait, giveUp := outbox.Retry(o.Backoff, n)
+	if giveUp {
 		params["status"] = StatusFailed
 		log.Error("mail: given up", "attempt", n, "permanent", permanent(err), "error", msg)
 	} else {
-		wait := o.Backoff[n-1]
 		next, _ := types.ParseDateTime(now.Add(wait))
 		params["nextAttemptAt"] = next.String()
 		log.Warn("mail: send failed, will retry", "attempt", n, "retryIn", wait.String(), "permanent", permanent(err), "error", msg)
@@ -192,20 +191,17 @@ func attempt(app core.App, o Options, r row) {
 	if _, uerr := app.DB().Update(Collection, params, dbx.HashExp{"id": r.ID}).Execute(); uerr != nil {
 		log.Error("mail: outcome not recorded", "error", uerr.Error())
 	}
-	if n <= len(o.Backoff) {
+	if !giveUp {
 		workerOf(app).wake()
 	}
 }
 
-// worker is the app's one sender: it sends due mails, sleeping until the
-// next one is due, a new one is queued, or the poll interval passes.
+// worker is the app's one sender: the shared outbox loop (internal/outbox)
+// sending due mails while mail is enabled.
 type worker struct {
-	app    core.App
-	opts   Options
-	wakeCh chan struct{}
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	app  core.App
+	opts Options
+	loop *outbox.Worker
 }
 
 func workerOf(app core.App) *worker {
@@ -214,63 +210,30 @@ func workerOf(app core.App) *worker {
 }
 
 func startWorker(app core.App) *worker {
-	ctx, cancel := context.WithCancel(context.Background())
-	w := &worker{app: app, opts: optionsOf(app), wakeCh: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+	w := &worker{app: app, opts: optionsOf(app)}
 	app.Store().Set(workerKey, w)
-	w.wg.Add(1)
-	go w.loop()
+	w.loop = outbox.Start(w.opts.Poll, func(ctx context.Context) (time.Duration, bool) {
+		if !Enabled(w.app) {
+			return 0, false
+		}
+		return w.sendDue(ctx)
+	}, w.purge)
 	return w
 }
 
 func (w *worker) wake() {
-	if w == nil {
-		return
-	}
-	select {
-	case w.wakeCh <- struct{}{}:
-	default:
+	if w != nil {
+		w.loop.Wake()
 	}
 }
 
-func (w *worker) stop() {
-	w.cancel()
-	w.wg.Wait()
-}
-
-func (w *worker) loop() {
-	defer w.wg.Done()
-	lastPurge := time.Time{}
-	for {
-		wait := w.opts.Poll
-		if Enabled(w.app) {
-			if next, ok := w.sendDue(); ok && next < wait {
-				wait = next
-			}
-		}
-		if time.Since(lastPurge) > time.Hour {
-			w.purge()
-			lastPurge = time.Now()
-		}
-		if wait < 10*time.Millisecond {
-			wait = 10 * time.Millisecond
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-w.ctx.Done():
-			t.Stop()
-			return
-		case <-w.wakeCh:
-			t.Stop()
-		case <-t.C:
-		}
-	}
-}
+func (w *worker) stop() { w.loop.Stop() }
 
 // sendDue sends every due mail, claiming each with one conditional UPDATE
-// (another process on the same data dir never sends it twice), and tells
-// how long until the next one is due.
-func (w *worker) sendDue() (time.Duration, bool) {
-	for w.ctx.Err() == nil {
+// (outbox.Claim: another process on the same data dir never sends it
+// twice), and tells how long until the next one is due.
+func (w *worker) sendDue(ctx context.Context) (time.Duration, bool) {
+	for ctx.Err() == nil {
 		now := types.NowDateTime().String()
 		var rows []row
 		err := w.app.DB().Select("id", "user", "kind", "toAddress", "toName", "subject", "html", "text",
@@ -287,16 +250,10 @@ func (w *worker) sendDue() (time.Duration, bool) {
 		}
 		claimedAny := false
 		for _, r := range rows {
-			if w.ctx.Err() != nil {
+			if ctx.Err() != nil {
 				return 0, false
 			}
-			claimed, _ := types.ParseDateTime(time.Now().Add(lease))
-			res, err := w.app.DB().Update(Collection, dbx.Params{"nextAttemptAt": claimed.String()},
-				dbx.HashExp{"id": r.ID, "status": StatusPending, "nextAttemptAt": r.NextAttemptAt}).Execute()
-			if err != nil {
-				continue
-			}
-			if n, _ := res.RowsAffected(); n != 1 {
+			if !outbox.Claim(w.app.DB(), Collection, r.ID, StatusPending, r.NextAttemptAt) {
 				continue
 			}
 			claimedAny = true

@@ -1,13 +1,13 @@
 package notifications_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"camellos/internal/pushtest"
 	"camellos/internal/testkit"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
@@ -135,7 +135,7 @@ func TestBroadcastDelivers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p map[string]any
-	_ = json.Unmarshal(plain, &p)
+	_ = pushtest.Into(plain, &p)
 	if p["title"] != "Mantenimiento" || p["body"] != "Esta noche" || p["kind"] != "ADMIN_MESSAGE" || p["id"] != inbox.Str("notifications.0.id") {
 		t.Errorf("payload %v", p)
 	}

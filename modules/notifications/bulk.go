@@ -14,6 +14,7 @@ import (
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
 	"camellos/modules/users"
+	"camellos/modules/whatsapp"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -187,14 +188,16 @@ func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 		P256dh   string `db:"p256dh"`
 		Auth     string `db:"auth"`
 		Created  string `db:"created"`
+		Phone    string `db:"phone"`
 	}
 	err := app.DB().NewQuery("SELECT u.id AS id, COALESCE(p.prefs, '') AS prefs, COALESCE(s.id, '') AS subId, " +
 		"COALESCE(s.endpoint, '') AS endpoint, COALESCE(s.p256dh, '') AS p256dh, COALESCE(s.auth, '') AS auth, " +
-		"COALESCE(s.created, '') AS created FROM " + users.Collection + " u " +
+		"COALESCE(s.created, '') AS created, COALESCE(w.phone, '') AS phone FROM " + users.Collection + " u " +
 		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
 		"LEFT JOIN " + colSubscriptions + " s ON s.user = u.id " +
+		"LEFT JOIN " + whatsapp.ContactsCollection + " w ON w.user = u.id AND w.status = {:confirmed} " +
 		"WHERE u.id IN (SELECT value FROM json_each({:ids}))").
-		Bind(dbx.Params{"ids": idsParam(userIDs)}).All(&rows)
+		Bind(dbx.Params{"ids": idsParam(userIDs), "confirmed": whatsapp.ContactConfirmed}).All(&rows)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +206,7 @@ func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 	for _, r := range rows {
 		rc := out[r.ID]
 		if rc == nil {
-			rc = &recipient{prefs: Preferences{}}
+			rc = &recipient{prefs: Preferences{}, phone: r.Phone}
 			if r.Prefs != "" && r.Prefs != "null" {
 				if json.Unmarshal([]byte(r.Prefs), &rc.prefs) != nil || rc.prefs == nil {
 					rc.prefs = Preferences{} // unreadable: defaults
@@ -353,16 +356,19 @@ func newOrderedID(now time.Time) string {
 
 // deliverable returns the deliveries beyond the inbox that can reach
 // someone: push when the user has a subscription and push on for the
-// kind, e-mail when SMTP is enabled and e-mail on. The jobs carry the
+// kind, e-mail when SMTP is enabled and e-mail on, WhatsApp when the user
+// confirmed a number and WhatsApp is on for the kind. The jobs carry the
 // recipient read by loadRecipients, so the delivery workers do not read
 // the preferences and subscriptions again per user (a broadcast's workers
 // spent a quarter of their time on those two queries).
 func deliverable(app core.App, items []Addressed, ids []string, recips map[string]*recipient) []job {
 	mail := app.Settings().SMTP.Enabled
+	wa := whatsapp.Enabled(app)
 	var jobs []job
 	for i, it := range items {
 		r := recips[it.UserID]
-		if (len(r.subs) > 0 && r.prefs.allows(it.Kind, ChannelPush)) || (mail && r.prefs.allows(it.Kind, ChannelEmail)) {
+		if (len(r.subs) > 0 && r.prefs.allows(it.Kind, ChannelPush)) || (mail && r.prefs.allows(it.Kind, ChannelEmail)) ||
+			(wa && r.phone != "" && r.prefs.allows(it.Kind, ChannelWhatsApp)) {
 			data := it.Data
 			if data == nil {
 				data = map[string]any{}

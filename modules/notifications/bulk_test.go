@@ -1,11 +1,11 @@
 package notifications_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
 
+	"camellos/internal/pushtest"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
 
@@ -102,7 +102,7 @@ func TestNotifyMany(t *testing.T) {
 			t.Fatalf("%s: decrypt: %v", r.Path, err)
 		}
 		var p map[string]any
-		if err := json.Unmarshal(raw, &p); err != nil {
+		if err := pushtest.Into(raw, &p); err != nil {
 			t.Fatal(err)
 		}
 		perPath[r.Path] = append(perPath[r.Path], p)

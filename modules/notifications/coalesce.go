@@ -93,13 +93,18 @@ func mailKey(j job) string {
 // most one mail per conversation and recipient per MailWindow; the
 // messages held back go out in one mail with their count when the window
 // ends.
-func (d *dispatcher) mail(j job) {
+func (d *dispatcher) mail(j job) { d.digest(&d.mails, j, d.sendEmail) }
+
+// digest sends j with send, coalescing the kinds of mailCoalescedKinds per
+// conversation and recipient in c (the mails' or the WhatsApp messages'):
+// the first of a burst at once, the ones within MailWindow after it held
+// back and sent once, with their count, when the window ends.
+func (d *dispatcher) digest(c *mailCoalescer, j job, send func(job)) {
 	if !mailCoalescedKinds[j.Kind] {
-		d.sendEmail(j)
+		send(j)
 		return
 	}
 	key, now := mailKey(j), time.Now()
-	c := &d.mails
 	c.mu.Lock()
 	if c.batches == nil {
 		c.batches = map[string]*mailBatch{}
@@ -115,7 +120,7 @@ func (d *dispatcher) mail(j job) {
 	if b == nil || (b.count == 0 && now.Sub(b.sentAt) >= MailWindow) {
 		c.batches[key] = &mailBatch{sentAt: now}
 		c.mu.Unlock()
-		d.sendEmail(j)
+		send(j)
 		return
 	}
 	b.count++
@@ -124,15 +129,14 @@ func (d *dispatcher) mail(j job) {
 	}
 	if b.timer == nil {
 		wait := MailWindow - now.Sub(b.sentAt)
-		b.timer = time.AfterFunc(max(wait, 0), func() { d.flushMail(key) })
+		b.timer = time.AfterFunc(max(wait, 0), func() { d.flushDigest(c, key, send) })
 	}
 	c.mu.Unlock()
 }
 
-// flushMail mails the messages held back in key's batch, with their count,
-// and starts a new window.
-func (d *dispatcher) flushMail(key string) {
-	c := &d.mails
+// flushDigest sends the messages held back in c's batch key, with their
+// count (job.count), and starts a new window.
+func (d *dispatcher) flushDigest(c *mailCoalescer, key string, send func(job)) {
 	c.mu.Lock()
 	b := c.batches[key]
 	if b == nil || b.count == 0 {
@@ -154,21 +158,36 @@ func (d *dispatcher) flushMail(key string) {
 	d.wg.Add(1)
 	d.mu.Unlock()
 	defer d.wg.Done()
-	j.Title = fmt.Sprintf("%s (%d %s)", j.Title, n, map[bool]string{true: "mensaje nuevo", false: "mensajes nuevos"}[n == 1])
-	j.Body = "Último mensaje: " + j.Body
-	d.sendEmail(j)
+	j.count = n
+	send(j)
 }
 
-// flushMails mails every batch held back now (tests; the timers do it
-// when the windows end).
-func (d *dispatcher) flushMails() {
-	d.mails.mu.Lock()
-	keys := make([]string, 0, len(d.mails.batches))
-	for k := range d.mails.batches {
-		keys = append(keys, k)
+// digestMail is the mail of a digest: its count in the subject, the latest
+// message as the text.
+func digestMail(j job) job {
+	if j.count == 0 {
+		return j
 	}
-	d.mails.mu.Unlock()
-	for _, k := range keys {
-		d.flushMail(k)
+	j.Title = fmt.Sprintf("%s (%d %s)", j.Title, j.count, map[bool]string{true: "mensaje nuevo", false: "mensajes nuevos"}[j.count == 1])
+	j.Body = "Último mensaje: " + j.Body
+	return j
+}
+
+// flushMails sends every digest held back now, mails and WhatsApp
+// messages (tests; the timers do it when the windows end).
+func (d *dispatcher) flushMails() {
+	for _, c := range []struct {
+		c    *mailCoalescer
+		send func(job)
+	}{{&d.mails, d.sendEmail}, {&d.was, d.sendWhatsApp}} {
+		c.c.mu.Lock()
+		keys := make([]string, 0, len(c.c.batches))
+		for k := range c.c.batches {
+			keys = append(keys, k)
+		}
+		c.c.mu.Unlock()
+		for _, k := range keys {
+			d.flushDigest(c.c, k, c.send)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	mailer "camellos/modules/mail"
+	"camellos/modules/whatsapp"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -118,12 +119,20 @@ type job struct {
 	// deliver concurrently, so a coalesced mail names the latest by seq,
 	// not by which worker came last.
 	seq uint64
+	// count is how many messages a digest stands for (0: not a digest).
+	count int
+	// phone and fallback: the WhatsApp number this job goes to and whether
+	// a failed WhatsApp message falls back to mail (set by run).
+	phone    string
+	fallback bool
 }
 
-// recipient is a user's preferences and push subscriptions.
+// recipient is a user's preferences, push subscriptions and confirmed
+// WhatsApp number ("" when none).
 type recipient struct {
 	prefs Preferences
 	subs  []subscription
+	phone string
 }
 
 // task is one unit of work of the queue: a notification to fan out, or a
@@ -158,6 +167,7 @@ type dispatcher struct {
 
 	coalesce coalescer     // last push per thread of coalesced kinds
 	mails    mailCoalescer // mails of a conversation held back within MailWindow
+	was      mailCoalescer // WhatsApp messages of a conversation held back likewise
 
 	vapidMu sync.Mutex
 	vapid   *vapidKeys
@@ -542,7 +552,23 @@ func (d *dispatcher) run(t task) {
 			return
 		}
 	}
-	if prefs.allows(t.job.Kind, ChannelEmail) {
+	// WhatsApp, to a confirmed number, replaces the mail of the kind: the
+	// mail goes only if the message cannot be delivered (and e-mail is on).
+	email := prefs.allows(t.job.Kind, ChannelEmail)
+	if prefs.allows(t.job.Kind, ChannelWhatsApp) && whatsapp.Enabled(d.app) {
+		j := t.job
+		if k := j.known; k != nil {
+			j.phone = k.phone
+		} else {
+			j.phone = whatsapp.ConfirmedPhone(d.app, j.UserID)
+		}
+		if j.phone != "" {
+			j.fallback = email && mailer.Enabled(d.app)
+			d.digest(&d.was, j, d.sendWhatsApp)
+			return
+		}
+	}
+	if email {
 		d.mail(t.job)
 	}
 }

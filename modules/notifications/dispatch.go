@@ -93,7 +93,7 @@ func Notify(app core.App, userID string, msg Message) error {
 		rec.Set("data", msg.Data)
 		return app.Save(rec) // the after-create hook queues push and e-mail
 	}
-	if !prefs.allows(msg.Kind, ChannelPush) && !prefs.allows(msg.Kind, ChannelEmail) {
+	if !prefs.allows(msg.Kind, ChannelPush) && !prefs.allows(msg.Kind, ChannelEmail) && !prefs.allows(msg.Kind, ChannelWhatsApp) {
 		return nil
 	}
 	if !isKind(msg.Kind) {

@@ -22,6 +22,7 @@ func (d *dispatcher) sendEmail(j job) {
 	if !mailer.Enabled(d.app) {
 		return
 	}
+	j = digestMail(j)
 	email := users.EmailOf(d.app, j.UserID)
 	if email == "" {
 		return

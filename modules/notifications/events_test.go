@@ -1,12 +1,12 @@
 package notifications_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"camellos/internal/pushtest"
 	"camellos/internal/testkit"
 	"camellos/modules/users"
 )
@@ -50,7 +50,7 @@ func TestReminderSweepIsPushed(t *testing.T) {
 			t.Fatal(err)
 		}
 		var p map[string]any
-		_ = json.Unmarshal(plain, &p)
+		_ = pushtest.Into(plain, &p)
 		if p["kind"] != "APPOINTMENT_REMINDER" || p["title"] == "" || r.Header.Get("Urgency") != "high" || r.Header.Get("TTL") != "86400" {
 			t.Errorf("%s: payload %v, Urgency %q, TTL %q", r.Path, p, r.Header.Get("Urgency"), r.Header.Get("TTL"))
 		}
@@ -108,7 +108,7 @@ func TestReminderSweepBulkPush(t *testing.T) {
 			t.Fatalf("decrypt: %v", err)
 		}
 		var p map[string]any
-		if err := json.Unmarshal(plain, &p); err != nil {
+		if err := pushtest.Into(plain, &p); err != nil {
 			t.Fatal(err)
 		}
 		id, _ := p["id"].(string)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"camellos/internal/httpapi"
+	"camellos/modules/whatsapp"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -57,6 +58,9 @@ func bindRecordHooks(app core.App) {
 				if !isChannel(c) {
 					return httpapi.FieldRuleError("prefs", "Canal desconocido: "+c)
 				}
+				if !offers(kind, c) {
+					return httpapi.FieldRuleError("prefs", msgNotOnWhatsApp+": "+kind)
+				}
 				if !on && isCritical(kind, c) {
 					return httpapi.FieldRuleError("prefs", "Este aviso no se puede desactivar: "+kind+"."+c)
 				}
@@ -68,14 +72,18 @@ func bindRecordHooks(app core.App) {
 
 // reachable reports whether a user may get anything beyond the inbox:
 // SMTP is enabled (the worker then checks the user's e-mail preference),
-// or the user has a push subscription. A failed lookup counts as
-// reachable, so an error never loses a delivery.
+// or the user has a push subscription or a confirmed WhatsApp number. A
+// failed lookup counts as reachable, so an error never loses a delivery.
 func reachable(app core.App, userID string) bool {
 	if app.Settings().SMTP.Enabled {
 		return true
 	}
 	var one int
-	err := app.DB().NewQuery("SELECT 1 FROM " + colSubscriptions + " WHERE user = {:user} LIMIT 1").
-		Bind(dbx.Params{"user": userID}).Row(&one)
+	q := "SELECT 1 FROM " + colSubscriptions + " WHERE user = {:user}"
+	if whatsapp.Enabled(app) {
+		q += " UNION ALL SELECT 1 FROM " + whatsapp.ContactsCollection + " WHERE user = {:user} AND status = {:confirmed}"
+	}
+	err := app.DB().NewQuery(q + " LIMIT 1").
+		Bind(dbx.Params{"user": userID, "confirmed": whatsapp.ContactConfirmed}).Row(&one)
 	return !errors.Is(err, sql.ErrNoRows)
 }

@@ -10,6 +10,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/modules/whatsapp"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -20,10 +21,20 @@ const (
 	ChannelInApp = "inApp"
 	ChannelPush  = "push"
 	ChannelEmail = "email"
+	// ChannelWhatsApp: the template message of the kind, to the user's
+	// confirmed WhatsApp number (only the kinds whatsapp.Handles; nothing
+	// goes out before the number is confirmed).
+	ChannelWhatsApp = "whatsapp"
 )
 
 // Channels lists every channel a preference can switch.
-var Channels = []string{ChannelInApp, ChannelPush, ChannelEmail}
+var Channels = []string{ChannelInApp, ChannelPush, ChannelEmail, ChannelWhatsApp}
+
+// offers reports whether kind goes out on channel at all: WhatsApp carries
+// only the kinds with a template.
+func offers(kind, channel string) bool {
+	return channel != ChannelWhatsApp || whatsapp.Handles(kind)
+}
 
 // critical tells, per kind, the channels that cannot be switched off.
 var critical = map[string][]string{
@@ -48,12 +59,18 @@ func isChannel(channel string) bool {
 	return false
 }
 
+// msgNotOnWhatsApp refuses the whatsapp switch of a kind without a template.
+const msgNotOnWhatsApp = "Este aviso no se envía por WhatsApp"
+
 // Preferences are a user's choices per kind and channel; what is not stored
 // is on (every channel of every kind starts switched on).
 type Preferences map[string]map[string]bool
 
 // allows reports whether a notification of kind goes out on channel.
 func (p Preferences) allows(kind, channel string) bool {
+	if !offers(kind, channel) {
+		return false
+	}
 	if isCritical(kind, channel) {
 		return true
 	}
@@ -61,12 +78,16 @@ func (p Preferences) allows(kind, channel string) bool {
 	return !ok || on
 }
 
-// full returns the whole matrix kind × channel with defaults filled in.
+// full returns the whole matrix kind × channel with defaults filled in
+// (the channels a kind goes out on: whatsapp only for its kinds).
 func (p Preferences) full() Preferences {
 	out := Preferences{}
 	for _, k := range Kinds {
 		out[k] = map[string]bool{}
 		for _, c := range Channels {
+			if !offers(k, c) {
+				continue
+			}
 			out[k][c] = p.allows(k, c)
 		}
 	}
@@ -179,6 +200,10 @@ func parsePreferences(raw map[string]json.RawMessage) (Preferences, error) {
 			cf := field + "." + c
 			if !isChannel(c) {
 				v.Add(cf, "Canal desconocido")
+				continue
+			}
+			if !offers(kind, c) {
+				v.Add(cf, msgNotOnWhatsApp)
 				continue
 			}
 			val := bytes.TrimSpace(chans[c])

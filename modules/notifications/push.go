@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"camellos/internal/config"
+
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -43,34 +45,71 @@ func userSubscriptions(app core.App, userID string) ([]subscription, error) {
 	return subs, err
 }
 
-// pushPayload is what the service worker receives, decrypted.
+// DeclarativeMagic is the "web_push" member that makes a payload a
+// Declarative Web Push message (WebKit; the number of RFC 8030).
+const DeclarativeMagic = 8030
+
+// pushPayload is a push message in the Declarative Web Push form: Safari
+// on iOS/iPadOS 18.4+ (and macOS) shows the notification from it without
+// running any JavaScript, and opens notification.navigate on a tap; the
+// other browsers hand the same JSON to sw.js, which shows that very
+// notification (and shows a generic one for anything else): no push ever
+// arrives without a visible notification.
 type pushPayload struct {
-	Title string `json:"title"`
-	Body  string `json:"body"`
-	URL   string `json:"url"`
-	Kind  string `json:"kind"`
-	ID    string `json:"id"`
+	WebPush      int              `json:"web_push"`
+	Notification pushNotification `json:"notification"`
 }
 
-// payloadOf encodes the push payload, shortening the body if the whole
-// would not fit in one record.
-func payloadOf(j job) []byte {
-	p := pushPayload{Title: j.Title, Body: j.Body, URL: j.URL, Kind: j.Kind, ID: j.ID}
+// pushNotification is the payload's notification: the Notifications API's
+// options plus navigate, the absolute URL to open.
+type pushNotification struct {
+	Title    string         `json:"title"`
+	Body     string         `json:"body"`
+	Navigate string         `json:"navigate"`
+	Lang     string         `json:"lang"`
+	Dir      string         `json:"dir"`
+	Tag      string         `json:"tag,omitempty"`
+	Silent   bool           `json:"silent"`
+	Data     map[string]any `json:"data"`
+}
+
+// payloadOf encodes the push payload of j (its link made absolute with
+// base, APP_URL), shortening the body if the whole would not fit in one
+// record.
+func payloadOf(j job, base string) []byte {
+	navigate := j.URL
+	switch {
+	case navigate == "":
+		navigate = base + preferencesPage
+	case strings.HasPrefix(navigate, "/") && !strings.HasPrefix(navigate, "//"):
+		navigate = base + navigate
+	case !strings.HasPrefix(navigate, "https://") && !strings.HasPrefix(navigate, "http://"):
+		navigate = base + "/"
+	}
+	tag := j.ID
+	if tag == "" {
+		tag = j.Kind
+	}
+	p := pushPayload{WebPush: DeclarativeMagic, Notification: pushNotification{
+		Title: j.Title, Body: j.Body, Navigate: navigate, Lang: "es-CO", Dir: "ltr", Tag: tag,
+		Data: map[string]any{"kind": j.Kind, "id": j.ID, "url": j.URL},
+	}}
 	for {
 		raw, _ := json.Marshal(p)
-		if len(raw) <= maxPayloadBytes || p.Body == "" {
+		body := p.Notification.Body
+		if len(raw) <= maxPayloadBytes || body == "" {
 			return raw
 		}
-		cut := len(p.Body) - (len(raw) - maxPayloadBytes) - 3
+		cut := len(body) - (len(raw) - maxPayloadBytes) - 3
 		if cut < 0 {
 			cut = 0
 		}
-		for cut > 0 && !utf8.RuneStart(p.Body[cut]) {
+		for cut > 0 && !utf8.RuneStart(body[cut]) {
 			cut--
 		}
-		p.Body = strings.TrimRight(p.Body[:cut], " ") + "…"
+		p.Notification.Body = strings.TrimRight(body[:cut], " ") + "…"
 		if cut == 0 {
-			p.Body = ""
+			p.Notification.Body = ""
 		}
 	}
 }
@@ -146,7 +185,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		return
 	}
 	res, err := d.sendPush(ctx, d.opts.HTTPClient, pushRequest{
-		Payload: payloadOf(j), Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
+		Payload: payloadOf(j, config.Of(d.app).AppURL), Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
 	}, keys, vapidSubject(d.app))
 	if err != nil {
 		if d.ctx.Err() != nil {

@@ -2,13 +2,13 @@ package notifications_test
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"camellos/internal/pushtest"
 	"camellos/internal/testkit"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
@@ -80,14 +80,16 @@ func TestPushEndToEnd(t *testing.T) {
 				t.Fatalf("decrypt: %v", err)
 			}
 			var payload map[string]any
-			if err := json.Unmarshal(plain, &payload); err != nil {
+			if err := pushtest.Into(plain, &payload); err != nil {
 				t.Fatalf("payload %q: %v", plain, err)
 			}
 			rec, err := k.App.FindFirstRecordByData("notifications", "user", user.Id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]any{"title": title, "body": body, "url": "/citas.html?id=abc", "kind": tc.kind, "id": rec.Id}
+			// Declarative Web Push: the link to open is absolute (APP_URL), in Spanish.
+			want := map[string]any{"title": title, "body": body, "url": "/citas.html?id=abc", "kind": tc.kind, "id": rec.Id,
+				"navigate": "http://127.0.0.1:8090/citas.html?id=abc", "lang": "es-CO", "tag": rec.Id}
 			for f, v := range want {
 				if payload[f] != v {
 					t.Errorf("payload.%s = %v, want %v", f, payload[f], v)
@@ -172,7 +174,7 @@ func TestPushLongBodyFitsOneRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p map[string]string
-	if err := json.Unmarshal(plain, &p); err != nil {
+	if err := pushtest.Into(plain, &p); err != nil {
 		t.Fatal(err)
 	}
 	if p["title"] != strings.Repeat("ñ", 200) || !strings.HasPrefix(body, strings.TrimSuffix(p["body"], "…")) || len(p["body"]) == 0 {
@@ -430,7 +432,7 @@ func TestNotifyInAppOffInTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p map[string]any
-	_ = json.Unmarshal(plain, &p)
+	_ = pushtest.Into(plain, &p)
 	if p["title"] != "Cancelado" || p["id"] != "" || p["kind"] != "JOB_CANCELLED" {
 		t.Errorf("payload %v", p)
 	}

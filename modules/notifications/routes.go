@@ -19,6 +19,7 @@ func Register(app core.App) {
 	})
 	bindRecordHooks(app)
 	bindDataRights(app)
+	bindWhatsAppFallback(app)
 
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		api := httpapi.API(se)
@@ -38,6 +39,8 @@ func Register(app core.App) {
 		g.PUT("/preferences", preferencesPut)
 		// POST /api/notifications/push/subscribe — store a Web Push subscription (endpoint 9).
 		g.POST("/push/subscribe", pushSubscribe).Bind(ratelimit.Guard("push"))
+		// POST /api/notifications/push/sync — re-sync the browser's subscription (every app open, pushsubscriptionchange).
+		g.POST("/push/sync", pushSync).Bind(ratelimit.Guard("push.sync"))
 		// DELETE /api/notifications/push/subscribe — remove the caller's subscription.
 		g.DELETE("/push/subscribe", pushUnsubscribe)
 		// POST /api/notifications/{id}/read — mark one of the caller's notifications read.

@@ -85,33 +85,94 @@ func subscriptionJSON(rec *core.Record) map[string]any {
 // 200 when the caller already had it (keys refreshed), 409 when it belongs
 // to another user (never moved to the caller).
 func pushSubscribe(e *core.RequestEvent) error {
+	in, err := readSubscription(e)
+	if err != nil {
+		return err
+	}
+	rec, created, err := storeSubscription(e, in)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return e.JSON(status, map[string]any{"subscription": subscriptionJSON(rec)})
+}
+
+// pushSync re-syncs the browser's subscription, as the web front does on
+// every app open and the service worker on pushsubscriptionchange: the
+// subscription is stored as pushSubscribe stores it, and the caller's
+// oldEndpoint (the one the browser replaced), when given, is removed. Its
+// own quota row ("push.sync") lets the front re-sync on every open without
+// using up the one of new subscriptions.
+func pushSync(e *core.RequestEvent) error {
+	in, err := readSubscription(e)
+	if err != nil {
+		return err
+	}
+	rec, created, err := storeSubscription(e, in)
+	if err != nil {
+		return err
+	}
+	if in.old != "" && in.old != in.endpoint {
+		_, err := e.App.DB().Delete(colSubscriptions, dbx.HashExp{"endpoint": in.old, "user": session.AuthUser(e).Id}).Execute()
+		if err != nil {
+			return httpapi.Internal(err)
+		}
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return e.JSON(status, map[string]any{"subscription": subscriptionJSON(rec)})
+}
+
+// subscriptionIn is a checked subscription of a request.
+type subscriptionIn struct {
+	endpoint, p256dh, auth string
+	old                    string // oldEndpoint (sync only)
+}
+
+// readSubscription reads and checks {endpoint, keys: {p256dh, auth},
+// oldEndpoint?}.
+func readSubscription(e *core.RequestEvent) (subscriptionIn, error) {
 	var in struct {
-		Endpoint *string                    `json:"endpoint"`
-		Keys     map[string]json.RawMessage `json:"keys"`
+		Endpoint    *string                    `json:"endpoint"`
+		Keys        map[string]json.RawMessage `json:"keys"`
+		OldEndpoint *string                    `json:"oldEndpoint"`
 	}
 	if err := httpapi.ReadJSON(e, &in); err != nil {
-		return err
+		return subscriptionIn{}, err
 	}
 	v := httpapi.NewValidation()
-	endpoint := ""
+	var out subscriptionIn
 	if in.Endpoint != nil {
-		endpoint = strings.TrimSpace(*in.Endpoint)
+		out.endpoint = strings.TrimSpace(*in.Endpoint)
 	}
-	p256dh, auth := keyString(in.Keys, "p256dh"), keyString(in.Keys, "auth")
-	validateSubscription(v, endpoint, p256dh, auth)
-	if !v.Has("endpoint") && !config.Of(e.App).WebPushAllowPrivate && privateEndpoint(e.Request.Context(), endpoint) {
+	if in.OldEndpoint != nil {
+		out.old = strings.TrimSpace(*in.OldEndpoint)
+		if text.Chars(out.old) > MaxEndpointChars {
+			v.Add("oldEndpoint", msgEndpointInvalid)
+		}
+	}
+	out.p256dh, out.auth = keyString(in.Keys, "p256dh"), keyString(in.Keys, "auth")
+	validateSubscription(v, out.endpoint, out.p256dh, out.auth)
+	if !v.Has("endpoint") && !config.Of(e.App).WebPushAllowPrivate && privateEndpoint(e.Request.Context(), out.endpoint) {
 		v.Add("endpoint", msgEndpointPrivate)
 	}
-	if err := v.Err(); err != nil {
-		return err
-	}
+	return out, v.Err()
+}
+
+// storeSubscription upserts the caller's subscription by endpoint (unique):
+// created reports a new one; another user's endpoint is 409.
+func storeSubscription(e *core.RequestEvent, in subscriptionIn) (rec *core.Record, created bool, err error) {
+	endpoint := in.endpoint
 	user := session.AuthUser(e)
 	userAgent := e.Request.UserAgent()
 	if n := []rune(userAgent); len(n) > 300 {
 		userAgent = string(n[:300])
 	}
-	var rec *core.Record
-	created := false
 	upsert := func() error {
 		return e.App.RunInTransaction(func(txApp core.App) error {
 			existing, err := txApp.FindFirstRecordByData(colSubscriptions, "endpoint", endpoint)
@@ -135,8 +196,8 @@ func pushSubscribe(e *core.RequestEvent) error {
 				created = false
 			}
 			existing.Set("user", user.Id)
-			existing.Set("p256dh", p256dh)
-			existing.Set("auth", auth)
+			existing.Set("p256dh", in.p256dh)
+			existing.Set("auth", in.auth)
 			existing.Set("userAgent", userAgent)
 			rec = existing
 			if err := txApp.Save(existing); err != nil {
@@ -145,20 +206,13 @@ func pushSubscribe(e *core.RequestEvent) error {
 			return capSubscriptions(txApp, user.Id)
 		})
 	}
-	err := upsert()
+	err = upsert()
 	if err != nil && created {
 		// Another request inserted the same endpoint first (unique index):
 		// it exists now, so update it.
 		err = upsert()
 	}
-	if err != nil {
-		return err
-	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	return e.JSON(status, map[string]any{"subscription": subscriptionJSON(rec)})
+	return rec, created, err
 }
 
 // MaxSubscriptionsPerUser is how many push subscriptions a user keeps; a

@@ -243,3 +243,58 @@ func TestSubscriptionRecordHook(t *testing.T) {
 		t.Fatal("invalid subscription saved")
 	}
 }
+
+// The re-sync of a subscription (every app open, pushsubscriptionchange):
+// new → 201, unchanged → 200, a replaced endpoint leaves with its
+// oldEndpoint (the caller's only), another user's endpoint is 409, and a
+// bad body is 400 in Spanish.
+func TestPushSync(t *testing.T) {
+	k := newKit(t, nil)
+	_, cookie := k.UserWithSession(users.RoleClient)
+	_, other := k.UserWithSession(users.RoleCamello)
+	b := newBrowser(t)
+	withOld := func(endpoint, old string) map[string]any {
+		body := b.subscription(endpoint)
+		body["oldEndpoint"] = old
+		return body
+	}
+	k.Post("/api/notifications/push/subscribe", other, b.subscription("https://push.example.com/de-otro"))
+	for _, tc := range []struct {
+		name    string
+		cookie  string
+		body    any
+		status  int
+		present []string
+		absent  []string
+	}{
+		{"first open", cookie, b.subscription("https://push.example.com/a"), http.StatusCreated, []string{"https://push.example.com/a"}, nil},
+		{"next open, unchanged", cookie, b.subscription("https://push.example.com/a"), http.StatusOK, []string{"https://push.example.com/a"}, nil},
+		{"pushsubscriptionchange", cookie, withOld("https://push.example.com/b", "https://push.example.com/a"), http.StatusCreated,
+			[]string{"https://push.example.com/b"}, []string{"https://push.example.com/a"}},
+		{"old endpoint of another user stays", cookie, withOld("https://push.example.com/c", "https://push.example.com/de-otro"), http.StatusCreated,
+			[]string{"https://push.example.com/c", "https://push.example.com/de-otro"}, nil},
+		{"endpoint of another user", cookie, b.subscription("https://push.example.com/de-otro"), http.StatusConflict, nil, nil},
+		{"not https", cookie, b.subscription("http://push.example.com/d"), http.StatusBadRequest, nil, []string{"http://push.example.com/d"}},
+		{"no session", "", b.subscription("https://push.example.com/e"), http.StatusUnauthorized, nil, []string{"https://push.example.com/e"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := k.Post("/api/notifications/push/sync", tc.cookie, tc.body)
+			if res.Status != tc.status {
+				t.Fatalf("%d %s, want %d", res.Status, res.Raw, tc.status)
+			}
+			if res.Status >= 400 && res.Error() == "" {
+				t.Fatalf("no Spanish error: %s", res.Raw)
+			}
+			for _, e := range tc.present {
+				if k.Count("push_subscriptions", "endpoint = {:e}", map[string]any{"e": e}) != 1 {
+					t.Errorf("%s missing", e)
+				}
+			}
+			for _, e := range tc.absent {
+				if k.Count("push_subscriptions", "endpoint = {:e}", map[string]any{"e": e}) != 0 {
+					t.Errorf("%s still stored", e)
+				}
+			}
+		})
+	}
+}

@@ -166,22 +166,13 @@ func PublicKey(app core.App) (string, error) {
 	return keys.PublicKey, nil
 }
 
-// vapidSubject is the contact URI of the VAPID JWT: VAPID_SUBJECT or the
-// default, always a full mailto: or https: URI ("mailto:" is added to a
-// bare e-mail and never doubled).
+// vapidSubject is the contact URI of the VAPID JWT: VAPID_SUBJECT (already
+// normalized and checked to be a real mailto: or https: contact when the
+// configuration was loaded: a bad one stops the service at start) or the
+// default.
 func vapidSubject(app core.App) string {
-	s := config.Of(app).VAPIDSubject
-	for strings.HasPrefix(strings.ToLower(s), "mailto:mailto:") {
-		s = s[len("mailto:"):]
-	}
-	lower := strings.ToLower(s)
-	switch {
-	case strings.HasPrefix(lower, "mailto:") && strings.Contains(s, "@"):
-		return "mailto:" + s[len("mailto:"):]
-	case strings.HasPrefix(lower, "https://") && len(s) > len("https://"):
-		return "https://" + s[len("https://"):]
-	case s != "" && !strings.ContainsAny(s, ":/ ") && strings.Contains(s, "@"):
-		return "mailto:" + s
+	if s := config.Of(app).VAPIDSubject; s != "" {
+		return s
 	}
 	return DefaultVAPIDSubject
 }

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"camellos/modules/jobs"
 	"database/sql"
 	"errors"
 
@@ -64,6 +65,18 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 				if err := hold(tx, p, gp); err != nil {
 					return err
 				}
+				if err := openWindowIfDone(tx, p.JobID()); err != nil {
+					return err
+				}
+				if job, err := jobs.Find(tx, p.JobID()); err == nil && job.Status() == jobs.StatusCancelled {
+					// Paid for a job already cancelled (a cancellation racing
+					// the payment): everything goes back.
+					if _, err := settle(tx, p, settlement{From: []string{StatusHeld}, Everything: true, By: ByCancel,
+						Conflict: MsgNotConfirmable}); err != nil {
+						return err
+					}
+					refundAfterCommit(tx, p.Id)
+				}
 				return tell(tx, p, "Pago recibido",
 					"Recibimos tu pago de "+Pesos(gp.Amount)+". Camellos lo guarda hasta que el trabajo esté hecho.",
 					"El cliente pagó "+Pesos(gp.Amount)+". Camellos guarda el dinero y te lo entrega al terminar el trabajo.")
@@ -80,7 +93,7 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 			return nil
 		case gwRefunded, gwChargedBack:
 			res, err := tx.DB().NewQuery("UPDATE payments SET status = 'REEMBOLSADO', gatewayStatus = {:status}, gatewayDetail = {:detail}, " +
-				"updatedAt = {:now} WHERE id = {:id} AND status = 'RETENIDO' AND gatewayPaymentId = {:gw}").Bind(params).Execute()
+				"updatedAt = {:now} WHERE id = {:id} AND status IN ('RETENIDO', 'EN_DISPUTA') AND gatewayPaymentId = {:gw}").Bind(params).Execute()
 			if err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 	mpconfig "github.com/mercadopago/sdk-go/pkg/config"
 	"github.com/mercadopago/sdk-go/pkg/payment"
 	"github.com/mercadopago/sdk-go/pkg/preference"
+	mprefund "github.com/mercadopago/sdk-go/pkg/refund"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -65,6 +66,7 @@ func (r *requester) Do(req *http.Request) (*http.Response, error) {
 type Gateway struct {
 	preferences preference.Client
 	payments    payment.Client
+	refunds     mprefund.Client
 }
 
 const (
@@ -110,7 +112,7 @@ func gatewayOf(app core.App) (*Gateway, error) {
 			h.err = err
 			return
 		}
-		h.gw = &Gateway{preferences: preference.NewClient(mp), payments: payment.NewClient(mp)}
+		h.gw = &Gateway{preferences: preference.NewClient(mp), payments: payment.NewClient(mp), refunds: mprefund.NewClient(mp)}
 	})
 	return h.gw, h.err
 }
@@ -206,4 +208,30 @@ func (g *Gateway) paymentsOf(ctx context.Context, ref string) ([]gatewayPayment,
 		}
 	}
 	return out, nil
+}
+
+// refund has Mercado Pago give amount of gateway payment id back to the
+// buyer (POST /v1/payments/{id}/refunds, with {amount} unless it is the
+// whole payment), with key as the idempotency key: a retried refund
+// (after a crash, a timeout) is the same refund. It answers the refund id.
+func (g *Gateway) refund(ctx context.Context, id string, amount int64, whole bool, key string) (string, error) {
+	n, err := strconv.Atoi(id)
+	if err != nil || n <= 0 {
+		return "", fmt.Errorf("%w: payment id %q", ErrGateway, id)
+	}
+	ctx, cancel := context.WithTimeout(withIdempotencyKey(ctx, key), GatewayTimeout)
+	defer cancel()
+	var res *mprefund.Response
+	if whole {
+		res, err = g.refunds.Create(ctx, n)
+	} else {
+		res, err = g.refunds.CreatePartialRefund(ctx, n, float64(amount))
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: refund of %s: %v", ErrGateway, id, err)
+	}
+	if res.ID == 0 || math.Round(res.Amount) != float64(amount) {
+		return "", fmt.Errorf("%w: refund of %s answered id %d amount %v", ErrGateway, id, res.ID, res.Amount)
+	}
+	return strconv.Itoa(res.ID), nil
 }

@@ -40,6 +40,8 @@ const (
 	StatusHeld     = "RETENIDO"
 	StatusReleased = "LIBERADO"
 	StatusRefunded = "REEMBOLSADO"
+	StatusDisputed = "EN_DISPUTA"
+	StatusSplit    = "DIVIDIDO"
 
 	MethodMercadoPago = "MERCADOPAGO"
 	Currency          = "COP"
@@ -49,7 +51,7 @@ const (
 )
 
 // Statuses lists every payment state, in the order of the state machine.
-var Statuses = []string{StatusStarted, StatusPending, StatusHeld, StatusReleased, StatusRefunded}
+var Statuses = []string{StatusStarted, StatusPending, StatusHeld, StatusDisputed, StatusReleased, StatusSplit, StatusRefunded}
 
 // Spanish messages of the payments area.
 const (
@@ -104,10 +106,10 @@ func Find(app core.App, id string) (*Payment, error) {
 	return p, nil
 }
 
-// liveOf is the job's live payment (INICIADO, PENDIENTE, RETENIDO or
-// LIBERADO), nil without one.
+// liveOf is the job's live payment (any state but REEMBOLSADO: the
+// unique index idx_payments_live keeps it one), nil without one.
 func liveOf(app core.App, jobID string) (*Payment, error) {
-	recs, err := app.FindRecordsByFilter(Collection, "job = {:job} && (status = 'INICIADO' || status = 'PENDIENTE' || status = 'RETENIDO' || status = 'LIBERADO')",
+	recs, err := app.FindRecordsByFilter(Collection, "job = {:job} && status != 'REEMBOLSADO'",
 		"", 1, 0, dbx.Params{"job": jobID})
 	if err != nil || len(recs) == 0 {
 		return nil, err
@@ -147,6 +149,12 @@ func JSON(p *Payment, forClient bool) map[string]any {
 		"heldAt":        nullable(p.GetString("heldAt")),
 		"commission":    p.GetInt("commission"),
 		"releasedAt":    nullable(p.GetString("releasedAt")),
+		"releasedBy":    nullable(p.GetString("releasedBy")),
+		"completedAt":   nullable(p.GetString("completedAt")),
+		"disputeUntil":  nullable(p.GetString("disputeUntil")),
+		"dispute":       disputeJSON(p),
+		"refundAmount":  p.GetInt("refundAmount"),
+		"refundedAt":    nullable(p.GetString("refundedAt")),
 		"createdAt":     p.GetString("createdAt"),
 		"updatedAt":     p.GetString("updatedAt"),
 	}
@@ -161,4 +169,18 @@ func nullable(s string) any {
 		return nil
 	}
 	return s
+}
+
+// disputeJSON is the payment's dispute, nil without one.
+func disputeJSON(p *Payment) any {
+	if p.GetString("disputedAt") == "" {
+		return nil
+	}
+	return map[string]any{
+		"openedAt":   p.GetString("disputedAt"),
+		"reason":     p.GetString("disputeReason"),
+		"resolution": nullable(p.GetString("resolution")),
+		"resolvedAt": nullable(p.GetString("resolvedAt")),
+		"note":       p.GetString("resolutionNote"),
+	}
 }

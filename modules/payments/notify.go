@@ -47,3 +47,15 @@ func tell(tx core.App, p *Payment, title, toClient, toCamello string) error {
 	}
 	return notifications.NotifyMany(tx, items)
 }
+
+// tellUsers writes the same inbox row about p to each of ids (admins), in
+// the transaction tx, linking to url.
+func tellUsers(tx core.App, p *Payment, ids []string, title, body, url string) error {
+	data := map[string]any{"jobId": p.JobID(), "paymentId": p.Id}
+	items := make([]notifications.Addressed, 0, len(ids))
+	for _, id := range ids {
+		items = append(items, notifications.Addressed{UserID: id, Message: notifications.Message{
+			Kind: notifications.KindPayment, Title: title, Body: body, URL: url, Data: data}})
+	}
+	return notifications.NotifyMany(tx, items)
+}

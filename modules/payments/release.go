@@ -1,15 +1,10 @@
 package payments
 
 import (
-	"database/sql"
-	"errors"
 	"net/http"
 
-	"camellos/internal/clock"
-	"camellos/internal/config"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
-	"camellos/internal/writer"
 	"camellos/modules/jobs"
 	"camellos/modules/ledger"
 
@@ -30,59 +25,11 @@ func Commission(amount int64, percent int) int64 {
 	return (amount*int64(percent) + 50) / 100
 }
 
-// Release pays a RETENIDO payment out to its camello: RETENIDO → LIBERADO
-// with one conditional UPDATE, and in the same transaction the ledger's
-// release (everything held → the camello's balance) and commission
-// (COMMISSION_PERCENT of it → platform revenue). Of racing releases
-// exactly one changes the row; the others get 409. Today an admin calls
-// it (POST /api/payments/{id}/release); the client's confirmation and the
-// dispute window will call it later.
+// Release pays a held payment out to its camello at an admin's word:
+// RETENIDO → LIBERADO (see settle). Of racing releases exactly one
+// changes the row; the others get 409.
 func Release(app core.App, paymentID string) (*Payment, error) {
-	percent := config.Of(app).CommissionPercent
-	var out *Payment
-	err := writer.Transaction(app, func(tx core.App) error {
-		p, err := Find(tx, paymentID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return httpapi.NotFound(MsgPaymentNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		held, err := ledger.Balance(tx, ledger.AccountOfHeld(p.Id))
-		if err != nil {
-			return err
-		}
-		amount := -held
-		fee := Commission(amount, percent)
-		now := dbTime(clock.Now(tx))
-		res, err := tx.DB().NewQuery("UPDATE payments SET status = 'LIBERADO', commission = {:fee}, releasedAt = {:now}, updatedAt = {:now} " +
-			"WHERE id = {:id} AND status = 'RETENIDO'").Bind(dbx.Params{"fee": fee, "now": now, "id": p.Id}).Execute()
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n != 1 || amount <= 0 {
-			return httpapi.Conflict(MsgNotHeld)
-		}
-		cam := ledger.AccountOfCamello(p.CamelloID())
-		if _, _, err := ledger.Post(tx, ledger.Movement{Kind: ledger.KindRelease, Key: "release:" + p.Id, Ref: p.Id,
-			Memo:  "trabajo " + p.JobID(),
-			Lines: []ledger.Line{{Account: ledger.AccountOfHeld(p.Id), Amount: amount}, {Account: cam, Amount: -amount}}}); err != nil {
-			return err
-		}
-		if fee > 0 {
-			if _, _, err := ledger.Post(tx, ledger.Movement{Kind: ledger.KindCommission, Key: "commission:" + p.Id, Ref: p.Id,
-				Memo:  "comisión de la plataforma",
-				Lines: []ledger.Line{{Account: cam, Amount: fee}, {Account: ledger.AccountPlatformRevenue, Amount: -fee}}}); err != nil {
-				return err
-			}
-		}
-		if out, err = Find(tx, p.Id); err != nil {
-			return err
-		}
-		return tell(tx, p, "Pago liberado", "",
-			"Te liberamos "+Pesos(amount-fee)+" por el trabajo ("+Pesos(amount)+" menos la comisión de "+Pesos(fee)+").")
-	})
-	return out, err
+	return settleByID(app, paymentID, settlement{From: []string{StatusHeld}, By: ByAdmin, Conflict: MsgNotHeld})
 }
 
 // paymentRelease handles POST /api/payments/{id}/release (admins).
@@ -114,7 +61,7 @@ func EarningsOf(app core.App, camelloID string) (Earnings, error) {
 		return e, err
 	}
 	e.Balance = -bal
-	err = app.DB().NewQuery("SELECT COALESCE(SUM(heldAmount), 0) FROM payments WHERE camello = {:c} AND status = 'RETENIDO'").
+	err = app.DB().NewQuery("SELECT COALESCE(SUM(heldAmount), 0) FROM payments WHERE camello = {:c} AND status IN ('RETENIDO', 'EN_DISPUTA')").
 		Bind(dbx.Params{"c": camelloID}).Row(&e.Pending)
 	return e, err
 }

@@ -7,6 +7,7 @@ import (
 	"camellos/internal/clock"
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
+	"camellos/internal/ratelimit"
 	"camellos/internal/session"
 	"camellos/modules/jobs"
 	"camellos/modules/ledger"
@@ -21,6 +22,16 @@ import (
 func Register(app core.App) {
 	bindHooks(app)
 	bindDataRights(app)
+	bindCompletion(app)
+	bindPolicy(app)
+	app.Store().Set(baseAppKey, app)
+	app.Cron().MustAdd("paymentsReleaseDue", SweepSchedule, func() {
+		if n, err := ReleaseDue(app, clock.Now(app)); err != nil {
+			app.Logger().Error("payments: release sweep failed", "error", err.Error())
+		} else if n > 0 {
+			app.Logger().Info("payments: released at the end of their window", "released", n)
+		}
+	})
 	app.Cron().MustAdd("paymentsReconcile", SweepSchedule, func() {
 		if !config.Of(app).PaymentsEnabled() {
 			return
@@ -34,19 +45,49 @@ func Register(app core.App) {
 		signedIn := session.RequireSession(httpapi.MsgUnauthorized)
 
 		// The job's client pays: the job's live payment, or a new one with its checkout.
-		api.POST("/jobs/{id}/payment", paymentStart).Bind(signedIn)
+		api.POST("/jobs/{id}/payment", paymentStart).Bind(signedIn, ratelimit.Guard("payment"))
 		// The job's parties see its payment (the client also its checkout link).
 		api.GET("/jobs/{id}/payment", paymentView).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// Back from the checkout: the client (or an admin) has the payment checked with Mercado Pago now.
-		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn)
+		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn, ratelimit.Guard("payment"))
 		// The job's camello records that it was paid in cash (the commission it owes is booked).
-		api.POST("/jobs/{id}/payment/cash", paymentCash).Bind(signedIn)
+		api.POST("/jobs/{id}/payment/cash", paymentCash).Bind(signedIn, ratelimit.Guard("payment"))
+		// The job's parties read its cancellation terms (the client before paying).
+		api.GET("/jobs/{id}/payment/policy", policyTerms).Bind(signedIn, apis.SkipSuccessActivityLog())
+		// A camello reads and chooses its cancellation policy.
+		camello := session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamelloPol, users.RoleCamello)
+		api.GET("/me/cancellation-policy", myPolicy).Bind(camello, apis.SkipSuccessActivityLog())
+		api.PUT("/me/cancellation-policy", setMyPolicy).Bind(camello, ratelimit.Guard("policy"))
+		// The client or the camello reports that the other did not show up to a visit that began.
+		api.POST("/jobs/{id}/payment/no-show", paymentNoShow).Bind(signedIn, ratelimit.Guard("payment.settle"))
+		// The client confirms the work done: the held payment is released to the camello.
+		api.POST("/jobs/{id}/payment/confirm", paymentConfirm).Bind(signedIn, ratelimit.Guard("payment.settle"))
+		// The client opens a dispute within the window: the held payment is frozen.
+		api.POST("/jobs/{id}/payment/dispute", paymentDispute).Bind(signedIn, ratelimit.Guard("payment.settle"))
+		admin := session.RequireRole(httpapi.MsgUnauthorized, httpapi.MsgNotAdmin, users.RoleAdmin)
+		// Admins list the disputes (open by default).
+		api.GET("/admin/disputes", disputesList).Bind(admin, apis.SkipSuccessActivityLog())
+		// Admins read one dispute with the job's conversation and photos.
+		api.GET("/admin/disputes/{id}", disputeGet).Bind(admin, apis.SkipSuccessActivityLog())
+		// An admin resolves a dispute: release, refund or split.
+		api.POST("/admin/disputes/{id}/resolve", disputeResolve).Bind(admin, ratelimit.Guard("payment.admin"))
+		// An admin runs a payout batch: every balance owed, paid once.
+		api.POST("/admin/payouts/batches", payoutBatchRun).Bind(admin, ratelimit.Guard("payment.admin"))
+		// The bank file of a batch.
+		api.GET("/admin/payouts/batches/{id}/csv", payoutBatchCSV).Bind(admin)
+		// Admins list the payouts.
+		api.GET("/admin/payouts", payoutsList).Bind(admin, apis.SkipSuccessActivityLog())
+		// An admin marks a payout paid by the bank, or failed (its balance is owed again).
+		api.POST("/admin/payouts/{id}/paid", payoutMark(PayoutPaid)).Bind(admin, ratelimit.Guard("payment.admin"))
+		api.POST("/admin/payouts/{id}/failed", payoutMark(PayoutFailed)).Bind(admin, ratelimit.Guard("payment.admin"))
+		// A camello's earnings by month.
+		api.GET("/me/earnings/monthly", earningsMonthly).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellosEarn, users.RoleCamello), apis.SkipSuccessActivityLog())
 		// An admin releases a held payment to its camello, minus the commission.
-		api.POST("/payments/{id}/release", paymentRelease).Bind(session.RequireRole(httpapi.MsgUnauthorized, httpapi.MsgNotAdmin, users.RoleAdmin))
+		api.POST("/payments/{id}/release", paymentRelease).Bind(admin, ratelimit.Guard("payment.admin"))
 		// A camello's balance, pending funds and history.
 		api.GET("/me/earnings", earningsView).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellosEarn, users.RoleCamello), apis.SkipSuccessActivityLog())
 		// Mercado Pago's notifications (x-signature checked; no session).
-		api.POST("/payments/webhook", webhookReceive).Bind(httpapi.BodyLimit(maxWebhookBody))
+		api.POST("/payments/webhook", webhookReceive).Bind(httpapi.BodyLimit(maxWebhookBody), ratelimit.Guard("webhook"))
 		return se.Next()
 	})
 }
@@ -76,7 +117,9 @@ func paymentStart(e *core.RequestEvent) error {
 	if created {
 		status = http.StatusCreated
 	}
-	return e.JSON(status, map[string]any{"payment": JSON(p, true)})
+	out := JSON(p, true)
+	out["cancellation"] = TermsOf(e.App, p.JobID(), p.CamelloID(), p.Amount(), clock.Now(e.App))
+	return e.JSON(status, map[string]any{"payment": out})
 }
 
 // partyPayment is the job's latest payment, for one of its parties.
@@ -120,6 +163,7 @@ func answer(e *core.RequestEvent, p *Payment, party jobs.Party) error {
 	}
 	out := JSON(p, party.Client)
 	out["movements"] = moves
+	out["cancellation"] = TermsOf(e.App, p.JobID(), p.CamelloID(), p.Amount(), clock.Now(e.App))
 	return e.JSON(http.StatusOK, map[string]any{"payment": out})
 }
 

@@ -44,7 +44,7 @@ func Start(app core.App, jobID, userID string) (p *Payment, created bool, err er
 			return err
 		}
 		if p != nil {
-			if p.Status() == StatusHeld || p.Status() == StatusReleased {
+			if p.Status() != StatusStarted && p.Status() != StatusPending {
 				return httpapi.Conflict(MsgAlreadyPaid)
 			}
 			return nil

@@ -223,3 +223,11 @@ func answerQuote(e *core.RequestEvent, id string) error {
 	}
 	return e.JSON(http.StatusOK, map[string]any{"quote": out})
 }
+
+// ClientQuote is the path's quote ({id}) when the caller is its job's
+// client: 400 malformed id, 404 unknown, 403 MsgOnlyJobClient otherwise.
+// The agenda's accept-and-book route starts from it.
+func ClientQuote(e *core.RequestEvent) (*Quote, *core.Record, error) { return clientQuote(e) }
+
+// OneJSON renders the quote id as the API's Quote object, reloaded.
+func OneJSON(app core.App, id string) (map[string]any, error) { return one(app, id) }

@@ -35,6 +35,8 @@ func Register(app core.App) {
 		api.POST("/jobs/{id}/quotes", quoteCreate).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamellos, users.RoleCamello), ratelimit.Guard("quote"))
 		// The job's client and admins see every quote; a camello its own.
 		api.GET("/jobs/{id}/quotes", quotesList).Bind(signedIn, apis.SkipSuccessActivityLog())
+		// A camello's own quotes with their jobs ("Mis cotizaciones").
+		api.GET("/me/quotes", quotesMine).Bind(session.RequireRole(httpapi.MsgUnauthorized, MsgOnlyCamelloQuotes, users.RoleCamello), apis.SkipSuccessActivityLog())
 		// The job's client accepts a quote: the job is assigned at its price.
 		api.POST("/quotes/{id}/accept", quoteAccept).Bind(signedIn)
 		// The job's client rejects a quote.

@@ -4,7 +4,7 @@
 // appointments (reschedule, cancel).
 import {
   api, el, $, requireSession, renderChrome, showAlert, formError, clearFieldErrors, fmtDateTz, statusLabel,
-  confirmDialog, toast, tzLong, fmtDate, tzShort,
+  confirmDialog, toast, tzLong, fmtSpan, fmtSpanTz,
 } from './app.js';
 import { loadSlots, renderSlots } from './slots.js';
 
@@ -207,7 +207,7 @@ function apptItem(a, titles) {
   const msg = el('p', { class: 'alert', role: 'status', 'aria-live': 'polite' });
   const picker = el('div', {});
   const li = el('li', { class: 'card', 'data-id': a.id },
-    el('div', { class: 'row' }, el('strong', {}, fmtDateTz(a.start)), a.holiday ? el('span', { class: 'holiday' }, a.holiday.label) : null,
+    el('div', { class: 'row' }, el('strong', {}, fmtSpan(a.start, a.end)), a.holiday ? el('span', { class: 'holiday' }, a.holiday.label) : null,
       el('span', { class: 'status' }, statusLabel(a.status))),
     titles.get(a.job) ? el('p', { style: 'margin:.25rem 0' }, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(a.job) }, titles.get(a.job))) : null,
     el('div', { class: 'actions' },
@@ -221,10 +221,11 @@ function apptItem(a, titles) {
           try {
             const slots = await loadSlots(session.camello.id, 14);
             picker.replaceChildren(renderSlots(slots, async (s, sb) => {
+              if (!await confirmDialog(`¿Mover la cita del ${fmtSpan(a.start, a.end)} al ${fmtSpanTz(s.start, s.end)}?`, 'Sí, mover la cita')) return;
               sb.disabled = true;
               try {
                 await api('POST', `/api/appointments/${encodeURIComponent(a.id)}/reschedule`, { start: s.start });
-                toast(`Cita movida al ${fmtDate(s.start)} (${tzShort()})`);
+                toast(`Cita movida al ${fmtSpanTz(s.start, s.end)}.`);
                 loadAppointments();
               } catch (e) { sb.disabled = false; showAlert(msg, e.message, 'error'); }
             }, 'Mover a'));
@@ -235,7 +236,7 @@ function apptItem(a, titles) {
         class: 'btn danger small', type: 'button',
         onclick: async (ev) => {
           const b = ev.currentTarget;
-          if (!await confirmDialog(`¿Cancelar la cita del ${fmtDateTz(a.start)}? Avisaremos al cliente.`, 'Sí, cancelar la cita')) return;
+          if (!await confirmDialog(`¿Cancelar la cita del ${fmtSpanTz(a.start, a.end)}? Avisaremos al cliente.`, 'Sí, cancelar la cita')) return;
           b.disabled = true;
           try {
             await api('POST', `/api/appointments/${encodeURIComponent(a.id)}/cancel`);

@@ -70,6 +70,12 @@ export function me() {
   return mePromise;
 }
 
+/** forgetSession drops the cached session (after the account is deleted). */
+export function forgetSession() {
+  mePromise = Promise.resolve(null);
+  delete document.documentElement.dataset.session;
+}
+
 /** signInURL is the sign-in page that comes back here. */
 export const signInURL = () => '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search);
 
@@ -121,20 +127,34 @@ const zones = {};
 const zoneName = (style) => zones[style] ?? (zones[style] = (new Intl.DateTimeFormat('es-CO', { timeZoneName: style }).formatToParts(new Date())
   .find((p) => p.type === 'timeZoneName') || {}).value || '');
 
-/** tzLong is the browser's time zone in words ("hora estándar de Colombia"). */
-export const tzLong = () => zoneName('long');
-/** tzShort is the browser's time zone abbreviated ("GMT-5"). */
-export const tzShort = () => zoneName('short');
+/**
+ * tzName is the one spelling of the browser's time zone on every page
+ * ("hora de Colombia"; elsewhere the zone's generic name).
+ */
+export const tzName = () => (Intl.DateTimeFormat().resolvedOptions().timeZone === 'America/Bogota'
+  ? 'hora de Colombia' : zoneName('longGeneric') || zoneName('long'));
+/** tzLong and tzShort are tzName (one spelling everywhere). */
+export const tzLong = tzName;
+export const tzShort = tzName;
 /** fmtDate formats an ISO timestamp for people, in the browser's zone. */
 export const fmtDate = (iso) => (iso ? dateFmt.format(new Date(iso)) : '');
-/** fmtDateTz is fmtDate with the zone ("24 nov 2026, 9:00 a. m. GMT-5"). */
-export const fmtDateTz = (iso) => (iso ? `${fmtDate(iso)} ${tzShort()}` : '');
+/** fmtDateTz is fmtDate with the zone ("24 nov 2026, 9:00 a. m. (hora de Colombia)"). */
+export const fmtDateTz = (iso) => (iso ? `${fmtDate(iso)} (${tzName()})` : '');
 /** fmtShortDate formats the date only ("22 nov 2026"). */
 export const fmtShortDate = (iso) => (iso ? shortFmt.format(new Date(iso)) : '');
 /** fmtDay formats the day of an ISO timestamp ("lunes, 24 de noviembre"). */
 export const fmtDay = (iso) => dayFmt.format(new Date(iso));
 /** fmtTime formats the time of an ISO timestamp. */
 export const fmtTime = (iso) => timeFmt.format(new Date(iso));
+/** fmtSpan is a visit's weekday, date and start–end ("lunes, 24 de noviembre, 8:00–9:00 a. m."). */
+export function fmtSpan(start, end) {
+  const e = end || new Date(Date.parse(start) + 3600e3).toISOString();
+  const a = fmtTime(start); const b = fmtTime(e);
+  const ap = /\s?[ap]\.\s?m\.$/.exec(a);
+  return `${fmtDay(start)}, ${ap && b.endsWith(ap[0]) ? a.slice(0, -ap[0].length) : a}–${b}`;
+}
+/** fmtSpanTz is fmtSpan with the zone. */
+export const fmtSpanTz = (start, end) => `${fmtSpan(start, end)} (${tzName()})`;
 /** money formats an amount in pesos. */
 export const money = (n) => new Intl.NumberFormat('es-CO', { style: 'currency', currency: 'COP', maximumFractionDigits: 0 }).format(n || 0);
 
@@ -187,8 +207,17 @@ export function showAlert(box, message, kind = 'error', focus = true) {
 export const msgBox = (id) => el('p', { class: 'alert', id, role: 'status', 'aria-live': 'polite', tabindex: '-1' });
 
 let toastTimer = 0;
-/** toast shows a short message at the bottom of the screen, announced to screen readers. */
+/**
+ * toast shows a short message at the bottom of the screen, announced to
+ * screen readers, unless a message line in view already says it (a toast
+ * never repeats what the eye reads); main keeps room below for it.
+ */
 export function toast(message, kind = 'ok') {
+  const said = [...document.querySelectorAll('.alert')].some((n) => {
+    const r = n.getBoundingClientRect();
+    return r.height > 0 && r.bottom > 0 && r.top < innerHeight && n.textContent.includes(message);
+  });
+  if (said) return;
   let t = $('#toast');
   if (!t) {
     t = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
@@ -321,6 +350,7 @@ export async function renderChrome() {
     links.push(navLink('/cuenta.html', 'Cuenta'));
     acts?.replaceChildren(el('button', { type: 'button', id: 'logout', class: 'link-btn', onclick: logout }, 'Salir'));
     api('GET', '/api/notifications?perPage=1').then((r) => setUnread(r.unread)).catch(() => {});
+    syncPush();
   } else {
     links.push(navLink('/ingresar.html', 'Ingresar'), navLink('/registro.html', 'Crear cuenta'), navLink('/registro-camello.html', 'Soy camello'));
     acts?.replaceChildren();
@@ -328,6 +358,28 @@ export async function renderChrome() {
   nav.replaceChildren(...links);
   document.body.classList.add('has-bar');
   return session;
+}
+
+/**
+ * syncPush re-sends this browser's push subscription once per app open (a
+ * tab's session; a home-screen app starts a new one at every launch), so a
+ * subscription the browser renewed, or one the service dropped, reaches
+ * the service again. It never asks for permission and never subscribes:
+ * that happens only inside the person's tap on the notifications page.
+ */
+export async function syncPush(force = false) {
+  try {
+    if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) return;
+    if (Notification.permission !== 'granted') return;
+    const reg = await navigator.serviceWorker.getRegistration('/');
+    const sub = reg && reg.pushManager ? await reg.pushManager.getSubscription() : null;
+    if (!sub) return;
+    const key = 'camellos.pushSynced';
+    if (!force && sessionStorage.getItem(key) === sub.endpoint) return;
+    const j = sub.toJSON();
+    await api('POST', '/api/notifications/push/sync', { endpoint: j.endpoint, keys: j.keys });
+    sessionStorage.setItem(key, sub.endpoint);
+  } catch (e) { /* the next open tries again */ }
 }
 
 /** setUnread updates the unread badge of the header. */

@@ -2,8 +2,8 @@
 // slots (signed in; a client with an assigned job books here), the
 // "Solicitar trabajo" form for clients and a sticky primary action on phones.
 import {
-  api, el, $, param, renderChrome, showAlert, stars, ratingOf, avatar, fmtDate, fmtShortDate, formError,
-  clearFieldErrors, signInURL, toast, msgBox, busy, tzShort,
+  api, el, $, param, renderChrome, showAlert, stars, ratingOf, avatar, fmtShortDate, formError,
+  clearFieldErrors, signInURL, msgBox, busy, confirmDialog, fmtSpan, fmtSpanTz, tzName,
 } from './app.js';
 import { loadSlots, renderSlots, book } from './slots.js';
 
@@ -82,13 +82,12 @@ async function slotsSection() {
     }
   };
   const pick = async (slot, btn) => {
+    if (!await confirmDialog(`¿Agendar la cita del ${fmtSpanTz(slot.start, slot.end)} para «${job.title}»?`, 'Sí, agendar')) return;
     btn.disabled = true;
     try {
       await book(job.id, slot.start);
-      const text = `Cita reservada para el ${fmtDate(slot.start)} (${tzShort()})`;
       await draw();
-      showAlert(msg, text, 'ok');
-      toast(text);
+      showAlert(msg, `Cita reservada para el ${fmtSpanTz(slot.start, slot.end)}.`, 'ok');
     } catch (e) {
       btn.disabled = false;
       showAlert(msg, e.message, 'error');
@@ -104,7 +103,7 @@ async function requestSection(c) {
     el('h2', { id: 'req-title' }, 'Solicitar trabajo'));
   if (!session) {
     box.append(el('p', {}, el('a', { href: signInURL() }, 'Ingresa'),
-      ' o ', el('a', { href: '/registro.html' }, 'crea una cuenta'), ' para solicitar un trabajo a ', c.name, '.'));
+      ' o ', el('a', { href: '/registro.html?next=' + encodeURIComponent(location.pathname + location.search), id: 'signup-here' }, 'crea una cuenta'), ' para solicitar un trabajo a ', c.name, '.'));
     return box;
   }
   if (session.user.role !== 'CLIENTE') {
@@ -128,7 +127,7 @@ async function requestSection(c) {
     el('div', { class: 'grid-2' },
       fieldOf('city', 'Ciudad', el('input', { id: 'job-city', name: 'city', type: 'text', required: true, maxlength: 120, value: session.user.city || c.city || '', 'aria-describedby': 'err-city' })),
       fieldOf('neighborhood', 'Barrio (opcional)', el('input', { id: 'job-neighborhood', name: 'neighborhood', type: 'text', maxlength: 120, 'aria-describedby': 'err-neighborhood' }))),
-    alert, submit);
+    timeField(), alert, submit);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clearFieldErrors(form);
@@ -144,18 +143,48 @@ async function requestSection(c) {
         title, description: data.description, serviceId: data.serviceId,
         city: data.city.trim(), neighborhood: data.neighborhood.trim(), camelloId: id,
       }));
-      const done = el('div', { class: 'alert ok', role: 'status', tabindex: '-1' },
-        `Solicitud enviada a ${c.name}. `, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(r.job && r.job.id) }, 'Ver el trabajo'));
+      // The chosen time is held at once (the request names the camello) or refused.
+      let held = '';
+      let kind = 'ok';
+      if (data.start) {
+        const span = fmtSpanTz(data.start);
+        try {
+          await book(r.job.id, data.start);
+          held = `Hora apartada: ${span}. `;
+        } catch (e) {
+          kind = 'error';
+          held = `La hora ${span} no se pudo apartar (${e.message}); elige otra en el trabajo. `;
+        }
+      }
+      const done = el('div', { class: `alert ${kind}`, role: kind === 'ok' ? 'status' : 'alert', tabindex: '-1', id: 'request-done' },
+        `Solicitud enviada a ${c.name}. ${held}`, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(r.job && r.job.id) }, 'Ver el trabajo'));
       form.replaceWith(done);
       done.focus({ preventScroll: true });
       done.scrollIntoView({ block: 'nearest' });
-      toast('Solicitud enviada.');
     } catch (e) {
       formError(form, alert, e);
     }
   });
   box.append(form);
   return box;
+}
+
+// timeField offers the camello's free times of the next 7 days while
+// requesting: the chosen one is held with the request.
+function timeField() {
+  const sel = el('select', { id: 'job-start', name: 'start', 'aria-describedby': 'hint-start err-start' }, el('option', { value: '' }, 'Sin hora por ahora'));
+  loadSlots(id).then((slots) => {
+    const days = new Map();
+    for (const s of slots) {
+      const d = fmtSpan(s.start, s.end).split(', ').slice(0, 2).join(', ');
+      if (!days.has(d)) days.set(d, el('optgroup', { label: d }));
+      days.get(d).append(el('option', { value: s.start }, fmtSpan(s.start, s.end).split(', ').pop()));
+    }
+    sel.append(...days.values());
+  }).catch(() => {});
+  return el('div', { class: 'field' }, el('label', { for: 'job-start' }, 'Hora de la primera cita (opcional)'), sel,
+    el('p', { class: 'hint', id: 'hint-start' }, `Horas en ${tzName()}. Se aparta al enviar la solicitud.`),
+    el('p', { class: 'field-error', id: 'err-start' }));
 }
 
 // stickyAction is the primary action kept at hand on phones.

@@ -2,7 +2,7 @@
 // with its photo, download of one's data, account deletion (confirmed).
 import {
   api, el, $, requireSession, renderChrome, showAlert, formError, clearFieldErrors, field, busy, toast,
-  confirmDialog, logout, statusLabel, avatar,
+  confirmDialog, logout, statusLabel, avatar, forgetSession,
 } from './app.js';
 import { chars, splitTrades, checkCamello } from './validate.js';
 
@@ -158,7 +158,13 @@ function dataSection() {
     if (!await confirmDialog('¿Eliminar tu cuenta para siempre? No se puede deshacer.', 'Sí, eliminar mi cuenta')) return;
     try {
       await busy(f.querySelector('button[type=submit]'), () => api('DELETE', '/api/me', { password }), 'Eliminando…');
-      f.replaceWith(el('p', { class: 'alert ok', role: 'status' }, 'Tu cuenta fue eliminada. ', el('a', { href: '/' }, 'Ir al inicio'), '.'));
+      // The session is gone: the page drops the signed-in navigation and its sections.
+      forgetSession();
+      await renderChrome();
+      $('#main').replaceChildren(el('h1', {}, 'Cuenta eliminada'),
+        el('p', { class: 'alert ok', role: 'status', id: 'deleted' }, 'Tu cuenta fue eliminada. ', el('a', { href: '/' }, 'Ir al inicio'), '.'));
+      scrollTo(0, 0);
+      $('#main').focus({ preventScroll: true });
     } catch (e) {
       if (e.status === 401) e.fieldErrors = { password: [e.message] };
       formError(f, msg, e);

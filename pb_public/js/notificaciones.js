@@ -1,6 +1,17 @@
 // Notifications: inbox with unread count, mark read, preferences, and Web
 // Push activation (service worker + VAPID subscription).
-import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread, renderMore, toast } from './app.js';
+import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread, renderMore, toast, syncPush } from './app.js';
+
+// iOS and iPadOS (an iPad may present itself as a Mac with a touch screen)
+// give Web Push only to a web app opened from the home screen: in Safari's
+// tabs the button could never work, so the page shows how to add the app.
+const IOS = /iPhone|iPad|iPod/.test(navigator.userAgent) || (navigator.platform === 'MacIntel' && navigator.maxTouchPoints > 1);
+const STANDALONE = navigator.standalone === true || (window.matchMedia && matchMedia('(display-mode: standalone)').matches);
+const IOS_BROWSER_TAB = IOS && !STANDALONE;
+
+// Decided before anything is drawn: no button that cannot work; the guide
+// appears with the preferences, below the inbox (nothing jumps).
+if (IOS_BROWSER_TAB) $('#push-btn').hidden = true;
 
 const PER_PAGE = 20;
 let page = 1;
@@ -130,39 +141,48 @@ function pushError(e) {
   }
 }
 
+// pushSetup is this page's service worker registration and the service's
+// VAPID key, prepared when the page opens so that the tap itself calls
+// pushManager.subscribe() at once (Safari only lets a tap subscribe).
+let pushSetup = null;
+function preparePush() {
+  if (IOS_BROWSER_TAB || !('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) return;
+  pushSetup = Promise.all([
+    navigator.serviceWorker.register('/sw.js', { scope: '/' }).then(() => navigator.serviceWorker.ready),
+    api('GET', '/api/notifications/push/public-key').then((r) => urlB64ToBytes(r.publicKey)),
+  ]);
+  pushSetup.catch(() => {});
+}
+
+// enablePush runs only inside the person's tap: it asks the browser to
+// subscribe (which asks for permission), then stores the subscription.
 async function enablePush() {
   const out = $('#push-status');
   const btn = $('#push-btn');
-  if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) {
+  if (!pushSetup) {
     showAlert(out, 'Tu navegador no permite notificaciones push.', 'error', false);
     return;
   }
   btn.disabled = true;
   showAlert(out, 'Activando notificaciones…', 'ok');
   try {
-    const perm = await withTimeout(Notification.requestPermission(), 60000, 'No respondiste a la pregunta del navegador. Vuelve a intentarlo.');
-    if (perm !== 'granted') {
-      showAlert(out, perm === 'denied'
-        ? 'Bloqueaste las notificaciones para este sitio. Permítelas en la configuración del navegador (candado junto a la dirección) y vuelve a intentarlo.'
-        : 'No diste permiso para mostrar notificaciones.', 'error', false);
-      return;
-    }
-    const reg = await withTimeout(navigator.serviceWorker.register('/sw.js', { scope: '/' }).then(() => navigator.serviceWorker.ready), 15000,
+    const [reg, key] = await withTimeout(pushSetup, 15000,
       'El navegador tardó demasiado en preparar las notificaciones. Recarga la página y vuelve a intentarlo.');
-    const { publicKey } = await api('GET', '/api/notifications/push/public-key');
-    let sub = await reg.pushManager.getSubscription();
-    if (!sub) {
-      sub = await withTimeout(reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: urlB64ToBytes(publicKey) }), 20000,
-        'El servicio de notificaciones del navegador no respondió. Revisa tu conexión y vuelve a intentarlo.');
-    }
+    const sub = await withTimeout(reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }), 60000,
+      'El servicio de notificaciones del navegador no respondió. Revisa tu conexión y vuelve a intentarlo.');
     await api('POST', '/api/notifications/push/subscribe', {
       endpoint: sub.endpoint,
       keys: { p256dh: b64url(sub.getKey('p256dh')), auth: b64url(sub.getKey('auth')) },
     });
+    try { sessionStorage.setItem('camellos.pushSynced', sub.endpoint); } catch (e) { /* private mode */ }
     showAlert(out, 'Notificaciones activadas en este dispositivo.', 'ok');
     toast('Notificaciones activadas.');
   } catch (e) {
-    showAlert(out, pushError(e), 'error', false);
+    if (e && e.name === 'NotAllowedError' && 'Notification' in window && Notification.permission === 'denied') {
+      showAlert(out, 'Bloqueaste las notificaciones para este sitio. Permítelas en la configuración del navegador (candado junto a la dirección) y vuelve a intentarlo.', 'error', false);
+    } else {
+      showAlert(out, pushError(e), 'error', false);
+    }
   } finally {
     btn.disabled = false;
   }
@@ -175,9 +195,12 @@ async function main() {
     try { await api('POST', '/api/notifications/read-all'); await refresh(); toast('Todas las notificaciones quedaron leídas.'); } catch (e) { showAlert($('#push-status'), e.message, 'error'); }
   });
   $('#push-btn').addEventListener('click', enablePush);
+  preparePush();
+  syncPush();
   $('#prefs-form').addEventListener('submit', savePrefs);
   // The preferences appear once the inbox above them is drawn: nothing jumps.
   await Promise.all([refresh(), loadPrefs()]);
+  $('#ios-guide').hidden = !IOS_BROWSER_TAB;
   $('#prefs-box').hidden = false;
 }
 

@@ -46,16 +46,29 @@ function quoteForm(job, card) {
   return f;
 }
 
+// quoted maps a job id to the caller's live quote on it (PENDIENTE): such
+// a job is marked, with a link to the quote instead of "Cotizar".
+let quoted = new Map();
+async function loadQuoted() {
+  try {
+    const r = await api('GET', '/api/me/quotes?status=PENDIENTE&perPage=100');
+    quoted = new Map((r.quotes || []).map((q) => [q.jobId, q]));
+  } catch (e) { quoted = new Map(); }
+}
+
 function item(job) {
-  // The job page of a camello who quoted cannot read the job itself: it
-  // keeps what the board showed.
-  try { sessionStorage.setItem('job:' + job.id, JSON.stringify(job)); } catch (e) { /* private mode */ }
-  const card = el('li', { class: 'card job', id: `job-${job.id}` },
-    el('h2', { style: 'margin:0;font-size:1.1rem' }, job.title),
+  const mine = quoted.get(job.id);
+  const card = el('li', { class: 'card job', id: `job-${job.id}`, 'data-quoted': mine ? 'true' : null },
+    el('h2', { class: 'job-title' }, job.title),
     el('p', { class: 'meta' }, el('span', {}, job.service ? job.service.name : ''),
       el('span', {}, [job.city, job.neighborhood].filter(Boolean).join(', ')), el('span', {}, 'Publicado ' + fmtDate(job.createdAt))),
     job.description ? el('p', {}, job.description) : null);
   const msg = el('p', { class: 'alert card-msg', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
+  if (mine) {
+    card.append(el('p', { class: 'quoted' }, el('span', { class: 'status PENDIENTE' }, 'Ya cotizaste'), ` ${money(mine.amount)} · `,
+      el('a', { href: '/trabajo.html?id=' + encodeURIComponent(job.id) }, 'Ver tu cotización')));
+    return card;
+  }
   const toggle = el('button', {
     class: 'btn small', type: 'button', 'aria-expanded': 'false',
     onclick: () => {
@@ -76,7 +89,7 @@ async function load(append) {
   const q = new URLSearchParams({ page, perPage: PER_PAGE });
   if (city) q.set('city', city);
   try {
-    const r = await api('GET', '/api/jobs/open?' + q);
+    const [r] = await Promise.all([api('GET', '/api/jobs/open?' + q), append ? null : loadQuoted()]);
     if (!append) { ul.replaceChildren(); shown = 0; }
     for (const j of r.jobs || []) { ul.append(item(j)); shown++; }
     if (!shown) ul.append(el('li', { class: 'card empty' }, city ? `No hay trabajos abiertos en ${city} por ahora.` : 'No hay trabajos abiertos de tus servicios por ahora.'));
