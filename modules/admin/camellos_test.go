@@ -93,7 +93,11 @@ func TestAdminCamelloTransitions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.from+"→"+c.to, func(t *testing.T) {
 			u, cam, _ := k.CreateCamello(testkit.CamelloOpts{Status: c.from})
-			r := k.Patch("/api/admin/camellos/"+cam.Id, admin, map[string]any{"status": c.to, "notes": "revisado"})
+			body := map[string]any{"status": c.to, "notes": "revisado"}
+			if c.to == "RECHAZADO" {
+				body["reason"] = "Documento ilegible" // a rejection needs its reason
+			}
+			r := k.Patch("/api/admin/camellos/"+cam.Id, admin, body)
 			if r.Status != c.status {
 				t.Fatalf("%d want %d: %s", r.Status, c.status, r.Raw)
 			}

@@ -1,6 +1,7 @@
 package camellos
 
 import (
+	"camellos/internal/cities"
 	"fmt"
 	"strings"
 	"time"
@@ -130,6 +131,7 @@ func bindHooks(app core.App) {
 		if err != nil {
 			return err
 		}
+		rec.Set(FieldCity, cities.Canonical(rec.GetString(FieldCity))) // one spelling per city (issue 24)
 		rec.Set("cityKey", text.Fold(rec.GetString("city")))
 		rec.Set("searchText", text.Fold(strings.Join(append([]string{
 			rec.GetString("name"), strings.Join(trades, " "), rec.GetString("city"),

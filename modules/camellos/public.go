@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"camellos/internal/cities"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
@@ -69,7 +70,7 @@ func parseFilter(e *core.RequestEvent) (*filter, error) {
 	}
 	f := &filter{
 		words:    strings.Fields(text.Fold(q.Get("q"))),
-		city:     text.Fold(q.Get("city")), // "bogota" also finds "Bogotá D.C."
+		city:     text.Fold(cities.Canonical(q.Get("city"))), // any spelling: "Bogotá D.C." finds "Bogotá"
 		category: q.Get("category"),
 		service:  strings.TrimSpace(q.Get("service")), // by id or by slug
 	}

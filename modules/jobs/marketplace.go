@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"camellos/internal/cities"
 	"net/http"
 	"strings"
 
@@ -192,6 +193,7 @@ func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 // the job events of record saves.
 func bindMarketplaceHooks(app core.App) {
 	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
+		e.Record.Set("city", cities.Canonical(e.Record.GetString("city"))) // one spelling per city (issue 24)
 		e.Record.Set("cityKey", text.Fold(e.Record.GetString("city")))
 		e.Record.Set("address", strings.TrimSpace(e.Record.GetString("address")))
 		return e.Next()

@@ -1,7 +1,7 @@
 package search
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -168,7 +168,7 @@ func rank(cands []Candidate, terms []term, reviews map[string]string) []ranked {
 		out[i] = r
 	}
 	if len(terms) > 0 {
-		sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+		slices.SortStableFunc(out, func(a, b ranked) int { return b.score - a.score })
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package users
 
 import (
+	"camellos/internal/cities"
 	"net/http"
 
 	"camellos/internal/bounds"
@@ -19,6 +20,9 @@ import (
 func bindHooks(app core.App) {
 	app.OnRecordValidate(Collection).BindFunc(func(e *core.RecordEvent) error {
 		e.Record.SetEmail(NormalizeEmail(e.Record.Email()))
+		if c := e.Record.GetString(FieldCity); c != "" {
+			e.Record.Set(FieldCity, cities.Canonical(c)) // one spelling per city (issue 24)
+		}
 		if name := e.Record.GetString("name"); name != "" && name != e.Record.Original().GetString("name") && !text.Visible(name) {
 			return httpapi.FieldRuleError("name", httpapi.MsgNoVisibleLetter)
 		}

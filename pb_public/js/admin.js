@@ -4,7 +4,7 @@
 // superusers edit raw records; this page speaks only to /api/admin.
 import {
   api, el, $, requireSession, renderChrome, showAlert, formError, clearFieldErrors, fmtDate, avatar, renderMore,
-  confirmDialog, toast, busy, msgBox,
+  confirmDialog, toast, busy, msgBox, field,
 } from './app.js';
 
 const PER = 20;
@@ -12,21 +12,47 @@ let pendPage = 1;
 let pendShown = 0;
 let openPage = 1;
 let openShown = 0;
-let activeCamellos = null;
 
 function say(box, text, kind = 'ok') { showAlert(box, text, kind, false); toast(text, kind); }
 
+// rejectFormOf asks the reason of a rejection (required: it is mailed to
+// the camello) and rejects with it.
+function rejectFormOf(c, decide, msg) {
+  const reason = el('textarea', { maxlength: 1000, rows: 3, required: true });
+  const f = el('form', { method: 'post', action: '/admin.html', class: 'reject-form', id: `reject-${c.id}`, hidden: true, novalidate: true },
+    field(`reject-${c.id}`, 'reason', 'Motivo del rechazo', reason, 'Se le enviará al camello por correo. Entre 5 y 1000 caracteres.'),
+    el('div', { class: 'actions' }, el('button', { class: 'btn danger small', type: 'submit' }, 'Confirmar rechazo')));
+  f.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    clearFieldErrors(f);
+    const text = reason.value.trim();
+    if (text.length < 5) {
+      formError(f, msg, { fieldErrors: { reason: ['Escribe el motivo del rechazo (al menos 5 caracteres): se le enviará al camello'] } });
+      return;
+    }
+    decide(f.querySelector('button'), 'RECHAZADO', `${c.name} quedó rechazado. Le enviamos el motivo.`, text);
+  });
+  return f;
+}
+
 function pendingItem(c) {
   const msg = msgBox(`pend-msg-${c.id}`);
-  const decide = async (btn, status, text) => {
+  let rejectForm = null;
+  const decide = async (btn, status, text, reason) => {
     btn.disabled = true;
     try {
-      await api('PATCH', `/api/admin/camellos/${encodeURIComponent(c.id)}`, { status });
+      await api('PATCH', `/api/admin/camellos/${encodeURIComponent(c.id)}`, reason ? { status, reason } : { status });
+      if (rejectForm) rejectForm.hidden = true;
       li.querySelectorAll('button').forEach((b) => { b.disabled = true; });
       li.dataset.status = status;
       say(msg, text);
-    } catch (e) { btn.disabled = false; say(msg, e.message, 'error'); }
+    } catch (e) {
+      btn.disabled = false;
+      if (reason && e.fieldErrors && e.fieldErrors.reason) formError(rejectForm, msg, e);
+      else say(msg, e.message, 'error');
+    }
   };
+  rejectForm = rejectFormOf(c, decide, msg);
   const li = el('li', { class: 'card', 'data-id': c.id, 'data-status': c.status },
     el('div', { class: 'row', style: 'justify-content:flex-start' }, avatar(c.photo, c.name),
       el('div', {}, el('h3', {}, c.name), el('p', { class: 'muted', style: 'margin:0' }, (c.trades || []).join(' · ')))),
@@ -41,12 +67,16 @@ function pendingItem(c) {
     el('div', { class: 'actions' },
       el('button', { class: 'btn small', type: 'button', onclick: (ev) => decide(ev.currentTarget, 'ACTIVO', `${c.name} quedó aprobado y publicado.`) }, 'Aprobar'),
       el('button', {
-        class: 'btn danger small', type: 'button',
-        onclick: async (ev) => {
+        class: 'btn danger small', type: 'button', 'aria-expanded': 'false', 'aria-controls': `reject-${c.id}`,
+        onclick: (ev) => {
           const b = ev.currentTarget;
-          if (await confirmDialog(`¿Rechazar a ${c.name}? Se le avisará y no se publicará.`, 'Sí, rechazar')) decide(b, 'RECHAZADO', `${c.name} quedó rechazado.`);
+          const open = b.getAttribute('aria-expanded') !== 'true';
+          b.setAttribute('aria-expanded', String(open));
+          rejectForm.hidden = !open;
+          if (open) rejectForm.querySelector('textarea').focus();
         },
       }, 'Rechazar')),
+    rejectForm,
     msg);
   return li;
 }
@@ -62,14 +92,16 @@ async function loadPending(append) {
   } catch (e) { ul.replaceChildren(el('li', { class: 'muted' }, e.message)); } finally { ul.removeAttribute('aria-busy'); }
 }
 
-async function camellosFor(job) {
-  if (!activeCamellos) {
-    const r = await api('GET', '/api/admin/camellos?status=ACTIVO&perPage=100');
-    activeCamellos = r.camellos || [];
-  }
-  const sid = job.service && job.service.id;
-  const fit = activeCamellos.filter((c) => (c.services || []).some((s) => s.id === sid));
-  return fit.length ? fit : activeCamellos;
+// candidatesOf reads a page of the job's candidates: its city and service,
+// soonest free first, then by rating (GET /api/admin/jobs/{id}/candidates).
+function candidatesOf(job, page) {
+  return api('GET', `/api/admin/jobs/${encodeURIComponent(job.id)}/candidates?page=${page}&perPage=${PER}`);
+}
+
+function candidateLabel(c) {
+  const free = c.nextFree ? `libre ${fmtDate(c.nextFree)}` : 'sin horarios en 14 días';
+  const r = c.rating && c.rating.count ? `★ ${c.rating.average.toFixed(1)}` : 'sin reseñas';
+  return `${c.name} — ${c.city || ''} — ${free} — ${r}`;
 }
 
 function openItem(job) {
@@ -86,13 +118,27 @@ function openItem(job) {
         const b = ev.currentTarget;
         if (b.getAttribute('aria-expanded') === 'true') { b.setAttribute('aria-expanded', 'false'); slot.replaceChildren(); return; }
         b.setAttribute('aria-expanded', 'true');
-        let list = [];
-        try { list = await camellosFor(job); } catch (e) { say(msg, e.message, 'error'); return; }
-        const sel = el('select', { id: `assign-${job.id}`, name: 'camelloId' },
-          list.map((c) => el('option', { value: c.id }, `${c.name} — ${c.city || ''}`)));
+        let answer;
+        let page = 1;
+        try { answer = await candidatesOf(job, page); } catch (e) { say(msg, e.message, 'error'); return; }
+        const list = answer.camellos || [];
+        const sel = el('select', { id: `assign-${job.id}`, name: 'camelloId', 'aria-describedby': `assign-hint-${job.id}` },
+          list.map((c) => el('option', { value: c.id }, candidateLabel(c))));
+        const hint = el('p', { class: 'hint', id: `assign-hint-${job.id}` },
+          `${answer.total} ${answer.total === 1 ? 'camello ofrece' : 'camellos ofrecen'} este servicio en ${job.city}; primero quien tiene horario libre más pronto, luego por calificación.`);
+        const more = el('button', { class: 'btn secondary small', type: 'button', hidden: list.length >= answer.total },
+          'Más candidatos');
+        more.addEventListener('click', async () => {
+          try {
+            const r = await busy(more, () => candidatesOf(job, page + 1));
+            page++;
+            for (const c of r.camellos || []) { sel.append(el('option', { value: c.id }, candidateLabel(c))); list.push(c); }
+            more.hidden = list.length >= r.total;
+          } catch (e) { say(msg, e.message, 'error'); }
+        });
         const f = el('form', { method: 'post', action: '/admin.html', class: 'save-row' },
-          el('div', { class: 'field', style: 'flex:1 1 16rem;margin:0' }, el('label', { for: `assign-${job.id}` }, 'Camello'), sel),
-          el('button', { class: 'btn small', type: 'submit' }, 'Asignar'));
+          el('div', { class: 'field', style: 'flex:1 1 16rem;margin:0' }, el('label', { for: `assign-${job.id}` }, 'Camello'), sel, hint),
+          el('button', { class: 'btn small', type: 'submit' }, 'Asignar'), more);
         f.addEventListener('submit', async (e2) => {
           e2.preventDefault();
           try {
@@ -104,7 +150,7 @@ function openItem(job) {
             say(msg, `Trabajo asignado a ${name}. Les avisamos a ambos.`);
           } catch (err) { say(msg, err.message, 'error'); }
         });
-        slot.replaceChildren(list.length ? f : el('p', { class: 'muted' }, 'No hay camellos activos.'));
+        slot.replaceChildren(list.length ? f : el('p', { class: 'muted' }, `Ningún camello activo ofrece este servicio en ${job.city}.`));
         sel.focus();
       },
     }, 'Asignar camello'),
