@@ -174,8 +174,10 @@ say "quotas behind the proxy: 127.0.0.2 limited at attempt $limited, 127.0.0.3 a
 
 code="$(https -o /dev/null -w '%{http_code}' https://localhost/metrics)"
 [ "$code" = 404 ] || die "/metrics sin token: $code (debe ser 404, como sin METRICS_TOKEN)"
-https -f -H 'Authorization: Bearer walk-metrics-token-0123456789abcd' https://localhost/metrics \
-  | grep -q '^camellos_' || die "/metrics con su token no da métricas"
+# Read whole, then searched (grep -q would close the pipe early: curl 23 under pipefail).
+metrics="$(https -f -H 'Authorization: Bearer walk-metrics-token-0123456789abcd' https://localhost/metrics)" \
+  || die "/metrics con su token no responde"
+grep -q '^camellos_' <<< "$metrics" || die "/metrics con su token no da métricas"
 say "metrics behind their bearer"
 
 # Live events: the stream's headers arrive at once through Caddy (unbuffered).
