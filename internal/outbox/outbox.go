@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
@@ -110,4 +111,21 @@ func (w *Worker) Stop() {
 	}
 	w.cancel()
 	w.wg.Wait()
+}
+
+// WaitIdle blocks until collection has no row in status pending, or
+// timeout passes; it reports whether the outbox drained. The outboxes'
+// WaitIdle (mail, WhatsApp) are this; tests use them instead of sleeping.
+func WaitIdle(app core.App, collection, pending string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		n, err := app.CountRecords(collection, dbx.HashExp{"status": pending})
+		if err == nil && n == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

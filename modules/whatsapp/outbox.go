@@ -249,17 +249,7 @@ func (w *worker) purge() {
 // WaitIdle blocks until no WhatsApp message of app is pending, or timeout
 // passes; it reports whether the outbox drained. Tests use it.
 func WaitIdle(app core.App, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		n, err := app.CountRecords(Collection, dbx.HashExp{"status": StatusPending})
-		if err == nil && n == 0 {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return outbox.WaitIdle(app, Collection, StatusPending, timeout)
 }
 
 // ConfirmedPhone is the user's confirmed WhatsApp number ("" when none:
