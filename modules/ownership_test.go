@@ -26,6 +26,7 @@ var owners = map[string]string{
 	"camellos":                 "camellos/modules/camellos",
 	"jobs":                     "camellos/modules/jobs",
 	"reviews":                  "camellos/modules/camellos",
+	"client_reviews":           "camellos/modules/camellos",
 	"appointments":             "camellos/modules/appointments",
 	"availability":             "camellos/modules/agenda",
 	"calendar_feeds":           "camellos/modules/agenda",
