@@ -379,3 +379,35 @@ func TestClientConfirmsCash(t *testing.T) {
 	}
 	testkit.Expect(t, k.Post(confirm, w.ClientCookie, nil), http.StatusConflict, payments.MsgCashConfirmed)
 }
+
+// TestErasureWaitsForPayments: an erasure is refused (409, nothing
+// changed) while the person's money moves — held, in dispute, a payout the
+// bank has not paid — and goes through once it settled; the books stay.
+func TestErasureWaitsForPayments(t *testing.T) {
+	w := newWorld(t, nil)
+	k := w.K
+	erase := func(cookie string) *testkit.Response {
+		return k.Delete("/api/me", cookie, map[string]any{"password": testkit.DefaultPassword})
+	}
+	// the world's first job (ASIGNADO, unpaid) would refuse the erasure itself
+	testkit.Expect(t, k.Post("/api/jobs/"+w.job.Id+"/cancel", w.ClientCookie, nil), http.StatusOK, "")
+	id, _ := w.completed(t) // RETENIDO, the job COMPLETADO
+	testkit.Expect(t, erase(w.ClientCookie), http.StatusConflict, payments.MsgPaymentUnderWay)
+	testkit.Expect(t, erase(w.CamCookie), http.StatusConflict, payments.MsgPaymentUnderWay)
+	testkit.Expect(t, k.Post(w.jobPath("/dispute"), w.ClientCookie, map[string]any{"reason": "Quedó una fuga en el baño"}), http.StatusOK, "")
+	testkit.Expect(t, erase(w.ClientCookie), http.StatusConflict, payments.MsgPaymentUnderWay)
+	if k.Get("/api/me", w.ClientCookie).Status != http.StatusOK || k.Get("/api/me", w.CamCookie).Status != http.StatusOK {
+		t.Fatal("a refused erasure signed someone out")
+	}
+	testkit.Expect(t, k.Post("/api/admin/disputes/"+id+"/resolve", w.AdminCookie, map[string]any{"outcome": "LIBERAR"}), http.StatusOK, "")
+	batch := k.Post("/api/admin/payouts/batches", w.AdminCookie, nil)
+	testkit.Expect(t, batch, http.StatusCreated, "")
+	testkit.Expect(t, erase(w.CamCookie), http.StatusConflict, payments.MsgPaymentUnderWay)
+	testkit.Expect(t, k.Post("/api/admin/payouts/"+batch.Str("payouts.0.id")+"/paid", w.AdminCookie, map[string]any{"reference": "B-1"}), http.StatusOK, "")
+	testkit.Expect(t, erase(w.CamCookie), http.StatusOK, "")
+	testkit.Expect(t, erase(w.ClientCookie), http.StatusOK, "")
+	if p := w.status(t, id); p.Status() != payments.StatusReleased {
+		t.Fatalf("the payment after the erasures: %s", p.Status())
+	}
+	verified(t, k.App)
+}
