@@ -17,8 +17,10 @@ import (
 //   - client_reviews: the camello's review of the client, same shape, read
 //     only by its author and, once published, by the client it is about.
 //   - idx_*_due: the publication sweep's scan (sealed past publishAt).
-//   - payments gains cashConfirmedAt: the client confirmed a cash payment
-//     the camello recorded (modules/payments).
+//   - payments gains cashConfirmedAt (the client confirmed a cash payment
+//     the camello recorded) and duplicateDue (a second approved gateway
+//     payment for one checkout is to be refunded; the sweep retries it),
+//     owned by modules/payments.
 func init() {
 	m.Register(func(app core.App) error {
 		reviews, err := app.FindCollectionByNameOrId("reviews")
@@ -64,7 +66,8 @@ func init() {
 		if err != nil {
 			return err
 		}
-		payments.Fields.Add(&core.TextField{Name: "cashConfirmedAt", Max: 30})
+		payments.Fields.Add(&core.TextField{Name: "cashConfirmedAt", Max: 30}, &core.BoolField{Name: "duplicateDue"})
+		payments.AddIndex("idx_payments_duplicate_due", false, "duplicateDue", "duplicateDue = TRUE")
 		return app.Save(payments)
 	}, func(app core.App) error {
 		if c, err := app.FindCollectionByNameOrId("client_reviews"); err == nil {
@@ -74,6 +77,8 @@ func init() {
 		}
 		if c, err := app.FindCollectionByNameOrId("payments"); err == nil {
 			c.Fields.RemoveByName("cashConfirmedAt")
+			c.Fields.RemoveByName("duplicateDue")
+			c.RemoveIndex("idx_payments_duplicate_due")
 			if err := app.Save(c); err != nil {
 				return err
 			}

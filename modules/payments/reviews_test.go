@@ -3,6 +3,7 @@ package payments_test
 import (
 	"net/http"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"camellos/internal/testkit"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
+	"camellos/modules/ledger"
 	"camellos/modules/payments"
 )
 
@@ -410,4 +412,50 @@ func TestErasureWaitsForPayments(t *testing.T) {
 		t.Fatalf("the payment after the erasures: %s", p.Status())
 	}
 	verified(t, k.App)
+}
+
+// TestSecondApprovedPaymentRefunded: a client who pays twice in one
+// checkout gets the second payment back by itself — refunded in full at
+// Mercado Pago once, the ledger's charge and refund netting the client's
+// account to zero — while the first stays held; the sweep afterwards
+// refunds nothing again.
+func TestSecondApprovedPaymentRefunded(t *testing.T) {
+	w := newWorld(t, nil)
+	k, app := w.K, w.K.App
+	id, pref := w.started(t)
+	first := w.mp.Pay(t, pref.ID, "approved", "accredited")
+	if got := w.deliver(w.mp.Notification(first)); got != http.StatusOK {
+		t.Fatalf("webhook %d", got)
+	}
+	second := w.mp.Pay(t, pref.ID, "approved", "accredited")
+	for range 2 { // delivered twice: one refund
+		if got := w.deliver(w.mp.Notification(second)); got != http.StatusOK {
+			t.Fatalf("webhook %d", got)
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for w.status(t, id).GetBool("duplicateDue") || w.mp.Refunded(second) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the second payment was not refunded (duplicateDue %v, refunded %v)", w.status(t, id).GetBool("duplicateDue"), w.mp.Refunded(second))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := payments.RefundsDue(app); err != nil {
+		t.Fatal(err)
+	}
+	if w.mp.Refunded(second) != price || w.mp.Refunded(first) != 0 {
+		t.Fatalf("refunded at Mercado Pago: second %v, first %v", w.mp.Refunded(second), w.mp.Refunded(first))
+	}
+	p := w.status(t, id)
+	if p.Status() != payments.StatusHeld || p.GetString("gatewayPaymentId") != strconv.Itoa(first) {
+		t.Fatalf("the first payment: %s %s", p.Status(), p.GetString("gatewayPaymentId"))
+	}
+	if m := movements(t, app, id); m["charge"] != 2 || m["hold"] != 1 || m["refund"] != 1 {
+		t.Fatalf("movements %v", m)
+	}
+	if b := balance(t, app, ledger.AccountOfClient(w.Client.Id)); b != 0 {
+		t.Fatalf("the client's account is %d after the duplicate's refund", b)
+	}
+	verified(t, app)
+	_ = k
 }
