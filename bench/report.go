@@ -280,6 +280,27 @@ func (r *report) Markdown() string {
 		}
 	}
 
+	// Payments.
+	if p := r.Payments; p != nil {
+		fmt.Fprintf(&b, "\n## Payments and webhooks (issue 23)\n\n")
+		if !p.Available {
+			fmt.Fprintf(&b, "Not measured: %s\n", p.Note)
+		} else {
+			fmt.Fprintf(&b, "A fresh data dir with one client, one ACTIVO camello and %d priced ASIGNADO jobs; the service talks to the Mercado Pago test server "+
+				"(`internal/mptest`, 127.0.0.1, TLS trusted through `SSL_CERT_FILE`). `payment-start`: `POST /api/jobs/{id}/payment`, one job per request (the row, "+
+				"the checkout at the test server, the commit). `payment-webhook`: each started payment approved at the test server and its signed notification "+
+				"delivered (signature, the payment read back, RETENIDO with charge and hold). The floor: balanced two-line ledger transactions inserted raw from one "+
+				"goroutine into a fresh file with the ledger's schema and triggers, one SQLite transaction each.\n\n", paymentJobs)
+			fmt.Fprintf(&b, "| scenario | per second | × ledger floor | p50 | p99 | errors | statuses |\n|---|---:|---:|---:|---:|---:|---|\n")
+			if p.Floor != nil {
+				fmt.Fprintf(&b, "| ledger-floor (raw inserts) | %.0f | 1 | %s | %s | %d | |\n", p.Floor.RPS, ms(p.Floor.P50), ms(p.Floor.P99), p.Floor.Errors)
+			}
+			fmt.Fprintf(&b, "| payment-start | %.0f | %.3f | %s | %s | %d | %v |\n", p.Start.RPS, p.StartRatio, ms(p.Start.P50), ms(p.Start.P99), p.Start.Errors, p.Start.Statuses)
+			fmt.Fprintf(&b, "| payment-webhook | %.0f | %.3f | %s | %s | %d | %v |\n", p.Webhook.RPS, p.WebRate, ms(p.Webhook.P50), ms(p.Webhook.P99), p.Webhook.Errors, p.Webhook.Statuses)
+			fmt.Fprintf(&b, "\nAfter the run: %d payments RETENIDO; `camellos ledger verify`: %s\n", p.Held, p.Verify)
+		}
+	}
+
 	if len(r.PushLat) > 0 {
 		fmt.Fprintf(&b, "\n## Push broadcast at a push service's latency\n\n")
 		fmt.Fprintf(&b, "The same receiver, answering each push after %s (a push service across the internet) over HTTP/2; "+

@@ -64,6 +64,7 @@ type report struct {
 	Sweep     *sweepResult
 	Writes    *writesResult
 	Push      *pushResult
+	Payments  *paymentsResult
 	PushLat   []*pushLatencyResult // receivers answering after pushDelay, 10,000 and 100,000 subscribers
 	Events    *eventsResult
 	Flood     *floodResult
@@ -390,6 +391,9 @@ func run(cfg config) (*report, error) {
 	}
 	if !cfg.skipped("growth") {
 		r.Growth = runGrowth(r)
+	}
+	if !cfg.skipped("payments") {
+		r.Payments = runPayments(r)
 	}
 	r.LoadEnd = loadAvg()
 	return r, nil

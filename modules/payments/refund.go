@@ -99,13 +99,17 @@ func RefundDuplicates(app core.App, id string) error {
 			if _, _, err := charge(tx, p, gp); err != nil {
 				return err
 			}
-			_, _, err := ledger.Post(tx, ledger.Movement{Kind: ledger.KindRefund, Key: "refund:mp:dup:" + gp.ID, Ref: p.Id,
+			_, fresh, err := ledger.Post(tx, ledger.Movement{Kind: ledger.KindRefund, Key: "refund:mp:dup:" + gp.ID, Ref: p.Id,
 				Memo: "reembolso de un pago repetido, Mercado Pago " + gp.ID,
 				Lines: []ledger.Line{
 					{Account: ledger.AccountOfClient(p.ClientID()), Amount: gp.Amount},
 					{Account: ledger.AccountClientPayments, Amount: -gp.Amount},
 				}})
-			return err
+			if err != nil || !fresh {
+				return err
+			}
+			return tell(tx, p, "Pago repetido reembolsado",
+				"Pagaste dos veces el mismo trabajo: Mercado Pago te devuelve "+Pesos(gp.Amount)+" del segundo pago.", "")
 		})
 		if err != nil {
 			return err

@@ -456,6 +456,8 @@ func TestSecondApprovedPaymentRefunded(t *testing.T) {
 	if b := balance(t, app, ledger.AccountOfClient(w.Client.Id)); b != 0 {
 		t.Fatalf("the client's account is %d after the duplicate's refund", b)
 	}
+	if countTitle(k, w.Client.Id, "Pago repetido reembolsado") != 1 {
+		t.Fatal("the client is told once of the duplicate's refund")
+	}
 	verified(t, app)
-	_ = k
 }
