@@ -211,6 +211,7 @@ func seedPayments(dir string, n int) (string, []string, error) {
 		return "", nil, err
 	}
 	db := app.NonconcurrentDB().(interface{ DB() *sql.DB }).DB()
+	hasCityKey := columns(db, "jobs")["cityKey"] // before the transaction: the pool has one connection
 	tx, err := db.Begin()
 	if err != nil {
 		return "", nil, err
@@ -234,7 +235,6 @@ func seedPayments(dir string, n int) (string, []string, error) {
 		VALUES (?,?,?,?,'ACTIVO',0,?,?,?,?,?,?,'','',?,'America/Bogota',0,0,?,?,?,?)`,
 		"campagos000001", "upaycamello0001", "Camello Cobrador", `["plomeria"]`, `["svcpagos000001"]`, "", "3007654321", "Bogotá", "Centro",
 		"", "Plomero", "camello cobrador plomeria bogota", "bogota", created, created)
-	hasCityKey := columns(db, "jobs")["cityKey"]
 	ids := make([]string, n)
 	for j := 0; j < n; j++ {
 		ids[j] = fmt.Sprintf("jpay%011d", j)

@@ -78,14 +78,7 @@ func jobReview(e *core.RequestEvent) error {
 		return err
 	}
 	var review *camellos.ReviewRecord
-	err = writer.Transaction(e.App, func(txApp core.App) error {
-		job, err := txApp.FindRecordById(Collection, job.Id)
-		if err != nil {
-			return err
-		}
-		if job.GetString("status") != StatusCompleted {
-			return httpapi.Conflict(MsgReviewNotDone)
-		}
+	err = writeReview(e.App, job.Id, func(txApp core.App, job *core.Record) error {
 		rv, err := camellos.AddReview(txApp, camellos.NewReview{
 			JobID: job.Id, CamelloID: job.GetString("provider"), ClientID: job.GetString("client"),
 			Rating: rating, Comment: comment,
@@ -93,11 +86,8 @@ func jobReview(e *core.RequestEvent) error {
 		if errors.Is(err, camellos.ErrAlreadyReviewed) {
 			return httpapi.Conflict(MsgAlreadyReviewed)
 		}
-		if err != nil {
-			return err
-		}
 		review = rv
-		return nil
+		return err
 	})
 	if err != nil {
 		return err
@@ -134,14 +124,7 @@ func jobClientReview(e *core.RequestEvent) error {
 		return err
 	}
 	var review *camellos.ClientReview
-	err = writer.Transaction(e.App, func(txApp core.App) error {
-		job, err := txApp.FindRecordById(Collection, job.Id)
-		if err != nil {
-			return err
-		}
-		if job.GetString("status") != StatusCompleted {
-			return httpapi.Conflict(MsgReviewNotDone)
-		}
+	err = writeReview(e.App, job.Id, func(txApp core.App, job *core.Record) error {
 		rv, err := camellos.AddClientReview(txApp, camellos.NewClientReview{
 			JobID: job.Id, CamelloID: job.GetString("provider"), ClientID: job.GetString("client"),
 			Rating: rating, Comment: comment,
@@ -149,16 +132,28 @@ func jobClientReview(e *core.RequestEvent) error {
 		if errors.Is(err, camellos.ErrAlreadyClientReviewed) {
 			return httpapi.Conflict(MsgClientReviewed)
 		}
-		if err != nil {
-			return err
-		}
 		review = rv
-		return nil
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	return e.JSON(http.StatusCreated, map[string]any{"review": camellos.ReviewJSON(&review.ReviewRecord)})
+}
+
+// writeReview runs add in one transaction with the job read again inside
+// it, refused unless COMPLETADO.
+func writeReview(app core.App, jobID string, add func(txApp core.App, job *core.Record) error) error {
+	return writer.Transaction(app, func(txApp core.App) error {
+		job, err := txApp.FindRecordById(Collection, jobID)
+		if err != nil {
+			return err
+		}
+		if job.GetString("status") != StatusCompleted {
+			return httpapi.Conflict(MsgReviewNotDone)
+		}
+		return add(txApp, job)
+	})
 }
 
 // jobReviews handles GET /api/jobs/{id}/reviews: both reviews of a job as

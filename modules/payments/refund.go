@@ -124,25 +124,7 @@ func RefundDuplicates(app core.App, id string) error {
 // duplicateRefundAfterCommit runs RefundDuplicates for payment id once tx
 // commits (the sweep retries it on failure).
 func duplicateRefundAfterCommit(tx core.App, id string) {
-	info := tx.TxInfo()
-	if info == nil {
-		return
-	}
-	info.OnComplete(func(txErr error) error {
-		if txErr != nil {
-			return nil
-		}
-		base, ok := tx.Store().Get(baseAppKey).(core.App)
-		if !ok {
-			return nil // the sweep makes it
-		}
-		go func() {
-			if err := RefundDuplicates(base, id); err != nil {
-				tx.Logger().Warn("payments: duplicate refund left for the sweep", "payment", id, "error", err.Error())
-			}
-		}()
-		return nil
-	})
+	afterCommit(tx, id, "duplicate refund", RefundDuplicates)
 }
 
 // RefundsDue retries every refund decided and not yet made at Mercado
