@@ -25,6 +25,9 @@ const (
 	CamelloPhoto Field = "camello.photo"
 	// FeedURL is a calendar feed's URL (its token is a bearer secret).
 	FeedURL Field = "agenda.feedURL"
+	// ReviewContent is a review's rating and comment on a job under the
+	// double-blind rule (either side's review: docs/api/reviews.md).
+	ReviewContent Field = "review.content"
 )
 
 // Job states by name (the jobs area owns them; the privacy matrix in
@@ -45,6 +48,8 @@ type Relation struct {
 	JobStatus string // the job's state
 	// For a camello's fields:
 	Public bool // the camello is public (ACTIVO)
+	// For a review's content (Self: the reader wrote it):
+	Sealed bool // the review is not yet published (double blind)
 }
 
 // Rule is one row of the table: who sees the field, in words (for
@@ -97,6 +102,13 @@ var Table = map[Field]Rule{
 		Who:      "its owner only (not admins: the URL is a bearer secret); the feed dies when the owner is disabled, erased or changes or resets the password",
 		Carriers: []string{"GET /api/agenda/calendar", "POST /api/agenda/calendar/rotate"},
 		Sees:     func(r Relation) bool { return r.Self },
+	},
+	ReviewContent: {
+		Who: "while sealed, its author and admins only (neither side reads the other's before writing its own); once published, " +
+			"both parties of the job and admins (the client's review of the camello is also public in the camello's listing)",
+		Carriers: []string{"GET /api/jobs/{id}/reviews", "POST /api/jobs/{id}/review", "POST /api/jobs/{id}/client-review",
+			"GET /api/me/export (clientReviewsReceived, clientReviewsWritten, reviewsReceived)"},
+		Sees: func(r Relation) bool { return r.Admin || r.Self || (!r.Sealed && (r.Client || r.Provider)) },
 	},
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"camellos/internal/bounds"
 	"camellos/internal/httpapi"
+	"camellos/internal/privacy"
 	"camellos/internal/records"
 	"camellos/internal/timefmt"
 	"camellos/internal/writer"
@@ -190,7 +191,8 @@ func jobReviews(e *core.RequestEvent) error {
 			return out
 		}
 		out["published"] = !r.Sealed()
-		if !r.Sealed() || author || party.Admin {
+		rel := privacy.Relation{Admin: party.Admin, Self: author, Client: party.Client, Provider: party.Provider, Sealed: r.Sealed()}
+		if privacy.Visible(privacy.ReviewContent, rel) {
 			out["review"] = camellos.ReviewJSON(r)
 		}
 		return out
