@@ -48,7 +48,7 @@ type paymentsResult struct {
 	Start, Webhook      *result
 	Floor               *result
 	Held                int    // payments RETENIDO after the run
-	Verify              string // camellos ledger verify, first line
+	Verify              string // camellos ledger verify: its first and last lines
 	StartRatio, WebRate float64
 }
 
@@ -143,8 +143,12 @@ func runPayments(r *report) *paymentsResult {
 		db.Close()
 	}
 	exe, _ := os.Executable()
-	verify, _ := execOutput(exe, "ledger", "verify", "--dir", data)
-	out.Verify = strings.SplitN(strings.TrimSpace(verify), "\n", 2)[0]
+	verify, verr := execOutput(exe, "ledger", "verify", "--dir", data)
+	lines := strings.Split(strings.TrimSpace(verify), "\n")
+	out.Verify = lines[0] + "; " + lines[len(lines)-1] // the transactions, and the verdict
+	if verr != nil {
+		out.Verify += " (" + verr.Error() + ")"
+	}
 	out.Available = out.Start.Requests > 0 && out.Webhook.Requests > 0
 	if out.Floor != nil && out.Floor.RPS > 0 {
 		out.StartRatio = out.Start.RPS / out.Floor.RPS
