@@ -556,7 +556,7 @@ type filter struct {
 	service    string
 	// near: the client's position; only camellos whose radius reaches it,
 	// nearest first
-	near    *geo.Point
+	near *geo.Point
 }
 
 // candidates returns the entries that can match f, in order, from the

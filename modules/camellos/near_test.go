@@ -10,7 +10,6 @@ import (
 	"camellos/internal/testkit"
 	"camellos/modules/camellos"
 	"camellos/modules/places"
-
 )
 
 // placeID is the id of a seeded place of the gazetteer.

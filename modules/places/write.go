@@ -135,7 +135,7 @@ func Seed(app core.App) error {
 	now := types.NowDateTime().String()
 	for _, p := range rows {
 		_, err := app.DB().Insert(Collection, dbx.Params{
-			"id": security.RandomStringWithAlphabet(15, "abcdefghijklmnopqrstuvwxyz0123456789"),
+			"id":      security.RandomStringWithAlphabet(15, "abcdefghijklmnopqrstuvwxyz0123456789"),
 			FieldName: p.Name, FieldKind: p.Kind, FieldCity: p.City, FieldDepartment: p.Department,
 			FieldLat: p.Lat, FieldLng: p.Lng, FieldSource: p.Source, FieldNameKey: p.NameKey,
 			"created": now, "updated": now,
