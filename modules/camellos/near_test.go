@@ -150,7 +150,7 @@ func TestListingPositionBounds(t *testing.T) {
 	} {
 		testkit.ExpectField(t, k.Get("/api/camellos?"+c.query, ""), c.field, c.msg)
 	}
-	for _, ok := range []string{"lat=90&lng=180", "lat=-90&lng=-180", "barrio=chapinero", "barrio=Kennedy&city=Bogota"} {
+	for _, ok := range []string{"lat=90&lng=180", "lat=-90&lng=-180", "barrio=chapinero", "barrio=Kennedy&city=Bogota", "barrio=Kennedy&city=Bogot%C3%A1%20D.C."} {
 		testkit.Expect(t, k.Get("/api/camellos?"+ok, ""), http.StatusOK, "")
 	}
 }

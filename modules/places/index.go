@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"camellos/internal/cities"
 	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/internal/text"
@@ -100,9 +101,9 @@ func Lookup(app core.App, id string) (Info, bool, error) {
 }
 
 // Resolve finds the place a client names by id or by name ("Chapinero",
-// "chapinero bogota"): an id first, then the places of that folded name,
-// the one in city (when given) or the smallest kind (a barrio over a
-// town of the same name).
+// "Kennedy"): an id first, then the places of that folded name, of city
+// only when given, the smallest kind first (a barrio over a town of the
+// same name).
 func Resolve(app core.App, ref, city string) (Info, bool, error) {
 	g, err := indexOf(app).get(app)
 	if err != nil {
@@ -117,15 +118,13 @@ func Resolve(app core.App, ref, city string) (Info, bool, error) {
 	return Info{}, false, nil
 }
 
-// pick chooses among places of one name: those of city first, then the
-// smallest kind (barrio, comuna, localidad, city), then the first.
+// pick chooses among places of one name: only those of city (when
+// given), the smallest kind first (barrio, comuna, localidad, city).
 func (g *gazetteer) pick(list []*Info, city string) *Info {
 	var best *Info
+	city = text.Fold(cities.Canonical(city)) // any spelling: "Bogotá D.C."
 	rank := func(p *Info) int {
 		r := 0
-		if city != "" && text.Fold(p.City) == text.Fold(city) {
-			r += 10
-		}
 		for i, k := range Kinds {
 			if k == p.Kind {
 				r += i
@@ -134,6 +133,9 @@ func (g *gazetteer) pick(list []*Info, city string) *Info {
 		return r
 	}
 	for _, p := range list {
+		if city != "" && text.Fold(p.City) != city {
+			continue // a place of another city is not the one meant
+		}
 		if best == nil || rank(p) > rank(best) {
 			best = p
 		}
