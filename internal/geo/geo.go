@@ -10,7 +10,8 @@ const EarthRadiusKm = 6371.0088
 
 // Point is a position in degrees (WGS84).
 type Point struct {
-	Lat, Lng float64
+	Lat float64 `json:"lat"`
+	Lng float64 `json:"lng"`
 }
 
 // Valid reports whether p is a position on Earth (latitude −90…90,

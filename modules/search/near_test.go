@@ -54,7 +54,7 @@ func TestInterpretNear(t *testing.T) {
 	// A position sent is used.
 	r := k.Post("/api/search/interpret", "", map[string]any{"query": "plomero cerca de mí", "lat": 4.643, "lng": -74.09})
 	testkit.Expect(t, r, http.StatusOK, "")
-	if r.Get("interpretation.near.needsPosition") != false || r.Get("interpretation.near.position.Lat") != 4.643 {
+	if r.Get("interpretation.near.needsPosition") != false || r.Get("interpretation.near.position.lat") != 4.643 {
 		t.Fatalf("position sent: %s", r.Raw)
 	}
 	testkit.ExpectField(t, k.Post("/api/search/interpret", "", map[string]any{"query": "cerca", "lat": 4.6}), "lng", "juntos")
