@@ -389,7 +389,7 @@ func run(cfg config) (*report, error) {
 		}
 	}
 	if !cfg.skipped("growth") {
-		r.Growth = runGrowth(r)
+		r.Growth = runGrowth(r, floor)
 	}
 	r.LoadEnd = loadAvg()
 	return r, nil
