@@ -79,3 +79,32 @@ func TestNearMe(t *testing.T) {
 		})
 	}
 }
+
+// TestCamelloSetsItsZone: on a phone, a camello picks its barrio from the
+// gazetteer and its radius in "Mi cuenta"; the listing finds it from a
+// client's position at once. No axe violation.
+func TestCamelloSetsItsZone(t *testing.T) {
+	k := testkit.New(t)
+	user, cam, _ := k.CreateCamello(testkit.CamelloOpts{Name: "Dora Zona"})
+	b := newBrowser(t, k)
+	b.viewport(390, 844)
+	b.signIn(user.Id)
+	b.visit("/cuenta.html")
+	b.waitJS(`document.querySelector('#area-form')`, "the zone form")
+	b.waitJS(`document.querySelector('#area-now').textContent.includes('Aún no dices dónde trabajas')`, "no zone yet")
+	b.typeIn([][2]string{{"#area-placeId", "Chapin"}})
+	b.waitJS(`[...document.querySelectorAll('#area-places option')].some((o) => o.value === 'Chapinero (Bogotá)')`, "the gazetteer's suggestion")
+	b.do(chromedp.SetValue(css("#area-placeId"), "Chapinero (Bogotá)"), chromedp.SetValue(css("#area-radiusKm"), "101"))
+	b.click(`#area-form button[type=submit]`)
+	b.near("#err-area-radiusKm", "de 1 a 100 km", "the radius just outside its bound")
+	b.expectConsoleErrors() // the 400 of that save
+	b.do(chromedp.SetValue(css("#area-radiusKm"), "100"))
+	b.click(`#area-form button[type=submit]`)
+	b.near("#area-msg", "Zona guardada", "the zone saved")
+	b.waitJS(`document.querySelector('#area-now').textContent === 'Trabajas desde Chapinero y llegas hasta 100 km.'`, "the zone said")
+	b.check("cuenta-zona")
+	r := k.Get("/api/camellos?lat=4.6430&lng=-74.0900", "")
+	if r.Str("camellos.0.id") != cam.Id || r.Get("camellos.0.distanceKm") != 3.2 {
+		t.Fatalf("the listing from Teusaquillo: %s", r.Raw)
+	}
+}
