@@ -390,7 +390,7 @@ func run(cfg config) (*report, error) {
 		}
 	}
 	if !cfg.skipped("growth") {
-		r.Growth = runGrowth(r)
+		r.Growth = runGrowth(r, floor)
 	}
 	if !cfg.skipped("payments") {
 		r.Payments = runPayments(r)

@@ -48,6 +48,7 @@ var owners = map[string]string{
 	"file_quarantine":          "camellos/modules/files",
 	"whatsapp_contacts":        "camellos/modules/whatsapp",
 	"whatsapp_outbox":          "camellos/modules/whatsapp",
+	"places":                   "camellos/modules/places",
 }
 
 // alsoDeclaredBy lists the packages that still declare a collection name

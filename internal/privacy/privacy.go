@@ -23,6 +23,9 @@ const (
 	// CamelloPhoto is the photo of a camello, sensitive while the camello is
 	// not public (any state but ACTIVO).
 	CamelloPhoto Field = "camello.photo"
+	// BasePoint is the exact point a camello works from (camellos.baseLat,
+	// baseLng): the public sees its barrio and a rounded distance only.
+	BasePoint Field = "camello.basePoint"
 	// FeedURL is a calendar feed's URL (its token is a bearer secret).
 	FeedURL Field = "agenda.feedURL"
 	// ReviewContent is a review's rating and comment on a job under the
@@ -92,6 +95,12 @@ var Table = map[Field]Rule{
 		Who:      "the person and admins (mail goes only to the person's own address)",
 		Carriers: []string{"GET/PATCH /api/me", "GET /api/me/export", "POST /api/auth/login|register|verify|password/reset", "GET /api/admin/users", "mail"},
 		Sees:     selfOrAdmin,
+	},
+	BasePoint: {
+		Who: "the camello and admins (the public listing answers the barrio and a rounded distance, never the point)",
+		Carriers: []string{"GET /api/me", "GET /api/me/export", "PATCH /api/me/camello", "PUT/DELETE /api/me/camello/area",
+			"POST /api/register/camello", "GET/PATCH /api/admin/camellos/{id}"},
+		Sees: selfOrAdmin,
 	},
 	CamelloPhoto: {
 		Who:      "anyone while the camello is ACTIVO; otherwise the camello and admins",

@@ -75,6 +75,7 @@ func bindDataRights(app core.App) {
 		for _, f := range []string{"documentId", "phone", "neighborhood", "professionalCard", "notes", "description"} {
 			rec.Set(f, "")
 		}
+		clearWorkArea(Wrap(rec)) // the base point goes with the account
 		if err := e.App.Save(rec); err != nil {
 			return err
 		}
