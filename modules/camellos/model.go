@@ -105,7 +105,7 @@ func PrivateFor(reader, rec *core.Record) bool {
 
 // JSON renders camellos as the interface's Camello object. With private
 // false the fields only admins and the camello itself may see (documentId,
-// phone, professionalCard, notes) are left out.
+// phone, professionalCard, notes, the document photos) are left out.
 func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, error) {
 	services, err := serviceSummaries(app, recs)
 	if err != nil {
@@ -151,6 +151,7 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 			m["rejectionReason"] = r.GetString("rejectionReason")
 			m["timezone"] = r.GetString("timezone")
 			m["review"] = reviewJSON(r)
+			m["documents"] = DocumentPaths(r)
 		}
 		out = append(out, m)
 	}
