@@ -116,7 +116,7 @@ func TestPrivacyMatrix(t *testing.T) {
 	// the feed URL: its owner only) are the table's.
 	matrix := map[privacy.Field]bool{privacy.JobAddress: true, privacy.Phone: true, privacy.DocumentID: true,
 		privacy.Email: true, privacy.CamelloPhoto: true, privacy.FeedURL: true, privacy.ReviewContent: true,
-		privacy.BasePoint: true}
+		privacy.BasePoint: true, privacy.CamelloDocuments: true}
 	for f := range privacy.Table {
 		if !matrix[f] {
 			t.Errorf("privacy.Table has %s, which this matrix does not read", f)
@@ -131,7 +131,7 @@ func TestPrivacyMatrix(t *testing.T) {
 		privacy.Visible(privacy.ReviewContent, privacy.Relation{}) {
 		t.Error("privacy table: a review's content is not its author's and admins' while sealed, the parties' once published")
 	}
-	for _, f := range []privacy.Field{privacy.Phone, privacy.DocumentID, privacy.Email, privacy.BasePoint} {
+	for _, f := range []privacy.Field{privacy.Phone, privacy.DocumentID, privacy.Email, privacy.BasePoint, privacy.CamelloDocuments} {
 		if !privacy.Visible(f, privacy.Relation{Self: true}) || !privacy.Visible(f, privacy.Relation{Admin: true}) ||
 			privacy.Visible(f, privacy.Relation{Client: true, Provider: true, JobStatus: "ASIGNADO", Public: true}) {
 			t.Errorf("privacy table: %s is not the person's and admins' only", f)

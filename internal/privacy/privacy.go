@@ -26,6 +26,9 @@ const (
 	// BasePoint is the exact point a camello works from (camellos.baseLat,
 	// baseLng): the public sees its barrio and a rounded distance only.
 	BasePoint Field = "camello.basePoint"
+	// CamelloDocuments are the photos of a camello's identity document and
+	// professional card (camellos.documents).
+	CamelloDocuments Field = "camello.documents"
 	// FeedURL is a calendar feed's URL (its token is a bearer secret).
 	FeedURL Field = "agenda.feedURL"
 	// ReviewContent is a review's rating and comment on a job under the
@@ -106,6 +109,12 @@ var Table = map[Field]Rule{
 		Who:      "anyone while the camello is ACTIVO; otherwise the camello and admins",
 		Carriers: []string{"GET /uploads/camellos/{file}"},
 		Sees:     func(r Relation) bool { return r.Public || r.Self || r.Admin },
+	},
+	CamelloDocuments: {
+		Who: "the camello and admins (never public, whatever the camello's state)",
+		Carriers: []string{"GET /api/files/camellos/{id}/{file}", "GET /api/me", "GET /api/me/export", "PATCH /api/me/camello",
+			"POST /api/register/camello", "GET/PATCH /api/admin/camellos/{id}"},
+		Sees: selfOrAdmin,
 	},
 	FeedURL: {
 		Who:      "its owner only (not admins: the URL is a bearer secret); the feed dies when the owner is disabled, erased or changes or resets the password",
