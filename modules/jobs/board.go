@@ -355,7 +355,7 @@ func bindBoard(app core.App) {
 	b := boardOf(app)
 	readmodel.OnWrite(app, Collection, func(w readmodel.Write) {
 		if o := w.Record.Original(); o != nil {
-			b.refreshJob(w.Record.Id, o.GetString("service"))
+			b.refreshJob(w.Record.Id, Wrap(o).ServiceID())
 		} else {
 			b.refreshJob(w.Record.Id)
 		}
@@ -373,9 +373,10 @@ func bindBoard(app core.App) {
 	})
 	// A review names its job (and, moved by the dashboard, the one before).
 	camellos.OnReviewChanged(app).BindFunc(func(e *bus.Change) error {
-		b.refreshJob(e.Record.GetString("job"))
-		if o := e.Record.Original(); o != nil && o.GetString("job") != e.Record.GetString("job") {
-			b.refreshJob(o.GetString("job"))
+		job := camellos.WrapReview(e.Record).JobID()
+		b.refreshJob(job)
+		if o := e.Record.Original(); o != nil && camellos.WrapReview(o).JobID() != job {
+			b.refreshJob(camellos.WrapReview(o).JobID())
 		}
 		return e.Next()
 	})
