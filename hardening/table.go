@@ -139,10 +139,14 @@ var Table = map[string]Expectation{
 	"POST /api/auth/verify/resend":  {signedIn, none},
 	"GET /api/me/export":            {signedIn, none},
 	// An empty password: the guards let the caller in, the body is refused (400), nobody is erased.
-	"DELETE /api/me":        {signedIn, body(map[string]any{"password": ""})},
-	"GET /api/me":           {signedIn, none},
-	"PATCH /api/me":         {signedIn, body(map[string]any{"city": "Medellín"})},
-	"PATCH /api/me/camello": {camelloOnly, body(map[string]any{"neighborhood": "Chapinero"})},
+	"DELETE /api/me":              {signedIn, body(map[string]any{"password": ""})},
+	"GET /api/me":                 {signedIn, none},
+	"PATCH /api/me":               {signedIn, body(map[string]any{"city": "Medellín"})},
+	"PATCH /api/me/camello":       {camelloOnly, body(map[string]any{"neighborhood": "Chapinero"})},
+	"PUT /api/me/camello/area":    {camelloOnly, body(map[string]any{"lat": 4.65, "lng": -74.06, "radiusKm": 10})},
+	"DELETE /api/me/camello/area": {camelloOnly, none},
+	"GET /api/places":             {public, func(*World, Role) Call { return Call{Query: "q=chapinero"} }},
+	"GET /api/places/{id}":        {public, none},
 	"POST /api/register/camello": {public, func(w *World, r Role) Call {
 		return Call{Body: map[string]any{"name": "Camello Nuevo", "email": "camello" + Unique() + "@example.com", "phone": "3001234567",
 			"password": "secreto-123", "confirmPassword": "secreto-123", "acceptTerms": true, "city": "Cali", "trades": []string{"pintura"}}}
@@ -261,6 +265,11 @@ var Table = map[string]Expectation{
 		return Call{Body: map[string]any{"name": "Categoría " + Unique()}}
 	}},
 	"PATCH /api/admin/categories/{id}": {adminOnly, body(map[string]any{"icon": "casa"})},
+	"GET /api/admin/places":            {adminOnly, none},
+	"POST /api/admin/places": {adminOnly, body(map[string]any{"name": "Barrio Matriz", "kind": "BARRIO", "city": "Bogotá",
+		"lat": 4.6, "lng": -74.1, "source": "prueba de la matriz"})},
+	"PATCH /api/admin/places/{id}":  {adminOnly, body(map[string]any{"lat": 4.61})},
+	"DELETE /api/admin/places/{id}": {adminOnly, none},
 	"DELETE /api/admin/categories/{id}": {adminOnly, func(w *World, r Role) Call {
 		id := "borrable-" + Unique()
 		if _, err := TryCreate(w.K.App, "categories", map[string]any{"id": id, "name": "Borrable " + id, "nameKey": "borrable " + id}); err != nil {

@@ -23,6 +23,12 @@ const (
 	// CamelloPhoto is the photo of a camello, sensitive while the camello is
 	// not public (any state but ACTIVO).
 	CamelloPhoto Field = "camello.photo"
+	// BasePoint is the exact point a camello works from (camellos.baseLat,
+	// baseLng): the public sees its barrio and a rounded distance only.
+	BasePoint Field = "camello.basePoint"
+	// CamelloDocuments are the photos of a camello's identity document and
+	// professional card (camellos.documents).
+	CamelloDocuments Field = "camello.documents"
 	// FeedURL is a calendar feed's URL (its token is a bearer secret).
 	FeedURL Field = "agenda.feedURL"
 	// ReviewContent is a review's rating and comment on a job under the
@@ -93,10 +99,22 @@ var Table = map[Field]Rule{
 		Carriers: []string{"GET/PATCH /api/me", "GET /api/me/export", "POST /api/auth/login|register|verify|password/reset", "GET /api/admin/users", "mail"},
 		Sees:     selfOrAdmin,
 	},
+	BasePoint: {
+		Who: "the camello and admins (the public listing answers the barrio and a rounded distance, never the point)",
+		Carriers: []string{"GET /api/me", "GET /api/me/export", "PATCH /api/me/camello", "PUT/DELETE /api/me/camello/area",
+			"POST /api/register/camello", "GET/PATCH /api/admin/camellos/{id}"},
+		Sees: selfOrAdmin,
+	},
 	CamelloPhoto: {
 		Who:      "anyone while the camello is ACTIVO; otherwise the camello and admins",
 		Carriers: []string{"GET /uploads/camellos/{file}"},
 		Sees:     func(r Relation) bool { return r.Public || r.Self || r.Admin },
+	},
+	CamelloDocuments: {
+		Who: "the camello and admins (never public, whatever the camello's state)",
+		Carriers: []string{"GET /api/files/camellos/{id}/{file}", "GET /api/me", "GET /api/me/export", "PATCH /api/me/camello",
+			"POST /api/register/camello", "GET/PATCH /api/admin/camellos/{id}"},
+		Sees: selfOrAdmin,
 	},
 	FeedURL: {
 		Who:      "its owner only (not admins: the URL is a bearer secret); the feed dies when the owner is disabled, erased or changes or resets the password",

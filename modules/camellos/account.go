@@ -16,7 +16,7 @@ const ErasedName = "Usuario eliminado"
 
 // bindDataRights contributes the camello profile to a user's export and
 // erases it with the account: unlisted (ACTIVO → SUSPENDIDO, PENDIENTE →
-// RECHAZADO), its photo removed from storage (after the commit, by the
+// RECHAZADO), its photo and document photos removed from storage (after the commit, by the
 // file field) and its personal fields emptied.
 func bindDataRights(app core.App) {
 	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
@@ -72,9 +72,11 @@ func bindDataRights(app core.App) {
 		}
 		rec.Set("name", ErasedName)
 		rec.Set("photo", nil)
+		rec.Set(FieldDocuments, nil)
 		for _, f := range []string{"documentId", "phone", "neighborhood", "professionalCard", "notes", "description"} {
 			rec.Set(f, "")
 		}
+		clearWorkArea(Wrap(rec)) // the base point goes with the account
 		if err := e.App.Save(rec); err != nil {
 			return err
 		}

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"camellos/internal/bus"
-	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/internal/records"
 
 	"github.com/pocketbase/dbx"
@@ -167,7 +167,7 @@ func recomputeRating(app core.App, camelloID string) error {
 			"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " WHERE camello = {:c} AND sealed = FALSE) " +
 			"WHERE id = {:c}").Bind(dbx.Params{"c": camelloID}).Execute()
 	c := summariesOf(app)
-	memo.AfterCommit(app, func() { c.byID.Drop(camelloID) })
+	readmodel.AfterCommit(app, func() { c.byID.Drop(camelloID) })
 	return err
 }
 
@@ -177,7 +177,7 @@ func RecomputeRatings(app core.App) error {
 	_, err := app.DB().NewQuery("UPDATE " + Collection + " SET " +
 		"ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id AND r.sealed = FALSE), 0), " +
 		"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id AND r.sealed = FALSE)").Execute()
-	memo.AfterCommit(app, summariesOf(app).byID.DropAll)
+	readmodel.AfterCommit(app, summariesOf(app).byID.DropAll)
 	dropIndex(app)
 	return err
 }
