@@ -81,7 +81,7 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 					"Recibimos tu pago de "+Pesos(gp.Amount)+". Camellos lo guarda hasta que el trabajo esté hecho.",
 					"El cliente pagó "+Pesos(gp.Amount)+". Camellos guarda el dinero y te lo entrega al terminar el trabajo.")
 			}
-			if p2, err := Find(tx, p.Id); err == nil && p2.GetString("gatewayPaymentId") != gp.ID {
+			if p2, err := Find(tx, p.Id); err == nil && p2.GatewayPaymentID() != gp.ID {
 				// The client paid twice in one checkout: the money arrived, so
 				// it is charged (once, by gateway id) and owed back to the client.
 				if _, fresh, err := charge(tx, p, gp); err != nil || !fresh {

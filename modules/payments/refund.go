@@ -37,7 +37,7 @@ func MakeRefund(app core.App, id string) error {
 		return err
 	}
 	whole := amount == int64(p.GetInt("heldAmount"))
-	refundID, err := gw.refund(context.Background(), p.GetString("gatewayPaymentId"), amount, whole, "refund:"+p.Id)
+	refundID, err := gw.refund(context.Background(), p.GatewayPaymentID(), amount, whole, "refund:"+p.Id)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func RefundDuplicates(app core.App, id string) error {
 	if err != nil {
 		return err
 	}
-	held := p.GetString("gatewayPaymentId")
+	held := p.GatewayPaymentID()
 	for _, gp := range found {
 		if gp.ID == held || gp.ExternalReference != p.Id || (gp.Status != gwApproved && gp.Status != gwRefunded) {
 			continue

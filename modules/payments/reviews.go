@@ -27,6 +27,7 @@ const (
 	FieldCompletedAt     = "completedAt"
 	FieldReleasedAt      = "releasedAt"
 	FieldCashConfirmedAt = "cashConfirmedAt"
+	FieldGatewayPayment  = "gatewayPaymentId"
 )
 
 // Messages of the reviews of paid jobs and of the cash confirmation.
@@ -45,6 +46,9 @@ func (p *Payment) Method() string { return p.GetString(FieldMethod) }
 
 // CompletedAt is when the job was completed with this payment live ("" before).
 func (p *Payment) CompletedAt() string { return p.GetString(FieldCompletedAt) }
+
+// GatewayPaymentID is Mercado Pago's id of the payment held ("" before).
+func (p *Payment) GatewayPaymentID() string { return p.GetString(FieldGatewayPayment) }
 
 // CashConfirmedAt is when the client confirmed a cash payment ("" before).
 func (p *Payment) CashConfirmedAt() string { return p.GetString(FieldCashConfirmedAt) }
