@@ -3,9 +3,12 @@ package e2e_test
 import (
 	"context"
 	"net/http"
+	"sort"
+	"strings"
 	"testing"
 
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
@@ -106,5 +109,48 @@ func TestCamelloSetsItsZone(t *testing.T) {
 	r := k.Get("/api/camellos?lat=4.6430&lng=-74.0900", "")
 	if r.Str("camellos.0.id") != cam.Id || r.Get("camellos.0.distanceKm") != 3.2 {
 		t.Fatalf("the listing from Teusaquillo: %s", r.Raw)
+	}
+}
+
+// TestWhatsAppPreferenceColumn: the notification preferences have a
+// WhatsApp column, a box only for the kinds WhatsApp carries; switching one
+// off is saved through the API. On a phone, no axe violation.
+func TestWhatsAppPreferenceColumn(t *testing.T) {
+	k := testkit.New(t)
+	user, cookie := k.UserWithSession(users.RoleClient)
+	b := newBrowser(t, k)
+	b.viewport(390, 844)
+	b.signIn(user.Id)
+	b.visit("/notificaciones.html")
+	b.waitJS(`!document.querySelector('#prefs-box').hidden && document.querySelector('#prefs table')`, "the preferences")
+	if head := b.str(`[...document.querySelectorAll('#prefs thead th')].map((n) => n.textContent).join('|')`); head != "Tipo|En la app|Push|Correo|WhatsApp" {
+		t.Fatalf("columns %q", head)
+	}
+	r := k.Get("/api/notifications/preferences", cookie)
+	testkit.Expect(t, r, http.StatusOK, "")
+	prefs, _ := r.Get("preferences").(map[string]any)
+	var on, off []string // kinds WhatsApp carries, and not
+	for kind, chans := range prefs {
+		if _, ok := chans.(map[string]any)["whatsapp"]; ok {
+			on = append(on, kind)
+		} else {
+			off = append(off, kind)
+		}
+	}
+	if len(on) == 0 || len(off) == 0 {
+		t.Fatalf("kinds on WhatsApp %v, not %v: %s", on, off, r.Raw)
+	}
+	boxes := b.str(`[...document.querySelectorAll('#prefs input[name$=".whatsapp"]')].map((n) => n.name.split('.')[0]).sort().join(',')`)
+	sort.Strings(on)
+	if boxes != strings.Join(on, ",") {
+		t.Fatalf("WhatsApp boxes %s, want %v", boxes, on)
+	}
+	b.click(`#p-` + on[0] + `-whatsapp`)
+	b.click(`#prefs-form button[type=submit]`)
+	b.near("#prefs-msg", "Preferencias guardadas", "the preferences saved")
+	b.check("notificaciones-whatsapp-columna")
+	r = k.Get("/api/notifications/preferences", cookie)
+	if r.Get("preferences."+on[0]+".whatsapp") != false || r.Get("preferences."+on[0]+".email") != true {
+		t.Fatalf("after saving: %s", r.Raw)
 	}
 }
