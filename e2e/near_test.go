@@ -154,3 +154,50 @@ func TestWhatsAppPreferenceColumn(t *testing.T) {
 		t.Fatalf("after saving: %s", r.Raw)
 	}
 }
+
+// TestAdminEditsPlaces: the admin console's "Lugares" adds a barrio with
+// its source (a decimal comma accepted), corrects its point and removes
+// it; each step is the gazetteer's at once. On a phone, no axe violation.
+func TestAdminEditsPlaces(t *testing.T) {
+	k := testkit.New(t)
+	admin, adminCookie := k.UserWithSession(users.RoleAdmin)
+	for _, slug := range []string{"terminos", "privacidad"} { // the console shows the published texts too
+		testkit.Expect(t, k.Put("/api/admin/legal-documents/"+slug, adminCookie, map[string]any{"title": "Texto " + slug,
+			"sections": []map[string]any{{"title": "Uno", "content": "Contenido de prueba."}}}), http.StatusOK, "")
+	}
+	b := newBrowser(t, k)
+	b.viewport(390, 844)
+	b.signIn(admin.Id)
+	b.visit("/admin.html#lugares")
+	b.waitJS(`!document.querySelector('#lugares').hidden && document.querySelectorAll('#places-list li').length > 0`, "the places")
+	b.typeIn([][2]string{{"#place-name", "Galerías"}, {"#place-city", "bogota"}, {"#place-lat", "4,6420"}, {"#place-lng", "-74.0760"}, {"#place-source", "visita de campo 2026"}})
+	b.click(`#place-form button[type=submit]`)
+	b.near("#place-msg", "Galerías agregado", "the place added")
+	b.waitJS(`[...document.querySelectorAll('#places-list li strong')].some((n) => n.textContent === 'Galerías')`, "the place listed")
+	b.check("admin-lugares")
+	found := func() (lat float64, ok bool) {
+		r := k.Get("/api/places?q=galerias&city=Bogotá", "")
+		if r.Str("places.0.name") != "Galerías" {
+			return 0, false
+		}
+		if r.Str("places.0.source") != "visita de campo 2026" || r.Str("places.0.city") != "Bogotá" || r.Str("places.0.kind") != "BARRIO" {
+			t.Fatalf("added: %s", r.Raw)
+		}
+		return r.Get("places.0.lat").(float64), true
+	}
+	if lat, ok := found(); !ok || lat != 4.642 {
+		t.Fatalf("added at %v (%v)", lat, ok)
+	}
+	b.do(chromedp.SetValue(css("#place-lat"), "4.6431"))
+	b.click(`#place-form button[type=submit]`)
+	b.waitJS(`document.querySelector('#place-msg').textContent === 'Galerías corregido.'`, "the place corrected")
+	if lat, ok := found(); !ok || lat != 4.6431 {
+		t.Fatalf("corrected to %v (%v)", lat, ok)
+	}
+	b.click("#place-delete")
+	b.confirm(true)
+	b.waitJS(`document.querySelector('#place-msg').textContent === 'Galerías eliminado.'`, "the place removed")
+	if _, ok := found(); ok {
+		t.Fatal("a removed place is still found")
+	}
+}
