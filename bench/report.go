@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"camellos/internal/httpapi"
 )
 
 type goal struct {
@@ -132,6 +134,14 @@ func (r *report) goals() []goal {
 		out = append(out, goal{what: "mixed load: write p99", value: ms(mw.P99), target: "≤ 50 ms", ok: mw.P99 <= 50*time.Millisecond})
 	} else {
 		out = append(out, goal{what: "mixed load writes", target: "≥ 0.30× floor, p99 ≤ 50 ms", missing: true})
+	}
+	if reg := r.Results["register"]; reg != nil && reg.Available && r.PoolBcrypt > 0 {
+		v := reg.RPS / r.PoolBcrypt
+		out = append(out, goal{what: "register camello (" + r.Cfg.Size.Name + " set) vs the hashing pool's own bcrypt rate",
+			value: fmt.Sprintf("%.2f× (%.1f vs %.1f/s, p50 %s)", v, reg.RPS, r.PoolBcrypt, ms(reg.P50)), target: "≥ 0.80×", ok: v >= 0.8,
+			note: fmt.Sprintf("raw bcrypt at cost %d with %d goroutine(s), the pool's slots (httpapi.HashWorkers)", r.Cost, httpapi.HashWorkers())})
+	} else {
+		out = append(out, goal{what: "register camello vs the hashing pool's own bcrypt rate", target: "≥ 0.80×", missing: true})
 	}
 	if s := r.Sweep; s != nil && s.Available {
 		out = append(out, goal{what: fmt.Sprintf("reminder sweep (%d sent)", s.Sent), value: s.Took.Round(time.Millisecond).String(), target: "≤ 3 s", ok: s.Took <= 3*time.Second})
@@ -306,6 +316,27 @@ func (r *report) Markdown() string {
 			if len(p.Failures) > 0 {
 				fmt.Fprintf(&b, "\nReceiver failures (first %d): %s\n", len(p.Failures), strings.Join(p.Failures, "; "))
 			}
+		}
+	}
+
+	// Payments.
+	if p := r.Payments; p != nil {
+		fmt.Fprintf(&b, "\n## Payments and webhooks (issue 23)\n\n")
+		if !p.Available {
+			fmt.Fprintf(&b, "Not measured: %s\n", p.Note)
+		} else {
+			fmt.Fprintf(&b, "A fresh data dir with one client, one ACTIVO camello and %d priced ASIGNADO jobs; the service talks to the Mercado Pago test server "+
+				"(`internal/mptest`, 127.0.0.1, TLS trusted through `SSL_CERT_FILE`). `payment-start`: `POST /api/jobs/{id}/payment`, one job per request (the row, "+
+				"the checkout at the test server, the commit). `payment-webhook`: each started payment approved at the test server and its signed notification "+
+				"delivered (signature, the payment read back, RETENIDO with charge and hold). The floor: balanced two-line ledger transactions inserted raw from one "+
+				"goroutine into a fresh file with the ledger's schema and triggers, one SQLite transaction each.\n\n", paymentJobs)
+			fmt.Fprintf(&b, "| scenario | per second | × ledger floor | p50 | p99 | errors | statuses |\n|---|---:|---:|---:|---:|---:|---|\n")
+			if p.Floor != nil {
+				fmt.Fprintf(&b, "| ledger-floor (raw inserts) | %.0f | 1 | %s | %s | %d | |\n", p.Floor.RPS, ms(p.Floor.P50), ms(p.Floor.P99), p.Floor.Errors)
+			}
+			fmt.Fprintf(&b, "| payment-start | %.0f | %.3f | %s | %s | %d | %v |\n", p.Start.RPS, p.StartRatio, ms(p.Start.P50), ms(p.Start.P99), p.Start.Errors, p.Start.Statuses)
+			fmt.Fprintf(&b, "| payment-webhook | %.0f | %.3f | %s | %s | %d | %v |\n", p.Webhook.RPS, p.WebRate, ms(p.Webhook.P50), ms(p.Webhook.P99), p.Webhook.Errors, p.Webhook.Statuses)
+			fmt.Fprintf(&b, "\nAfter the run: %d payments RETENIDO; `camellos ledger verify`: %s\n", p.Held, p.Verify)
 		}
 	}
 

@@ -115,13 +115,23 @@ func TestPrivacyMatrix(t *testing.T) {
 	// rules it checks below (phone, document, e-mail: the person and admins;
 	// the feed URL: its owner only) are the table's.
 	matrix := map[privacy.Field]bool{privacy.JobAddress: true, privacy.Phone: true, privacy.DocumentID: true,
-		privacy.Email: true, privacy.CamelloPhoto: true, privacy.FeedURL: true, privacy.BasePoint: true}
+		privacy.Email: true, privacy.CamelloPhoto: true, privacy.FeedURL: true, privacy.ReviewContent: true,
+		privacy.BasePoint: true, privacy.CamelloDocuments: true}
 	for f := range privacy.Table {
 		if !matrix[f] {
 			t.Errorf("privacy.Table has %s, which this matrix does not read", f)
 		}
 	}
-	for _, f := range []privacy.Field{privacy.Phone, privacy.DocumentID, privacy.Email, privacy.BasePoint} {
+	// A sealed review: its author and admins; published: both parties
+	// (the routes are walked in modules/payments' TestDoubleBlindReviews).
+	if !privacy.Visible(privacy.ReviewContent, privacy.Relation{Self: true, Sealed: true}) ||
+		!privacy.Visible(privacy.ReviewContent, privacy.Relation{Admin: true, Sealed: true}) ||
+		privacy.Visible(privacy.ReviewContent, privacy.Relation{Client: true, Provider: true, Sealed: true}) ||
+		!privacy.Visible(privacy.ReviewContent, privacy.Relation{Client: true}) || !privacy.Visible(privacy.ReviewContent, privacy.Relation{Provider: true}) ||
+		privacy.Visible(privacy.ReviewContent, privacy.Relation{}) {
+		t.Error("privacy table: a review's content is not its author's and admins' while sealed, the parties' once published")
+	}
+	for _, f := range []privacy.Field{privacy.Phone, privacy.DocumentID, privacy.Email, privacy.BasePoint, privacy.CamelloDocuments} {
 		if !privacy.Visible(f, privacy.Relation{Self: true}) || !privacy.Visible(f, privacy.Relation{Admin: true}) ||
 			privacy.Visible(f, privacy.Relation{Client: true, Provider: true, JobStatus: "ASIGNADO", Public: true}) {
 			t.Errorf("privacy table: %s is not the person's and admins' only", f)

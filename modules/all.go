@@ -115,6 +115,7 @@ func Commands(app core.App) []*cobra.Command {
 		backup.Command(app),
 		ledger.Command(app),
 		payments.Command(app),
+		notifications.Command(app),
 		ops.HealthCommand(),
 	}
 }

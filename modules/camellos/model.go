@@ -105,7 +105,7 @@ func PrivateFor(reader, rec *core.Record) bool {
 
 // JSON renders camellos as the interface's Camello object. With private
 // false the fields only admins and the camello itself may see (documentId,
-// phone, professionalCard, notes) are left out.
+// phone, professionalCard, notes, the document photos) are left out.
 func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, error) {
 	services, err := serviceSummaries(app, recs)
 	if err != nil {
@@ -155,6 +155,7 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 			if a, ok := Wrap(r).WorkArea(); ok {
 				m["area"] = map[string]any{"lat": a.Point.Lat, "lng": a.Point.Lng, "placeId": a.PlaceID, "radiusKm": a.RadiusKm}
 			}
+			m["documents"] = DocumentPaths(r)
 		}
 		out = append(out, m)
 	}

@@ -300,14 +300,14 @@ func reviewsList(e *core.RequestEvent) error {
 		Average float64 `db:"average"`
 	}
 	err = e.App.DB().Select("COUNT(*) AS n", "COALESCE(AVG(rating), 0) AS average").From(ReviewsCollection).
-		Where(dbx.HashExp{"camello": rec.Id}).One(&stats)
+		Where(dbx.HashExp{"camello": rec.Id, FieldReviewSealed: false}).One(&stats)
 	if err != nil {
 		return err
 	}
 	reviews := []Review{}
 	err = e.App.DB().Select("r.id", "r.rating", "r.comment", "r.created", "COALESCE(u.name, '') AS authorName").
 		From(ReviewsCollection+" r").LeftJoin(users.Collection+" u", dbx.NewExp("u.id = r.client")).
-		Where(dbx.HashExp{"r.camello": rec.Id}).OrderBy("r.created DESC", "r.id DESC").
+		Where(dbx.HashExp{"r.camello": rec.Id, "r." + FieldReviewSealed: false}).OrderBy("r.created DESC", "r.id DESC").
 		Limit(int64(page.PerPage)).Offset(page.Offset()).All(&reviews)
 	if err != nil {
 		return err

@@ -31,6 +31,7 @@ const (
 	FieldProfessionalCard = "professionalCard"
 	FieldDescription      = "description"
 	FieldPhoto            = "photo"
+	FieldDocuments        = "documents"
 	FieldNotes            = "notes"
 	FieldRejectionReason  = "rejectionReason"
 	FieldTimezone         = "timezone"
@@ -53,11 +54,30 @@ func (p *Photo) file() (*filesystem.File, error) {
 	return filesystem.NewFileFromBytes(p.Data, "photo"+p.Ext)
 }
 
+// MaxDocuments is how many document photos a camello keeps (the field's
+// MaxSelect: the identity document and the professional card).
+const MaxDocuments = 2
+
+// documentFiles are the stored files of document photos, already checked
+// by the upload policy.
+func documentFiles(docs []Photo) ([]*filesystem.File, error) {
+	out := make([]*filesystem.File, 0, len(docs))
+	for _, d := range docs {
+		f, err := filesystem.NewFileFromBytes(d.Data, "documento"+d.Ext)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 // Registration is a new camello profile (a camello's sign-up).
 type Registration struct {
 	UserID, Name, DocumentID, Phone, City, Neighborhood, ProfessionalCard, Description string
 	Trades, ServiceIDs                                                                 []string
-	Photo                                                                              *Photo // nil: none
+	Photo                                                                              *Photo  // nil: none
+	Documents                                                                          []Photo // photos of the document and professional card (≤ MaxDocuments)
 }
 
 // Create creates the PENDIENTE, non-premium profile of r's user with
@@ -87,6 +107,13 @@ func Create(app core.App, r Registration) (*Camello, error) {
 		}
 		c.Set(FieldPhoto, f)
 	}
+	if len(r.Documents) > 0 {
+		files, err := documentFiles(r.Documents)
+		if err != nil {
+			return nil, err
+		}
+		c.Set(FieldDocuments, files)
+	}
 	if err := app.Save(c); err != nil {
 		return nil, err
 	}
@@ -99,6 +126,7 @@ type ProfileEdit struct {
 	Name, Phone, City, Neighborhood, Description, ProfessionalCard, DocumentID *string
 	Trades, ServiceIDs                                                         *[]string
 	Photo                                                                      *Photo
+	Documents                                                                  []Photo // non-empty: replace the document photos
 }
 
 // MsgNoProfile is the 404 of a user without a camello profile.
@@ -133,6 +161,13 @@ func EditProfile(app core.App, userID string, e ProfileEdit) (*Camello, error) {
 				return err
 			}
 			c.Set(FieldPhoto, f)
+		}
+		if len(e.Documents) > 0 {
+			files, err := documentFiles(e.Documents)
+			if err != nil {
+				return err
+			}
+			c.Set(FieldDocuments, files)
 		}
 		return tx.Save(c)
 	})
