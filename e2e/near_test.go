@@ -3,9 +3,12 @@ package e2e_test
 import (
 	"context"
 	"net/http"
+	"sort"
+	"strings"
 	"testing"
 
 	"camellos/internal/testkit"
+	"camellos/modules/users"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
@@ -106,5 +109,95 @@ func TestCamelloSetsItsZone(t *testing.T) {
 	r := k.Get("/api/camellos?lat=4.6430&lng=-74.0900", "")
 	if r.Str("camellos.0.id") != cam.Id || r.Get("camellos.0.distanceKm") != 3.2 {
 		t.Fatalf("the listing from Teusaquillo: %s", r.Raw)
+	}
+}
+
+// TestWhatsAppPreferenceColumn: the notification preferences have a
+// WhatsApp column, a box only for the kinds WhatsApp carries; switching one
+// off is saved through the API. On a phone, no axe violation.
+func TestWhatsAppPreferenceColumn(t *testing.T) {
+	k := testkit.New(t)
+	user, cookie := k.UserWithSession(users.RoleClient)
+	b := newBrowser(t, k)
+	b.viewport(390, 844)
+	b.signIn(user.Id)
+	b.visit("/notificaciones.html")
+	b.waitJS(`!document.querySelector('#prefs-box').hidden && document.querySelector('#prefs table')`, "the preferences")
+	if head := b.str(`[...document.querySelectorAll('#prefs thead th')].map((n) => n.textContent).join('|')`); head != "Tipo|En la app|Push|Correo|WhatsApp" {
+		t.Fatalf("columns %q", head)
+	}
+	r := k.Get("/api/notifications/preferences", cookie)
+	testkit.Expect(t, r, http.StatusOK, "")
+	prefs, _ := r.Get("preferences").(map[string]any)
+	var on, off []string // kinds WhatsApp carries, and not
+	for kind, chans := range prefs {
+		if _, ok := chans.(map[string]any)["whatsapp"]; ok {
+			on = append(on, kind)
+		} else {
+			off = append(off, kind)
+		}
+	}
+	if len(on) == 0 || len(off) == 0 {
+		t.Fatalf("kinds on WhatsApp %v, not %v: %s", on, off, r.Raw)
+	}
+	boxes := b.str(`[...document.querySelectorAll('#prefs input[name$=".whatsapp"]')].map((n) => n.name.split('.')[0]).sort().join(',')`)
+	sort.Strings(on)
+	if boxes != strings.Join(on, ",") {
+		t.Fatalf("WhatsApp boxes %s, want %v", boxes, on)
+	}
+	b.click(`#p-` + on[0] + `-whatsapp`)
+	b.click(`#prefs-form button[type=submit]`)
+	b.near("#prefs-msg", "Preferencias guardadas", "the preferences saved")
+	b.check("notificaciones-whatsapp-columna")
+	r = k.Get("/api/notifications/preferences", cookie)
+	if r.Get("preferences."+on[0]+".whatsapp") != false || r.Get("preferences."+on[0]+".email") != true {
+		t.Fatalf("after saving: %s", r.Raw)
+	}
+}
+
+// TestAdminEditsPlaces: the admin console's "Lugares" adds a barrio with
+// its source (a decimal comma accepted), corrects its point and removes
+// it; each step is the gazetteer's at once. On a phone, no axe violation.
+func TestAdminEditsPlaces(t *testing.T) {
+	k := testkit.New(t)
+	admin, adminCookie := k.UserWithSession(users.RoleAdmin)
+	for _, slug := range []string{"terminos", "privacidad"} { // the console shows the published texts too
+		testkit.Expect(t, k.Put("/api/admin/legal-documents/"+slug, adminCookie, map[string]any{"title": "Texto " + slug,
+			"sections": []map[string]any{{"title": "Uno", "content": "Contenido de prueba."}}}), http.StatusOK, "")
+	}
+	b := newBrowser(t, k)
+	b.viewport(390, 844)
+	b.signIn(admin.Id)
+	b.visit("/admin.html#lugares")
+	b.waitJS(`!document.querySelector('#lugares').hidden && document.querySelectorAll('#places-list li').length > 0`, "the places")
+	b.typeIn([][2]string{{"#place-name", "Galerías"}, {"#place-city", "bogota"}, {"#place-lat", "4,6420"}, {"#place-lng", "-74.0760"}, {"#place-source", "visita de campo 2026"}})
+	b.click(`#place-form button[type=submit]`)
+	b.near("#place-msg", "Galerías agregado", "the place added")
+	b.waitJS(`[...document.querySelectorAll('#places-list li strong')].some((n) => n.textContent === 'Galerías')`, "the place listed")
+	b.check("admin-lugares")
+	found := func() (lat float64, ok bool) {
+		r := k.Get("/api/places?q=galerias&city=Bogotá", "")
+		if r.Str("places.0.name") != "Galerías" {
+			return 0, false
+		}
+		if r.Str("places.0.source") != "visita de campo 2026" || r.Str("places.0.city") != "Bogotá" || r.Str("places.0.kind") != "BARRIO" {
+			t.Fatalf("added: %s", r.Raw)
+		}
+		return r.Get("places.0.lat").(float64), true
+	}
+	if lat, ok := found(); !ok || lat != 4.642 {
+		t.Fatalf("added at %v (%v)", lat, ok)
+	}
+	b.do(chromedp.SetValue(css("#place-lat"), "4.6431"))
+	b.click(`#place-form button[type=submit]`)
+	b.waitJS(`document.querySelector('#place-msg').textContent === 'Galerías corregido.'`, "the place corrected")
+	if lat, ok := found(); !ok || lat != 4.6431 {
+		t.Fatalf("corrected to %v (%v)", lat, ok)
+	}
+	b.click("#place-delete")
+	b.confirm(true)
+	b.waitJS(`document.querySelector('#place-msg').textContent === 'Galerías eliminado.'`, "the place removed")
+	if _, ok := found(); ok {
+		t.Fatal("a removed place is still found")
 	}
 }

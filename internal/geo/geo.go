@@ -3,7 +3,11 @@
 // spatial index buckets camellos in.
 package geo
 
-import "math"
+import (
+	"math"
+	"strconv"
+	"strings"
+)
 
 // EarthRadiusKm is the mean Earth radius (IUGG), in km.
 const EarthRadiusKm = 6371.0088
@@ -74,4 +78,23 @@ func CellsWithin(p Point, km float64) (rows, cols [2]int32) {
 	dLng := km / (kmPerDegLat * cosLat)
 	lo, hi := CellOf(Point{p.Lat - dLat, p.Lng - dLng}), CellOf(Point{p.Lat + dLat, p.Lng + dLng})
 	return [2]int32{lo.Row, hi.Row}, [2]int32{lo.Col, hi.Col}
+}
+
+// Spanish messages of a position sent by a client (the listing, the
+// search, a camello's work area, the gazetteer).
+const (
+	MsgLat            = "Debe ser una latitud entre -90 y 90"
+	MsgLng            = "Debe ser una longitud entre -180 y 180"
+	MsgLatLngTogether = "Envía lat y lng juntos"
+)
+
+// ParseQuery reads a position sent as two query values; badLat and badLng
+// say which is not a number in range.
+func ParseQuery(lat, lng string) (p Point, badLat, badLng bool) {
+	var err1, err2 error
+	p.Lat, err1 = strconv.ParseFloat(strings.TrimSpace(lat), 64)
+	p.Lng, err2 = strconv.ParseFloat(strings.TrimSpace(lng), 64)
+	badLat = err1 != nil || !(p.Lat >= -90 && p.Lat <= 90)
+	badLng = err2 != nil || !(p.Lng >= -180 && p.Lng <= 180)
+	return p, badLat, badLng
 }

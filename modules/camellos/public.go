@@ -92,10 +92,10 @@ func parseFilter(e *core.RequestEvent) (*filter, error) {
 
 // Spanish messages of the listing's position.
 const (
-	MsgLatLngTogether = "Envía lat y lng juntos"
-	MsgLat            = "Debe ser una latitud entre -90 y 90"
-	MsgLng            = "Debe ser una longitud entre -180 y 180"
-	MsgUnknownBarrio  = "No conocemos ese barrio o lugar"
+	MsgLatLngTogether = geo.MsgLatLngTogether
+	MsgLat            = geo.MsgLat
+	MsgLng            = geo.MsgLng
+	MsgUnknownBarrio  = places.MsgUnknownPlace
 	MsgOnePosition    = "Envía lat y lng o un barrio, no ambos"
 )
 
@@ -127,15 +127,14 @@ func parseNear(e *core.RequestEvent, v *httpapi.Validation) (*geo.Point, error) 
 		v.Add(map[bool]string{true: "lat", false: "lng"}[latS == ""], MsgLatLngTogether)
 		return nil, nil
 	}
-	lat, err1 := strconv.ParseFloat(latS, 64)
-	lng, err2 := strconv.ParseFloat(lngS, 64)
-	if err1 != nil || math.IsNaN(lat) || lat < -90 || lat > 90 {
+	p, badLat, badLng := geo.ParseQuery(latS, lngS)
+	if badLat {
 		v.Add("lat", MsgLat)
 	}
-	if err2 != nil || math.IsNaN(lng) || lng < -180 || lng > 180 {
+	if badLng {
 		v.Add("lng", MsgLng)
 	}
-	return &geo.Point{Lat: lat, Lng: lng}, nil
+	return &p, nil
 }
 
 // camellosList answers {camellos, page, perPage, total}: ACTIVO camellos only,
@@ -190,14 +189,7 @@ func (x *publicIndex) camellosList(e *core.RequestEvent) error {
 		}
 		buf = append(buf, en.raw...)
 	}
-	buf = append(buf, `],"page":`...)
-	buf = strconv.AppendInt(buf, int64(page.Page), 10)
-	buf = append(buf, `,"perPage":`...)
-	buf = strconv.AppendInt(buf, int64(page.PerPage), 10)
-	buf = append(buf, `,"total":`...)
-	buf = strconv.AppendInt(buf, total, 10)
-	buf = append(buf, "}\n"...)
-	return httpapi.WriteRendered(e, buf)
+	return httpapi.WriteRendered(e, appendPageEnd(buf, page, total))
 }
 
 // writeNear answers the page of camellos within reach, nearest first, each
@@ -224,14 +216,18 @@ func writeNear(e *core.RequestEvent, page httpapi.Page, found []nearby, offset i
 		buf = append(buf, ',')
 		buf = append(buf, n.en.raw[1:]...)
 	}
+	return httpapi.WriteRendered(e, appendPageEnd(buf, page, total))
+}
+
+// appendPageEnd closes a rendered page of camellos: `],"page":…,"perPage":…,"total":…}`.
+func appendPageEnd(buf []byte, page httpapi.Page, total int64) []byte {
 	buf = append(buf, `],"page":`...)
 	buf = strconv.AppendInt(buf, int64(page.Page), 10)
 	buf = append(buf, `,"perPage":`...)
 	buf = strconv.AppendInt(buf, int64(page.PerPage), 10)
 	buf = append(buf, `,"total":`...)
 	buf = strconv.AppendInt(buf, total, 10)
-	buf = append(buf, "}\n"...)
-	return httpapi.WriteRendered(e, buf)
+	return append(buf, "}\n"...)
 }
 
 // findActive returns the ACTIVO camello of the path id, else a 404.

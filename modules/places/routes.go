@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"camellos/internal/bounds"
+	"camellos/internal/geo"
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
 
@@ -42,9 +43,10 @@ func Register(app core.App) {
 
 // Spanish messages of the gazetteer's inputs.
 const (
-	MsgLat  = "Debe ser una latitud entre -90 y 90"
-	MsgLng  = "Debe ser una longitud entre -180 y 180"
-	MsgKind = "Debe ser CIUDAD, LOCALIDAD, COMUNA o BARRIO"
+	MsgLat          = geo.MsgLat
+	MsgLng          = geo.MsgLng
+	MsgKind         = "Debe ser CIUDAD, LOCALIDAD, COMUNA o BARRIO"
+	MsgUnknownPlace = "No conocemos ese barrio o lugar" // a place id or name sent by a client
 )
 
 // validate checks the fields present; create requires every one but the

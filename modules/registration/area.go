@@ -30,8 +30,8 @@ var (
 	msgRadius      = "Debe ser un número entero de " + strconv.Itoa(bounds.TravelRadiusMinKm) + " a " + strconv.Itoa(bounds.TravelRadiusMaxKm) + " km"
 	msgPointOrGaz  = "Elige un barrio o un punto en el mapa (lat y lng), no ambos"
 	msgNoPoint     = "Elige un barrio o un punto en el mapa (lat y lng)"
-	msgUnknownGaz  = "No conocemos ese barrio o lugar"
-	msgLatTogether = "Envía lat y lng juntos"
+	msgUnknownGaz  = places.MsgUnknownPlace
+	msgLatTogether = geo.MsgLatLngTogether
 )
 
 // areaOf checks in and resolves its place: the work area to set.

@@ -1,9 +1,7 @@
 package search
 
 import (
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"camellos/internal/geo"
@@ -64,10 +62,10 @@ func findNear(ts tokens, ws []string) *Near {
 
 // Spanish messages of a search's position.
 const (
-	msgLatLngTogether = "Envía lat y lng juntos"
-	msgLat            = "Debe ser una latitud entre -90 y 90"
-	msgLng            = "Debe ser una longitud entre -180 y 180"
-	msgUnknownBarrio  = "No conocemos ese barrio o lugar"
+	msgLatLngTogether = geo.MsgLatLngTogether
+	msgLat            = geo.MsgLat
+	msgLng            = geo.MsgLng
+	msgUnknownBarrio  = places.MsgUnknownPlace
 )
 
 // readPosition reads a position sent with a search: lat and lng, or a
@@ -95,15 +93,14 @@ func readPosition(app core.App, lat, lng, barrio string, v *httpapi.Validation) 
 		v.Add(map[bool]string{true: "lat", false: "lng"}[lat == ""], msgLatLngTogether)
 		return nil, nil
 	}
-	la, err1 := strconv.ParseFloat(lat, 64)
-	ln, err2 := strconv.ParseFloat(lng, 64)
-	if err1 != nil || math.IsNaN(la) || la < -90 || la > 90 {
+	p, badLat, badLng := geo.ParseQuery(lat, lng)
+	if badLat {
 		v.Add("lat", msgLat)
 	}
-	if err2 != nil || math.IsNaN(ln) || ln < -180 || ln > 180 {
+	if badLng {
 		v.Add("lng", msgLng)
 	}
-	return &geo.Point{Lat: la, Lng: ln}, nil
+	return &p, nil
 }
 
 // locate completes an interpretation with the gazetteer and the position

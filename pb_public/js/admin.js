@@ -263,6 +263,82 @@ function legal() {
   return loadLegal();
 }
 
+// places: the gazetteer (GET/POST /api/admin/places, PATCH/DELETE
+// /api/admin/places/{id}): search, add, correct, remove; every row says
+// where its point comes from.
+let placesPage = 1;
+let placesShown = 0;
+let editing = null; // the place being corrected, null when adding
+
+async function loadPlaces(append) {
+  const ul = $('#places-list');
+  const q = $('#places-q').value.trim();
+  try {
+    const r = await api('GET', '/api/admin/places?' + new URLSearchParams({ q, page: placesPage, perPage: 10 }));
+    if (!append) { ul.replaceChildren(); placesShown = 0; }
+    for (const p of r.places || []) {
+      ul.append(el('li', { class: 'row', 'data-id': p.id },
+        el('div', {}, el('strong', {}, p.name), ` · ${p.kind.toLowerCase()} de ${p.city}`,
+          el('p', { class: 'muted' }, `${p.lat}, ${p.lng} — ${p.source}`)),
+        el('button', { class: 'btn secondary small', type: 'button', 'aria-label': `Corregir ${p.name} (${p.city})`, onclick: () => editPlace(p) }, 'Corregir')));
+      placesShown++;
+    }
+    if (!placesShown) ul.append(el('li', { class: 'empty' }, 'Ningún lugar con ese nombre.'));
+    renderMore($('#places-more'), placesShown, r.total, async () => { placesPage++; await loadPlaces(true); });
+  } catch (e) { ul.replaceChildren(el('li', { class: 'muted' }, e.message)); }
+}
+
+function editPlace(p) {
+  editing = p;
+  const f = $('#place-form');
+  clearFieldErrors(f);
+  for (const k of ['name', 'kind', 'city', 'department', 'lat', 'lng', 'source']) f.elements[k].value = p ? p[k] : '';
+  if (!p) f.elements.kind.value = 'BARRIO';
+  $('#place-form-title').textContent = p ? `Corregir ${p.name}` : 'Agregar un lugar';
+  $('#place-delete').hidden = !p;
+  $('#place-new').hidden = !p;
+  if (p) f.elements.name.focus();
+}
+
+function places() {
+  $('#places-search').addEventListener('submit', (ev) => { ev.preventDefault(); placesPage = 1; loadPlaces(false); });
+  $('#place-new').addEventListener('click', () => editPlace(null));
+  const f = $('#place-form');
+  const msg = $('#place-msg');
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    clearFieldErrors(f);
+    const d = Object.fromEntries(new FormData(f));
+    const num = (s) => (String(s).trim() === '' ? NaN : Number(String(s).replace(',', '.')));
+    const errs = {};
+    if (Number.isNaN(num(d.lat))) errs.lat = ['Debe ser una latitud entre -90 y 90'];
+    if (Number.isNaN(num(d.lng))) errs.lng = ['Debe ser una longitud entre -180 y 180'];
+    if (Object.keys(errs).length) { formError(f, msg, { fieldErrors: errs }); return; }
+    const body = { name: d.name, kind: d.kind, city: d.city, department: d.department, lat: num(d.lat), lng: num(d.lng), source: d.source };
+    try {
+      const r = await busy(f.querySelector('button[type=submit]'), () => (editing
+        ? api('PATCH', `/api/admin/places/${encodeURIComponent(editing.id)}`, body)
+        : api('POST', '/api/admin/places', body)), 'Guardando…');
+      say(msg, editing ? `${r.place.name} corregido.` : `${r.place.name} agregado.`);
+      editPlace(r.place);
+      $('#places-q').value = r.place.name;
+      placesPage = 1;
+      await loadPlaces(false);
+    } catch (e) { formError(f, msg, e); }
+  });
+  $('#place-delete').addEventListener('click', async () => {
+    if (!editing || !(await confirmDialog(`¿Eliminar ${editing.name} (${editing.city})? Los camellos que lo eligieron conservan su punto.`, 'Eliminar'))) return;
+    try {
+      await api('DELETE', `/api/admin/places/${encodeURIComponent(editing.id)}`);
+      say(msg, `${editing.name} eliminado.`);
+      editPlace(null);
+      placesPage = 1;
+      await loadPlaces(false);
+    } catch (e) { say(msg, e.message, 'error'); }
+  });
+  return loadPlaces(false);
+}
+
 async function main() {
   renderChrome();
   const s = await requireSession();
@@ -276,6 +352,7 @@ async function main() {
   const pending = loadPending(false);
   const open = loadOpen(false);
   const texts = legal();
+  const gazetteer = places();
   broadcast();
   await pending;
   $('#abiertos').hidden = false;
@@ -283,6 +360,8 @@ async function main() {
   $('#avisos').hidden = false;
   await texts;
   $('#legales').hidden = false;
+  await gazetteer;
+  $('#lugares').hidden = false;
 }
 
 main();

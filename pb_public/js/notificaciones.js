@@ -87,14 +87,19 @@ async function loadPrefs() {
   const kinds = known.length ? [...Object.keys(KINDS).filter((k) => known.includes(k)), ...known.filter((k) => !KINDS[k])] : Object.keys(KINDS);
   // Reminders always reach the inbox: that box cannot be switched off.
   const locked = (k, ch) => k === 'APPOINTMENT_REMINDER' && ch === 'inApp';
-  const cell = (k, ch) => el('td', {}, el('label', {}, el('input', {
+  // WhatsApp carries only the kinds with an approved template: the others
+  // have no box in that column (the service leaves them out).
+  const cell = (k, ch) => (ch === 'whatsapp' && !(prefs[k] && ch in prefs[k])
+    ? el('td', { class: 'muted' }, el('span', { 'aria-hidden': 'true' }, '—'), el('span', { class: 'visually-hidden' }, 'No disponible'))
+    : cellBox(k, ch));
+  const cellBox = (k, ch) => el('td', {}, el('label', {}, el('input', {
     type: 'checkbox', name: `${k}.${ch}`, id: `p-${k}-${ch}`, checked: (prefs[k] || {})[ch] !== false,
     disabled: locked(k, ch), title: locked(k, ch) ? 'Este aviso no se puede desactivar' : null,
-    'aria-label': `${KINDS[k] || k}: ${{ inApp: 'en la aplicación', push: 'push', email: 'correo' }[ch]}`,
+    'aria-label': `${KINDS[k] || k}: ${{ inApp: 'en la aplicación', push: 'push', email: 'correo', whatsapp: 'WhatsApp' }[ch]}`,
   })));
   box.replaceChildren(el('table', { class: 'prefs' },
-    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Tipo'), el('th', { scope: 'col' }, 'En la app'), el('th', { scope: 'col' }, 'Push'), el('th', { scope: 'col' }, 'Correo'))),
-    el('tbody', {}, kinds.map((k) => el('tr', {}, el('th', { scope: 'row' }, KINDS[k] || k), cell(k, 'inApp'), cell(k, 'push'), cell(k, 'email'))))));
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Tipo'), el('th', { scope: 'col' }, 'En la app'), el('th', { scope: 'col' }, 'Push'), el('th', { scope: 'col' }, 'Correo'), el('th', { scope: 'col' }, 'WhatsApp'))),
+    el('tbody', {}, kinds.map((k) => el('tr', {}, el('th', { scope: 'row' }, KINDS[k] || k), cell(k, 'inApp'), cell(k, 'push'), cell(k, 'email'), cell(k, 'whatsapp'))))));
 }
 
 async function savePrefs(ev) {
