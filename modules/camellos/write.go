@@ -1,6 +1,7 @@
 package camellos
 
 import (
+	"camellos/internal/geo"
 	"camellos/internal/httpapi"
 	"camellos/internal/writer"
 	"camellos/modules/users"
@@ -34,6 +35,13 @@ const (
 	FieldNotes            = "notes"
 	FieldRejectionReason  = "rejectionReason"
 	FieldTimezone         = "timezone"
+	// Where the camello works from ("cerca de mí"): the base point is
+	// private (privacy.BasePoint), the listing answers only distances.
+	FieldBaseLat   = "baseLat"
+	FieldBaseLng   = "baseLng"
+	FieldHasBase   = "hasBase"   // a base point is set (0,0 is a point too)
+	FieldBasePlace = "basePlace" // the gazetteer place it was picked from ("" for a map tap)
+	FieldRadiusKm  = "radiusKm"  // how far it travels, whole km
 )
 
 // Photo is an uploaded profile photo, already checked by the upload policy.
@@ -164,6 +172,63 @@ func EditProfile(app core.App, userID string, e ProfileEdit) (*Camello, error) {
 		return tx.Save(c)
 	})
 	return c, err
+}
+
+// WorkArea is where a camello works from: its base point, the place of
+// the gazetteer it was picked from (PlaceID and PlaceName empty for a map
+// tap) and how far it travels. Bounds are checked by the caller
+// (internal/bounds) and again by the schema.
+type WorkArea struct {
+	Point     geo.Point
+	PlaceID   string
+	PlaceName string // copied into the public neighborhood when set
+	RadiusKm  int
+}
+
+// SetWorkArea sets the work area of user userID's profile in one write
+// transaction (404 without a profile). The listing's spatial index moves
+// the camello at the commit.
+func SetWorkArea(app core.App, userID string, a WorkArea) (*Camello, error) {
+	var c *Camello
+	err := writer.Transaction(app, func(tx core.App) error {
+		var err error
+		if c, err = OfUser(tx, userID); err != nil {
+			return httpapi.NotFound(MsgNoProfile)
+		}
+		c.Set(FieldBaseLat, a.Point.Lat)
+		c.Set(FieldBaseLng, a.Point.Lng)
+		c.Set(FieldHasBase, true)
+		c.Set(FieldBasePlace, a.PlaceID)
+		c.Set(FieldRadiusKm, a.RadiusKm)
+		if a.PlaceName != "" {
+			c.Set(FieldNeighborhood, a.PlaceName)
+		}
+		return tx.Save(c)
+	})
+	return c, err
+}
+
+// ClearWorkArea removes the work area of user userID's profile: the
+// camello leaves the searches by distance.
+func ClearWorkArea(app core.App, userID string) (*Camello, error) {
+	var c *Camello
+	err := writer.Transaction(app, func(tx core.App) error {
+		var err error
+		if c, err = OfUser(tx, userID); err != nil {
+			return httpapi.NotFound(MsgNoProfile)
+		}
+		clearWorkArea(c)
+		return tx.Save(c)
+	})
+	return c, err
+}
+
+func clearWorkArea(c *Camello) {
+	c.Set(FieldBaseLat, 0)
+	c.Set(FieldBaseLng, 0)
+	c.Set(FieldHasBase, false)
+	c.Set(FieldBasePlace, "")
+	c.Set(FieldRadiusKm, 0)
 }
 
 // Decision is an admin's decision on a camello; nil leaves a field.
