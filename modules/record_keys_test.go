@@ -40,7 +40,7 @@ var keyBudget = map[string]int{
 	"camellos/modules/camellos":      101,
 	"camellos/modules/catalog":       23,
 	"camellos/modules/files":         6,
-	"camellos/modules/jobs":          122,
+	"camellos/modules/jobs":          119,
 	"camellos/modules/legal":         31,
 	"camellos/modules/mail":          11,
 	"camellos/modules/messages":      60,
