@@ -37,7 +37,7 @@ var keyBudget = map[string]int{
 	"camellos/modules/agenda":        63,
 	"camellos/modules/appointments":  26,
 	"camellos/modules/auth":          19,
-	"camellos/modules/camellos":      101,
+	"camellos/modules/camellos":      100,
 	"camellos/modules/catalog":       23,
 	"camellos/modules/files":         6,
 	"camellos/modules/jobs":          119,
