@@ -49,10 +49,12 @@ import (
 type board map[string]*serviceJobs
 
 // serviceJobs are the open jobs of one service, newest first, also by
-// folded city. Never changed once stored: a patch builds a new one.
+// folded city, and the service as they render it. Never changed once
+// stored: a patch builds a new one.
 type serviceJobs struct {
 	all    []*openJob
 	byCity map[string][]*openJob
+	ref    catalog.ServiceRef
 }
 
 // openJob is one open job: its order and filter keys and its JSON.
@@ -191,7 +193,7 @@ func (b *openBoard) build() (board, error) {
 	bd := board{}
 	for svc, list := range jobsOf {
 		sort.Slice(list, func(a, b int) bool { return newer(list[a], list[b]) })
-		sj := &serviceJobs{all: list, byCity: map[string][]*openJob{}}
+		sj := &serviceJobs{all: list, byCity: map[string][]*openJob{}, ref: refs[svc]}
 		for _, j := range list {
 			sj.byCity[j.cityKey] = append(sj.byCity[j.cityKey], j)
 		}
@@ -277,15 +279,17 @@ func (b *openBoard) refreshJob(jobID string, oldServices ...string) {
 		if err != nil || !r.Open {
 			return next, nil
 		}
-		refs, err := serviceRefs(b.app, []string{r.Service})
-		if err != nil {
+		refs := map[string]catalog.ServiceRef{}
+		if sj := old[r.Service]; sj != nil {
+			refs[r.Service] = sj.ref // a catalog write rebuilds the board
+		} else if refs, err = serviceRefs(b.app, []string{r.Service}); err != nil {
 			return nil, err
 		}
 		j, err := renderOpenJob(&r, refs)
 		if err != nil {
 			return nil, err
 		}
-		next.insert(r.Service, j)
+		next.insert(r.Service, refs[r.Service], j)
 		return next, nil
 	})
 }
@@ -306,7 +310,7 @@ func (bd board) remove(svc, id string) {
 		delete(bd, svc)
 		return
 	}
-	out := &serviceJobs{all: slices.Delete(slices.Clone(sj.all), i, i+1), byCity: maps.Clone(sj.byCity)}
+	out := &serviceJobs{all: slices.Delete(slices.Clone(sj.all), i, i+1), byCity: maps.Clone(sj.byCity), ref: sj.ref}
 	if city := slices.DeleteFunc(slices.Clone(sj.byCity[j.cityKey]), func(o *openJob) bool { return o == j }); len(city) > 0 {
 		out.byCity[j.cityKey] = city
 	} else {
@@ -316,7 +320,7 @@ func (bd board) remove(svc, id string) {
 }
 
 // insert replaces service svc's lists by copies with j in its place.
-func (bd board) insert(svc string, j *openJob) {
+func (bd board) insert(svc string, ref catalog.ServiceRef, j *openJob) {
 	sj := bd[svc]
 	if sj == nil {
 		sj = &serviceJobs{byCity: map[string][]*openJob{}}
@@ -325,7 +329,7 @@ func (bd board) insert(svc string, j *openJob) {
 		i := sort.Search(len(list), func(i int) bool { return !newer(list[i], j) })
 		return slices.Insert(slices.Clone(list), i, j)
 	}
-	out := &serviceJobs{all: add(sj.all), byCity: maps.Clone(sj.byCity)}
+	out := &serviceJobs{all: add(sj.all), byCity: maps.Clone(sj.byCity), ref: ref}
 	out.byCity[j.cityKey] = add(sj.byCity[j.cityKey])
 	bd[svc] = out
 }

@@ -102,21 +102,7 @@ func cpuPerOp(b *testing.B, fn func(i int)) {
 // idx_jobs_open's rows of the services, newest first, with their clients'
 // names, reviews and services, counted and rendered like jobs.JSON.
 func boardPageSQL(b *testing.B, app core.App, services []string, p httpapi.Page) []byte {
-	var rows []struct {
-		ID           string  `db:"id"`
-		Created      string  `db:"created"`
-		Updated      string  `db:"updated"`
-		Title        string  `db:"title"`
-		Description  string  `db:"description"`
-		Source       string  `db:"source"`
-		City         string  `db:"city"`
-		Neighborhood string  `db:"neighborhood"`
-		Service      string  `db:"service"`
-		Client       string  `db:"client"`
-		PriceAmount  float64 `db:"priceAmount"`
-		ClientName   string  `db:"clientName"`
-		Reviewed     bool    `db:"reviewed"`
-	}
+	var rows []jobs.BoardRow
 	in := []any{}
 	for _, s := range services {
 		in = append(in, s)

@@ -13,3 +13,6 @@ func RefreshBoardJob(app core.App, id string) { boardOf(app).refreshJob(id) }
 // LoadParties reads a job's parties from the database (the plain indexed
 // query the parties projection keeps; benchmarks).
 var LoadParties = loadParties
+
+// BoardRow is the columns of a job the board renders (benchmarks).
+type BoardRow = boardRow
