@@ -67,6 +67,7 @@ type report struct {
 	Sweep     *sweepResult
 	Writes    *writesResult
 	Push      *pushResult
+	Payments  *paymentsResult
 	PushLat   []*pushLatencyResult // receivers answering after pushDelay, 10,000 and 100,000 subscribers
 	Events    *eventsResult
 	Flood     *floodResult
@@ -392,7 +393,10 @@ func run(cfg config) (*report, error) {
 		}
 	}
 	if !cfg.skipped("growth") {
-		r.Growth = runGrowth(r)
+		r.Growth = runGrowth(r, floor)
+	}
+	if !cfg.skipped("payments") {
+		r.Payments = runPayments(r)
 	}
 	r.LoadEnd = loadAvg()
 	return r, nil

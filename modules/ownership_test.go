@@ -26,6 +26,7 @@ var owners = map[string]string{
 	"camellos":                 "camellos/modules/camellos",
 	"jobs":                     "camellos/modules/jobs",
 	"reviews":                  "camellos/modules/camellos",
+	"client_reviews":           "camellos/modules/camellos",
 	"appointments":             "camellos/modules/appointments",
 	"availability":             "camellos/modules/agenda",
 	"calendar_feeds":           "camellos/modules/agenda",
@@ -48,6 +49,7 @@ var owners = map[string]string{
 	"file_quarantine":          "camellos/modules/files",
 	"whatsapp_contacts":        "camellos/modules/whatsapp",
 	"whatsapp_outbox":          "camellos/modules/whatsapp",
+	"places":                   "camellos/modules/places",
 }
 
 // alsoDeclaredBy lists the packages that still declare a collection name

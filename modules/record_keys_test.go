@@ -43,7 +43,7 @@ var keyBudget = map[string]int{
 	"camellos/modules/jobs":          122,
 	"camellos/modules/legal":         31,
 	"camellos/modules/mail":          11,
-	"camellos/modules/messages":      61,
+	"camellos/modules/messages":      60,
 	"camellos/modules/notifications": 40,
 	"camellos/modules/payments":      48,
 	"camellos/modules/quotes":        45,

@@ -5,6 +5,7 @@ import (
 
 	"camellos/internal/testkit"
 	"camellos/modules/camellos"
+	"camellos/modules/places"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -27,6 +28,19 @@ func TestTypedRecordsMatchTheSchema(t *testing.T) {
 		{users.Collection, core.FieldNameEmail, core.FieldTypeEmail},
 		{users.Collection, core.FieldNameVerified, core.FieldTypeBool},
 		{camellos.Collection, camellos.FieldUser, core.FieldTypeRelation},
+		{camellos.Collection, camellos.FieldBaseLat, core.FieldTypeNumber},
+		{camellos.Collection, camellos.FieldBaseLng, core.FieldTypeNumber},
+		{camellos.Collection, camellos.FieldHasBase, core.FieldTypeBool},
+		{camellos.Collection, camellos.FieldBasePlace, core.FieldTypeText},
+		{camellos.Collection, camellos.FieldRadiusKm, core.FieldTypeNumber},
+		{places.Collection, places.FieldName, core.FieldTypeText},
+		{places.Collection, places.FieldKind, core.FieldTypeSelect},
+		{places.Collection, places.FieldCity, core.FieldTypeText},
+		{places.Collection, places.FieldDepartment, core.FieldTypeText},
+		{places.Collection, places.FieldLat, core.FieldTypeNumber},
+		{places.Collection, places.FieldLng, core.FieldTypeNumber},
+		{places.Collection, places.FieldSource, core.FieldTypeText},
+		{places.Collection, places.FieldNameKey, core.FieldTypeText},
 		{camellos.Collection, camellos.FieldName, core.FieldTypeText},
 		{camellos.Collection, camellos.FieldTrades, core.FieldTypeJSON},
 		{camellos.Collection, camellos.FieldStatus, core.FieldTypeSelect},

@@ -1,6 +1,10 @@
 package camellos
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"camellos/internal/geo"
+
+	"github.com/pocketbase/pocketbase/core"
+)
 
 // Camello is a typed camellos record (a provider's profile).
 type Camello struct {
@@ -63,3 +67,12 @@ func (c *Camello) City() string { return c.GetString(FieldCity) }
 
 // Description is the camello's public description.
 func (c *Camello) Description() string { return c.GetString(FieldDescription) }
+
+// WorkArea is the camello's work area; ok is false when none is set.
+func (c *Camello) WorkArea() (a WorkArea, ok bool) {
+	if !c.GetBool(FieldHasBase) {
+		return WorkArea{}, false
+	}
+	return WorkArea{Point: geo.Point{Lat: c.GetFloat(FieldBaseLat), Lng: c.GetFloat(FieldBaseLng)},
+		PlaceID: c.GetString(FieldBasePlace), PlaceName: c.GetString(FieldNeighborhood), RadiusKm: c.GetInt(FieldRadiusKm)}, true
+}
