@@ -46,6 +46,24 @@ func ClaimFor(db dbx.Builder, table, id, pending, readNextAttemptAt string, leas
 	return n == 1
 }
 
+// NextDue tells how long until the next row of table in status pending is
+// due (ok false: none, or unreadable): the sender's wait after a round.
+func NextDue(db dbx.Builder, table, pending string) (wait time.Duration, ok bool) {
+	var next struct {
+		At string `db:"nextAttemptAt"`
+	}
+	err := db.Select("nextAttemptAt").From(table).Where(dbx.HashExp{"status": pending}).
+		OrderBy("nextAttemptAt").Limit(1).One(&next)
+	if err != nil {
+		return 0, false
+	}
+	at, err := types.ParseDateTime(next.At)
+	if err != nil {
+		return 0, false
+	}
+	return time.Until(at.Time()), true
+}
+
 // Retry tells what follows the failed attempt number n (1 = the first)
 // with backoff: wait before the next attempt, or giveUp after the last.
 func Retry(backoff []time.Duration, n int) (wait time.Duration, giveUp bool) {

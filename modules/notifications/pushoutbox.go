@@ -302,19 +302,7 @@ func (s *pushSender) sendDue(ctx context.Context) (time.Duration, bool) {
 		}
 		s.logStats()
 	}
-	var next struct {
-		At string `db:"nextAttemptAt"`
-	}
-	err := d.app.DB().Select("nextAttemptAt").From(colPushOutbox).Where(dbx.HashExp{"status": pushPending}).
-		OrderBy("nextAttemptAt").Limit(1).One(&next)
-	if err != nil {
-		return 0, false
-	}
-	at, err := types.ParseDateTime(next.At)
-	if err != nil {
-		return 0, false
-	}
-	return time.Until(at.Time()), true
+	return outbox.NextDue(d.app.DB(), colPushOutbox, pushPending)
 }
 
 // logStats logs the worker's counters at most once a minute.

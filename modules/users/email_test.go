@@ -13,7 +13,7 @@ import (
 )
 
 // A user is found by e-mail through the unique e-mail index, never by
-// scanning the users table: the index is partial (WHERE email != ''), and
+// scanning the users table: the index is partial (WHERE email != ”), and
 // PocketBase's FindAuthRecordByEmail (email = ?) cannot use it, which made
 // every sign-up and sign-in a full scan (3 registrations/s at 1,100,000
 // users, issue 27). The plan is SQLite's own answer for the query as built.

@@ -146,19 +146,7 @@ func (w *worker) sendDue(ctx context.Context) (time.Duration, bool) {
 			return time.Second, true
 		}
 	}
-	var next struct {
-		At string `db:"nextAttemptAt"`
-	}
-	err := w.app.DB().Select("nextAttemptAt").From(Collection).Where(dbx.HashExp{"status": StatusPending}).
-		OrderBy("nextAttemptAt").Limit(1).One(&next)
-	if err != nil {
-		return 0, false
-	}
-	at, err := types.ParseDateTime(next.At)
-	if err != nil {
-		return 0, false
-	}
-	return time.Until(at.Time()), true
+	return outbox.NextDue(w.app.DB(), Collection, StatusPending)
 }
 
 // attempt sends one claimed message and records the outcome: accepted
