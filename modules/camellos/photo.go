@@ -17,7 +17,7 @@ func PhotoVisible(rec, user *core.Record) (visible, public bool) {
 	rel := privacy.Relation{Public: public}
 	if user != nil {
 		rel.Self = user.Id == rec.GetString("user")
-		rel.Admin = user.GetString("role") == users.RoleAdmin
+		rel.Admin = users.Wrap(user).Role() == users.RoleAdmin
 	}
 	return privacy.Visible(privacy.CamelloPhoto, rel), public
 }

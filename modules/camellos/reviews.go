@@ -2,6 +2,7 @@ package camellos
 
 import (
 	"errors"
+	"github.com/pocketbase/pocketbase/tools/types"
 
 	"camellos/internal/bus"
 	"camellos/internal/memo"
@@ -119,6 +120,9 @@ func (r *ReviewRecord) ClientID() string { return r.GetString("client") }
 
 // Rating is 1 to 5.
 func (r *ReviewRecord) Rating() int { return r.GetInt("rating") }
+
+// Created is when the review was written.
+func (r *ReviewRecord) Created() types.DateTime { return r.GetDateTime("created") }
 
 // Comment is the client's comment ("" when none).
 func (r *ReviewRecord) Comment() string { return r.GetString("comment") }

@@ -33,6 +33,12 @@ const (
 	FieldNotes            = "notes"
 	FieldRejectionReason  = "rejectionReason"
 	FieldTimezone         = "timezone"
+	FieldCityKey          = "cityKey"
+	FieldRatingAvg        = "ratingAvg"
+	FieldRatingCount      = "ratingCount"
+	FieldSearchText       = "searchText"
+	FieldCreated          = "created"
+	FieldUpdated          = "updated"
 )
 
 // Photo is an uploaded profile photo, already checked by the upload policy.

@@ -694,7 +694,7 @@ func bindBoard(app core.App) {
 	// A review names its job; the open jobs shown as reviewed (normally
 	// none) are read again too, in case the review moved off one of them.
 	camellos.OnReviewChanged(app).BindFunc(func(e *bus.Change) error {
-		b.refreshJob(e.Record.GetString("job"))
+		b.refreshJob(camellos.WrapReview(e.Record).JobID())
 		for _, id := range b.reviewedJobs() {
 			b.refreshJob(id)
 		}

@@ -172,7 +172,7 @@ func changedAfterCommit(txApp core.App, jobID string) {
 // changes the row; the others get 409. The camello must be ACTIVO.
 func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 	c, err := txApp.FindRecordById(camellos.Collection, camelloID)
-	if err != nil || c.GetString("status") != camellos.StatusActive {
+	if err != nil || camellos.Wrap(c).Status() != camellos.StatusActive {
 		return httpapi.Conflict(MsgCamelloInactive)
 	}
 	res, err := txApp.DB().NewQuery(
@@ -236,7 +236,7 @@ func Relation(user, job, userCamello *core.Record) privacy.Relation {
 		return privacy.Relation{JobStatus: job.GetString("status")}
 	}
 	return privacy.Relation{
-		Admin:     user.GetString("role") == users.RoleAdmin,
+		Admin:     users.Wrap(user).Role() == users.RoleAdmin,
 		Client:    job.GetString("client") == user.Id,
 		Provider:  userCamello != nil && job.GetString("provider") == userCamello.Id,
 		JobStatus: job.GetString("status"),
@@ -254,7 +254,7 @@ func AddressVisible(app core.App, user, job *core.Record, userCamello *core.Reco
 // in the same order) that user may not read it in.
 func Redact(app core.App, user *core.Record, recs []*core.Record, list []map[string]any) {
 	var cam *core.Record
-	if user != nil && user.GetString("role") == users.RoleCamello {
+	if user != nil && users.Wrap(user).Role() == users.RoleCamello {
 		cam = CamelloOfUser(app, user.Id)
 	}
 	for i, r := range recs {

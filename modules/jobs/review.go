@@ -58,7 +58,7 @@ func jobReview(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	var review *core.Record
+	var review *camellos.ReviewRecord
 	err = writer.Transaction(e.App, func(txApp core.App) error {
 		job, err := txApp.FindRecordById(Collection, job.Id)
 		if err != nil {
@@ -77,7 +77,7 @@ func jobReview(e *core.RequestEvent) error {
 		if err != nil {
 			return err
 		}
-		review = rv.ProxyRecord()
+		review = rv
 		return nil
 	})
 	if err != nil {
@@ -85,11 +85,11 @@ func jobReview(e *core.RequestEvent) error {
 	}
 	return e.JSON(http.StatusCreated, map[string]any{"review": map[string]any{
 		"id":        review.Id,
-		"jobId":     review.GetString("job"),
-		"camelloId": review.GetString("camello"),
-		"rating":    review.GetInt("rating"),
-		"comment":   review.GetString("comment"),
-		"createdAt": timefmt.ISO(review.GetDateTime("created").Time()),
+		"jobId":     review.JobID(),
+		"camelloId": review.CamelloID(),
+		"rating":    review.Rating(),
+		"comment":   review.Comment(),
+		"createdAt": timefmt.ISO(review.Created().Time()),
 	}})
 }
 

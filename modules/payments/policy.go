@@ -242,7 +242,7 @@ func policyTerms(e *core.RequestEvent) error {
 	if job.ProviderID() == "" {
 		return httpapi.Conflict(MsgNotPayable)
 	}
-	t := TermsOf(e.App, jobID, job.ProviderID(), int64(job.GetInt("priceAmount")), clock.Now(e.App))
+	t := TermsOf(e.App, jobID, job.ProviderID(), int64(job.PriceAmount()), clock.Now(e.App))
 	return e.JSON(http.StatusOK, map[string]any{"cancellation": t})
 }
 

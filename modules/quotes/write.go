@@ -69,10 +69,10 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 			return err
 		}
 		id = rec.Id
-		return notifications.Notify(txApp, job.GetString("client"), notifications.Message{
+		return notifications.Notify(txApp, jobs.Wrap(job).ClientID(), notifications.Message{
 			Kind:  notifications.KindQuoteReceived,
 			Title: "Nueva cotización",
-			Body:  cam.GetString("name") + " cotizó tu trabajo: " + job.GetString("title"),
+			Body:  camellos.Wrap(cam).Name() + " cotizó tu trabajo: " + jobs.Wrap(job).Title(),
 			URL:   jobs.JobURL(job.Id),
 			Data:  map[string]any{"jobId": job.Id, "quoteId": rec.Id, "camelloId": cam.Id},
 		})
@@ -219,8 +219,8 @@ func tellCamello(txApp core.App, q *Quote, kind, title, body string) error {
 	if err != nil {
 		return err
 	}
-	return notifications.Notify(txApp, cam.GetString("user"), notifications.Message{
-		Kind: kind, Title: title, Body: body + job.GetString("title"), URL: jobs.JobURL(job.Id),
+	return notifications.Notify(txApp, camellos.Wrap(cam).UserID(), notifications.Message{
+		Kind: kind, Title: title, Body: body + jobs.Wrap(job).Title(), URL: jobs.JobURL(job.Id),
 		Data: map[string]any{"jobId": job.Id, "quoteId": q.Id, "camelloId": cam.Id},
 	})
 }
