@@ -333,6 +333,7 @@ func (s *scan) checkAll(t *testing.T, path string, files []*ast.File) ([]keyUse,
 			return true
 		})
 	}
+	recordCalls(path, files, info)
 	var typed []typedRecord
 	var consts []fieldConst
 	for _, name := range pkg.Scope().Names() {
