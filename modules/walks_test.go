@@ -174,7 +174,7 @@ var walkLimits = []struct {
 	name, root string
 	climbs     int
 }{
-	{"quote accept", "camellos/modules/quotes.quoteAccept", 4},
+	{"quote accept", "camellos/modules/quotes.quoteAccept", 0},
 	{"camello registration", "camellos/modules/registration.camelloRegister", 0},
 }
 

@@ -84,8 +84,10 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 // conditional writes: the quote goes PENDIENTE → ACEPTADA (only if still
 // PENDIENTE and not expired), the job gets the quote's camello as provider,
 // ASIGNADO and the price (only if still PENDIENTE; see jobs.AssignQuoted),
-// and every other live quote of the job is rejected (through
-// jobs.OnProviderSet). Of concurrent accepts, or an accept racing an admin
+// and every other live quote of the job is rejected, all in one
+// transaction (the quotes owner rejects them itself: jobs.AssignQuoted
+// fires no OnProviderSet, so the accept never climbs back from jobs into
+// quotes). Of concurrent accepts, or an accept racing an admin
 // assignment, exactly one wins; the others change nothing and get 409.
 func Accept(app core.App, quoteID string) error {
 	return writer.Transaction(app, func(txApp core.App) error {
@@ -98,6 +100,9 @@ func Accept(app core.App, quoteID string) error {
 			return httpapi.NotFound(MsgQuoteNotFound)
 		}
 		if err := jobs.AssignQuoted(txApp, q.JobID(), q.CamelloID(), q.Amount()); err != nil {
+			return err
+		}
+		if err := closeLiveQuotes(txApp, q.JobID(), "El trabajo se asignó a otro camello: "); err != nil {
 			return err
 		}
 		return tellCamello(txApp, q, notifications.KindQuoteAccepted, "Cotización aceptada",
