@@ -3,6 +3,7 @@ package modules_test
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/types"
 	"strings"
 	"testing"
@@ -27,6 +28,16 @@ func hookKey(x ast.Expr, info *types.Info) string {
 			return "hook:" + pkgPath(o.Pkg()) + "." + o.Name() + ":" + o.Type().String()
 		}
 	case *ast.CallExpr:
+		// PocketBase's record hooks of a collection: only its owner saves
+		// its records (TestOwnersOwnEveryWrite), so the owner's saves fire them.
+		if sel, ok := e.Fun.(*ast.SelectorExpr); ok && strings.HasPrefix(sel.Sel.Name, "OnRecord") && len(e.Args) >= 1 {
+			if tv, ok := info.Types[e.Args[0]]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
+				if o := owners[constant.StringVal(tv.Value)]; o != "" {
+					return "record:" + o
+				}
+			}
+			return ""
+		}
 		var id *ast.Ident
 		switch f := e.Fun.(type) {
 		case *ast.Ident:
@@ -77,6 +88,10 @@ func recordCalls(path string, files []*ast.File, info *types.Info) {
 				case "Trigger":
 					if key := hookKey(sel.X, info); key != "" {
 						add(key)
+					}
+				case "Save", "SaveNoValidate", "Delete", "SaveWithContext", "SaveNoValidateWithContext", "DeleteWithContext":
+					if fn, ok := info.Uses[sel.Sel].(*types.Func); ok && pkgPath(fn.Pkg()) == "github.com/pocketbase/pocketbase/core" {
+						add("record:" + path) // the record hooks of the package's own collections
 					}
 				}
 			}
