@@ -34,7 +34,7 @@ type growthPoint struct {
 // each, the same catalog, slots camello and lanes), and on a fresh service
 // measures each index's cold build, then the listing, slots and open-board
 // loads.
-func runGrowth(r *report) []*growthPoint {
+func runGrowth(r *report, floor *service) []*growthPoint {
 	var out []*growthPoint
 	d := r.Cfg.Duration * 2 / 3
 	if d < 2*time.Second {
@@ -107,8 +107,16 @@ func runGrowth(r *report) []*growthPoint {
 			p.Cold = append(p.Cold, ci)
 			fmt.Printf("growth %-7d cold %-11s %-10s (status %d, %d)\n", n, ci.Name, ci.Took.Round(time.Microsecond), st, st2)
 		}
-		var comboIdx, cityIdx atomic.Int64
+		var comboIdx, cityIdx, nearIdx atomic.Int64
 		loads := []scenario{
+			// The bare floor again, in the same minute as this size's rows.
+			{name: "floor", next: func() *http.Request { return cookieGet(floor.base, "/", "") }},
+			// "Cerca de mí": the camellos whose radius reaches a client near
+			// a city centre, nearest first (the spatial grid of the listing).
+			{name: "listing-near", next: func() *http.Request {
+				q := ds.NearQueries[int(nearIdx.Add(1))%len(ds.NearQueries)]
+				return cookieGet(svc.base, "/api/camellos?"+q, "")
+			}},
 			// A page of 20 at every size (20 camellos per city at 1,000):
 			// the cost of the same answer over more data.
 			{name: "listing-city", next: func() *http.Request {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"camellos/internal/httpapi"
 )
 
 type goal struct {
@@ -20,6 +22,15 @@ type goal struct {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 func mb(b int64) string         { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
+
+// thousands writes n with a comma per thousand (100000 → "100,000").
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
 
 func (r *report) ratio(a, b string) (float64, bool) {
 	x, y := r.Results[a], r.Results[b]
@@ -71,6 +82,26 @@ func (r *report) goals() []goal {
 		}
 		out = append(out, g)
 	}
+	// "Cerca de mí": the listing by distance against the bare floor of the
+	// same size's minute, at every size, and flat from 1,000 to 100,000.
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		p := r.point(n)
+		g := goal{what: fmt.Sprintf("listing by distance (`?lat=&lng=`) at %s camellos vs bare floor", thousands(n)), target: "≥ 0.40×", missing: true,
+			note: fmt.Sprintf("growth point %s not measured", thousands(n))}
+		if p != nil && p.RPS["listing-near"] != nil && p.RPS["floor"] != nil && p.RPS["floor"].RPS > 0 && p.RPS["listing-near"].Available {
+			v := p.RPS["listing-near"].RPS / p.RPS["floor"].RPS
+			g = goal{what: g.what, target: g.target, value: fmt.Sprintf("%.2f×", v), ok: v >= 0.40}
+		}
+		out = append(out, g)
+	}
+	{
+		g := goal{what: "listing by distance at 100,000 camellos vs at 1,000 (flat)", target: "≥ 0.80×", missing: true, note: "growth points 1,000 and 100,000 not measured"}
+		if lo != nil && hi != nil && lo.RPS["listing-near"] != nil && hi.RPS["listing-near"] != nil && lo.RPS["listing-near"].RPS > 0 && hi.RPS["listing-near"].Available {
+			v := hi.RPS["listing-near"].RPS / lo.RPS["listing-near"].RPS
+			g = goal{what: g.what, target: g.target, value: fmt.Sprintf("%.2f×", v), ok: v >= 0.8}
+		}
+		out = append(out, g)
+	}
 	if hi != nil && len(hi.Cold) > 0 {
 		var worst coldIndex
 		var total int64
@@ -103,6 +134,14 @@ func (r *report) goals() []goal {
 		out = append(out, goal{what: "mixed load: write p99", value: ms(mw.P99), target: "≤ 50 ms", ok: mw.P99 <= 50*time.Millisecond})
 	} else {
 		out = append(out, goal{what: "mixed load writes", target: "≥ 0.30× floor, p99 ≤ 50 ms", missing: true})
+	}
+	if reg := r.Results["register"]; reg != nil && reg.Available && r.PoolBcrypt > 0 {
+		v := reg.RPS / r.PoolBcrypt
+		out = append(out, goal{what: "register camello (" + r.Cfg.Size.Name + " set) vs the hashing pool's own bcrypt rate",
+			value: fmt.Sprintf("%.2f× (%.1f vs %.1f/s, p50 %s)", v, reg.RPS, r.PoolBcrypt, ms(reg.P50)), target: "≥ 0.80×", ok: v >= 0.8,
+			note: fmt.Sprintf("raw bcrypt at cost %d with %d goroutine(s), the pool's slots (httpapi.HashWorkers)", r.Cost, httpapi.HashWorkers())})
+	} else {
+		out = append(out, goal{what: "register camello vs the hashing pool's own bcrypt rate", target: "≥ 0.80×", missing: true})
 	}
 	if s := r.Sweep; s != nil && s.Available {
 		out = append(out, goal{what: fmt.Sprintf("reminder sweep (%d sent)", s.Sent), value: s.Took.Round(time.Millisecond).String(), target: "≤ 3 s", ok: s.Took <= 3*time.Second})
@@ -280,6 +319,27 @@ func (r *report) Markdown() string {
 		}
 	}
 
+	// Payments.
+	if p := r.Payments; p != nil {
+		fmt.Fprintf(&b, "\n## Payments and webhooks (issue 23)\n\n")
+		if !p.Available {
+			fmt.Fprintf(&b, "Not measured: %s\n", p.Note)
+		} else {
+			fmt.Fprintf(&b, "A fresh data dir with one client, one ACTIVO camello and %d priced ASIGNADO jobs; the service talks to the Mercado Pago test server "+
+				"(`internal/mptest`, 127.0.0.1, TLS trusted through `SSL_CERT_FILE`). `payment-start`: `POST /api/jobs/{id}/payment`, one job per request (the row, "+
+				"the checkout at the test server, the commit). `payment-webhook`: each started payment approved at the test server and its signed notification "+
+				"delivered (signature, the payment read back, RETENIDO with charge and hold). The floor: balanced two-line ledger transactions inserted raw from one "+
+				"goroutine into a fresh file with the ledger's schema and triggers, one SQLite transaction each.\n\n", paymentJobs)
+			fmt.Fprintf(&b, "| scenario | per second | × ledger floor | p50 | p99 | errors | statuses |\n|---|---:|---:|---:|---:|---:|---|\n")
+			if p.Floor != nil {
+				fmt.Fprintf(&b, "| ledger-floor (raw inserts) | %.0f | 1 | %s | %s | %d | |\n", p.Floor.RPS, ms(p.Floor.P50), ms(p.Floor.P99), p.Floor.Errors)
+			}
+			fmt.Fprintf(&b, "| payment-start | %.0f | %.3f | %s | %s | %d | %v |\n", p.Start.RPS, p.StartRatio, ms(p.Start.P50), ms(p.Start.P99), p.Start.Errors, p.Start.Statuses)
+			fmt.Fprintf(&b, "| payment-webhook | %.0f | %.3f | %s | %s | %d | %v |\n", p.Webhook.RPS, p.WebRate, ms(p.Webhook.P50), ms(p.Webhook.P99), p.Webhook.Errors, p.Webhook.Statuses)
+			fmt.Fprintf(&b, "\nAfter the run: %d payments RETENIDO; `camellos ledger verify`: %s\n", p.Held, p.Verify)
+		}
+	}
+
 	if len(r.PushLat) > 0 {
 		fmt.Fprintf(&b, "\n## Push broadcast at a push service's latency\n\n")
 		fmt.Fprintf(&b, "The same receiver, answering each push after %s (a push service across the internet) over HTTP/2; "+
@@ -335,7 +395,7 @@ func (r *report) Markdown() string {
 	if len(r.Growth) > 0 {
 		fmt.Fprintf(&b, "\n## Cost growth\n\nOne data dir per size (n ACTIVO camellos with one due appointment each, %d clients, the same catalog, slots camello and lanes), a fresh service each. "+
 			"Cold build: the latency of the first request that needs the index, and the live heap it added (HeapAlloc after a full GC, before and after, read in the service).\n\n", growthSizes(1).Clients)
-		fmt.Fprintf(&b, "| camellos | seed | listing `?city=` req/s | listing `?city=&service=` req/s | slots req/s | open board req/s |")
+		fmt.Fprintf(&b, "| camellos | seed | listing `?city=` req/s | listing `?city=&service=` req/s | slots req/s | open board req/s | listing by distance `?lat=&lng=` req/s | bare floor req/s |")
 		names := []string{}
 		if len(r.Growth) > 0 {
 			for _, c := range r.Growth[0].Cold {
@@ -343,7 +403,7 @@ func (r *report) Markdown() string {
 				fmt.Fprintf(&b, " cold %s |", c.Name)
 			}
 		}
-		fmt.Fprintf(&b, " heap at rest |\n|---:|---:|---:|---:|---:|---:|%s---:|\n", strings.Repeat("---:|", len(names)))
+		fmt.Fprintf(&b, " heap at rest |\n|---:|---:|---:|---:|---:|---:|---:|---:|%s---:|\n", strings.Repeat("---:|", len(names)))
 		for _, p := range r.Growth {
 			if p.Note != "" {
 				fmt.Fprintf(&b, "| %d | %s |\n", p.Camellos, p.Note)
@@ -357,7 +417,8 @@ func (r *report) Markdown() string {
 				}
 				return "—"
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |", p.Camellos, p.SeedTime.Round(time.Millisecond), cell("listing-city"), cell("listing"), cell("slots"), cell("open-board"))
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |", p.Camellos, p.SeedTime.Round(time.Millisecond), cell("listing-city"), cell("listing"), cell("slots"), cell("open-board"),
+				cell("listing-near"), cell("floor"))
 			for _, c := range p.Cold {
 				if !c.Available {
 					fmt.Fprintf(&b, " — |")

@@ -55,6 +55,9 @@ type report struct {
 	Results   map[string]*result
 	Order     []string
 	Bcrypt    float64 // raw hashes/s at the users' cost, all cores
+	// PoolBcrypt is raw hashes/s with as many goroutines as the service's
+	// hashing pool has slots (httpapi.HashWorkers): the ceiling of register.
+	PoolBcrypt float64
 	Cost      int
 	PeakRSS   int64        // kB, child VmHWM after the listing load
 	MixedRSS  int64        // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
@@ -64,6 +67,7 @@ type report struct {
 	Sweep     *sweepResult
 	Writes    *writesResult
 	Push      *pushResult
+	Payments  *paymentsResult
 	PushLat   []*pushLatencyResult // receivers answering after pushDelay, 10,000 and 100,000 subscribers
 	Events    *eventsResult
 	Flood     *floodResult
@@ -389,7 +393,10 @@ func run(cfg config) (*report, error) {
 		}
 	}
 	if !cfg.skipped("growth") {
-		r.Growth = runGrowth(r)
+		r.Growth = runGrowth(r, floor)
+	}
+	if !cfg.skipped("payments") {
+		r.Payments = runPayments(r)
 	}
 	r.LoadEnd = loadAvg()
 	return r, nil
@@ -485,7 +492,8 @@ func (r *report) runMain(floor *service) error {
 		}
 	})
 	if !cfg.skipped("register") {
-		r.Bcrypt = bcryptRate(r.Cost, 3*time.Second)
+		r.Bcrypt = bcryptRate(r.Cost, 3*time.Second, runtime.NumCPU())
+		r.PoolBcrypt = bcryptRate(r.Cost, 3*time.Second, httpapi.HashWorkers())
 	}
 	fmt.Printf("%-20s %8.1f hashes/s (cost %d, %d goroutines)\n", "bcrypt", r.Bcrypt, r.Cost, runtime.NumCPU())
 
@@ -611,12 +619,12 @@ func passwordCost(client *http.Client, base, token string) int {
 }
 
 // bcryptRate is raw bcrypt hashes per second at cost, on every core.
-func bcryptRate(cost int, d time.Duration) float64 {
+func bcryptRate(cost int, d time.Duration, goroutines int) float64 {
 	var n atomic.Int64
 	deadline := time.Now().Add(d)
 	start := time.Now()
 	var wg sync.WaitGroup
-	for i := 0; i < runtime.NumCPU(); i++ {
+	for i := 0; i < goroutines; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

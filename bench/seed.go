@@ -1,6 +1,8 @@
 package main
 
 import (
+	"camellos/internal/geo"
+	"camellos/modules/places"
 	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
@@ -100,6 +102,9 @@ type dataset struct {
 	Dir           string
 	Size          sizes
 	Combos        [][2]string // (city, service id) pairs with results
+	// NearQueries are clients' positions ("lat=…&lng=…") around the city
+	// centres the camellos work from: the listing by distance.
+	NearQueries []string
 	SlotCamello   string
 	ClientCookie  string
 	BoardCookie   string // an ACTIVO camello (the open board)
@@ -347,7 +352,13 @@ func seed(dir string, sz sizes) (*dataset, error) {
 	s.exec(userSQL, "uadm00000000001", "admin@example.com", hash, "tkadmin", "Admin Bench", users.RoleAdmin, "", "Bogotá", created, created)
 	ds.AdminCookie = session("uadm00000000001", "tkadmin")
 
-	// Camello users and profiles.
+	// Camello users and profiles, each working from a point within ~8 km
+	// of its city's centre (the gazetteer's), travelling 3–20 km.
+	centres := cityCentres()
+	for i := 0; i < 200; i++ {
+		c := centres[cityNames[i%nCities]]
+		ds.NearQueries = append(ds.NearQueries, fmt.Sprintf("lat=%.5f&lng=%.5f", c.Lat+(rng.Float64()-0.5)*0.08, c.Lng+(rng.Float64()-0.5)*0.08))
+	}
 	combos := map[[2]string]bool{}
 	camServices := make([][]int, sz.Camellos)
 	camCity := make([]string, sz.Camellos)
@@ -373,11 +384,14 @@ func seed(dir string, sz sizes) (*dataset, error) {
 		search := text.Fold(strings.Join(append([]string{name, strings.Join(trades, " "), city, "Centro", desc}, names...), " "))
 		ts := dbTime(now.Add(-time.Duration(i) * time.Second))
 		s.exec(userSQL, camUserID(i), fmt.Sprintf("camello%d@example.com", i), hash, camTokenKey(i), name, users.RoleCamello, "3001234567", city, ts, ts)
+		centre := centres[city]
 		s.exec(`INSERT INTO camellos (id, user, name, trades, status, premium, services, documentId, phone, city, neighborhood,
-		professionalCard, photo, notes, description, timezone, ratingAvg, ratingCount, searchText, cityKey, created, updated)
-		VALUES (?,?,?,?,'ACTIVO',?,?,?,?,?,?,?,'','',?,'America/Bogota',?,?,?,?,?,?)`,
+		professionalCard, photo, notes, description, timezone, ratingAvg, ratingCount, searchText, cityKey, created, updated,
+		hasBase, baseLat, baseLng, radiusKm)
+		VALUES (?,?,?,?,'ACTIVO',?,?,?,?,?,?,?,'','',?,'America/Bogota',?,?,?,?,?,?,1,?,?,?)`,
 			camID(i), camUserID(i), name, string(tradesJSON), rng.Intn(10) == 0, string(svcJSON), "", "3001234567", city, "Centro",
-			"", desc, float64(rng.Intn(51))/10, rng.Intn(200), search, text.Fold(city), ts, ts)
+			"", desc, float64(rng.Intn(51))/10, rng.Intn(200), search, text.Fold(city), ts, ts,
+			centre.Lat+(rng.Float64()-0.5)*0.15, centre.Lng+(rng.Float64()-0.5)*0.15, 3+rng.Intn(18))
 		if i%1000 == 0 && len(ds.CamelloIDs) < 1000 {
 			ds.CamelloIDs = append(ds.CamelloIDs, camID(i))
 		}
@@ -659,4 +673,24 @@ func seedMessages(s *seeder, ds *dataset, sz sizes, now time.Time) error {
 	ds.Messages = m
 	s.commit()
 	return s.err
+}
+
+// cityCentres are the bench cities' points in the gazetteer's seed (a city
+// missing there works from Bogotá's).
+func cityCentres() map[string]geo.Point {
+	rows, _ := places.SeedRows()
+	out := map[string]geo.Point{}
+	for _, p := range rows {
+		if p.Kind == places.KindCity {
+			if _, ok := out[p.City]; !ok {
+				out[p.City] = p.Point()
+			}
+		}
+	}
+	for _, c := range cityNames {
+		if _, ok := out[c]; !ok {
+			out[c] = geo.Point{Lat: 4.60971, Lng: -74.08175}
+		}
+	}
+	return out
 }

@@ -93,10 +93,10 @@ func unit(t *testing.T, name string) map[string][]string {
 	return out
 }
 
-// Both units run as the service user with the hardening options, only the
+// The units run as the service user with the hardening options, only the
 // data dir writable; `systemd-analyze verify` checks them where it exists.
 func TestSystemdUnits(t *testing.T) {
-	for _, name := range []string{"camellos.service", "litestream.service"} {
+	for _, name := range []string{"camellos.service", "camellos-push.service", "litestream.service"} {
 		u := unit(t, name)
 		for k, want := range map[string]string{
 			"Service.User": "camellos", "Service.NoNewPrivileges": "yes", "Service.ProtectSystem": "strict",
@@ -117,6 +117,9 @@ func TestSystemdUnits(t *testing.T) {
 	if e := svc["Service.ExecStart"]; len(e) != 1 || !strings.Contains(e[0], "serve --http 127.0.0.1:8090 --dir /var/lib/camellos/pb_data") {
 		t.Errorf("ExecStart: %v", e)
 	}
+	if e := unit(t, "camellos-push.service")["Service.ExecStart"]; len(e) != 1 || !strings.Contains(e[0], "push work --dir /var/lib/camellos/pb_data") {
+		t.Errorf("push worker ExecStart: %v", e)
+	}
 	ls := unit(t, "litestream.service")
 	if e := ls["Service.ExecStart"]; len(e) != 1 || !strings.Contains(e[0], "litestream replicate -config /etc/camellos/litestream.yml") {
 		t.Errorf("litestream ExecStart: %v", e)
@@ -125,7 +128,7 @@ func TestSystemdUnits(t *testing.T) {
 		t.Error("Litestream does not replicate the service's data dir")
 	}
 	if sa, err := exec.LookPath("systemd-analyze"); err == nil {
-		for _, name := range []string{"camellos.service", "litestream.service"} {
+		for _, name := range []string{"camellos.service", "camellos-push.service", "litestream.service"} {
 			// The binaries are not installed here: that complaint is expected;
 			// any other (an unknown option, a bad value) fails.
 			out, _ := exec.Command(sa, "verify", name).CombinedOutput()

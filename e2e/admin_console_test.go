@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -8,13 +9,14 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/filesystem"
 )
 
 // TestAdminConsoleCandidatesAndRejection walks issue 24's admin console at
 // both sizes: a job's candidates are those of its city (any spelling) and
 // service, the soonest free first, and more load on demand; rejecting a
-// pending camello asks for the reason (refused without one), which is
-// stored and mailed.
+// pending camello shows the photos of its documents, and asks for the
+// reason (refused without one), which is stored and mailed.
 func TestAdminConsoleCandidatesAndRejection(t *testing.T) {
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
@@ -48,6 +50,20 @@ func TestAdminConsoleCandidatesAndRejection(t *testing.T) {
 				mk("Extra "+string(rune('A'+i)), "BOGOTÁ", nil)
 			}
 			_, pending, _ := k.CreateCamello(testkit.CamelloOpts{Name: "Rita Pendiente", Status: "PENDIENTE"})
+			// The photos of her document and professional card (issue 24).
+			var docs []any
+			for range 2 {
+				raw, err := os.ReadFile(samplePhoto(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, _ := filesystem.NewFileFromBytes(raw, "documento.png")
+				docs = append(docs, f)
+			}
+			pending.Set("documents", docs)
+			if err := k.App.Save(pending); err != nil {
+				t.Fatal(err)
+			}
 
 			b := newBrowser(t, k)
 			b.viewport(vp.w, vp.h)
@@ -77,6 +93,12 @@ func TestAdminConsoleCandidatesAndRejection(t *testing.T) {
 			b.visit("/admin.html")
 			li := `#pending li[data-id="` + pending.Id + `"]`
 			b.waitJS(`document.querySelector('`+li+` .btn.danger')`, "the pending camello")
+			// Her document photos are shown to the admin deciding, loaded.
+			b.waitJS(`document.querySelectorAll('`+li+` .doc-photos img').length === 2 && [...document.querySelectorAll('`+li+` .doc-photos img')].every((i) => i.complete && i.naturalWidth === 64)`, "the document photos")
+			if href := b.str(`document.querySelector('` + li + ` .doc-photos a').getAttribute('href')`); !strings.HasPrefix(href, "/api/files/camellos/"+pending.Id+"/") {
+				t.Errorf("document link %q", href)
+			}
+			b.check("admin-documentos")
 			b.click(li + ` .btn.danger`)
 			b.waitJS(`!document.querySelector('#reject-`+pending.Id+`').hidden && document.activeElement.tagName === 'TEXTAREA'`, "the reason's form, focused")
 			b.click(`#reject-` + pending.Id + ` button[type=submit]`)

@@ -328,15 +328,18 @@ func (b *browser) visit(path string) {
 	b.waitJS(`document.readyState === 'complete' && document.querySelector('#nav') && document.querySelector('#nav').children.length > 0`, "the header navigation")
 }
 
-// waitJS polls a JavaScript condition until it is truthy; a navigation
-// while polling (the page changed under it) polls again on the new page.
+// waitJS polls a JavaScript condition until it is truthy; a condition that
+// throws (what it reads is being redrawn) is polled again, and so is one
+// interrupted by a navigation (the page changed under it).
 func (b *browser) waitJS(expr, what string) {
 	b.t.Helper()
 	deadline := time.Now().Add(30 * time.Second) // generous: CI machines are busy
 	var err error
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(b.ctx, time.Until(deadline)+time.Second)
-		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!!(`+expr+`)`, chromedp.WithPollingTimeout(time.Until(deadline)), chromedp.WithPollingInterval(50*time.Millisecond)))
+		// An expression that throws (a node between two draws) is "not yet", never a failure.
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => { try { return !!(`+expr+`); } catch (e) { return false; } })()`,
+			chromedp.WithPollingTimeout(time.Until(deadline)), chromedp.WithPollingInterval(50*time.Millisecond)))
 		cancel()
 		if err == nil {
 			return

@@ -92,7 +92,8 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 	if n := k.Count("camellos", ""); n != 0 {
 		t.Fatalf("%d camellos saved after a refused registration", n)
 	}
-	b.do(chromedp.SetUploadFiles(css("#file"), []string{samplePhoto(t)}))
+	b.do(chromedp.SetUploadFiles(css("#file"), []string{samplePhoto(t)}),
+		chromedp.SetUploadFiles(css("#documents"), []string{samplePhoto(t), samplePhoto(t)}))
 	b.waitJS(`!document.querySelector('#preview').hidden`, "the photo preview")
 	b.shoot("flujo-registro-camello-lleno")
 	b.do(chromedp.Click(css("#submit")))
@@ -101,8 +102,8 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 	if err != nil {
 		t.Fatalf("camello not saved: %v", err)
 	}
-	if cam.GetString("status") != "PENDIENTE" || cam.GetString("photo") == "" {
-		t.Fatalf("camello saved as %s with photo %q", cam.GetString("status"), cam.GetString("photo"))
+	if cam.GetString("status") != "PENDIENTE" || cam.GetString("photo") == "" || len(cam.GetStringSlice("documents")) != 2 {
+		t.Fatalf("camello saved as %s with photo %q and documents %v", cam.GetString("status"), cam.GetString("photo"), cam.GetStringSlice("documents"))
 	}
 	camUser := cam.GetString("user")
 

@@ -114,6 +114,12 @@ func clientFlow(t *testing.T, b *browser, w *world) {
 	id := b.str(`[...document.querySelectorAll('#jobs .job')].find(j => /Pintar la sala/.test(j.textContent)).id`)
 	b.click("#" + id + " .job-title a")
 	b.waitJS(`document.querySelector('#`+id+` .job-actions button.danger')`, "the job page")
+	// A job without quotes offers no message form to nobody (issue 24,
+	// defect 5: its send failed with "toCamelloId: Es obligatorio").
+	b.waitJS(`document.querySelector('#chat-form')`, "the conversation of the job without quotes")
+	if tag := b.str(`document.querySelector('#chat-form').tagName`); tag != "P" || b.str(`document.querySelector('#chat-box form, #toCamelloId') ? 'form' : ''`) != "" {
+		t.Errorf("a job without quotes shows a message form (%s)", tag)
+	}
 	b.click("#" + id + " .job-actions button.danger")
 	b.confirm(true)
 	b.near("#job-msg", "Trabajo cancelado", "the job cancelled, beside its actions")
@@ -193,6 +199,22 @@ func camelloFlow(t *testing.T, b *browser, w *world) {
 		b.expectConsoleErrors()
 	}
 	b.check("agenda-bloqueo")
+	// Every time field shows its whole value ("08:00 a. m.", not "08:00 A";
+	// issue 24, defect 8): its content box fits the longest value in its own
+	// font, with room for the browser's clock button.
+	if clipped := b.str(`[...document.querySelectorAll('input[type=time]')].filter((i) => i.offsetParent).map((i) => {
+		const cs = getComputedStyle(i); const c = document.createElement('canvas').getContext('2d'); c.font = cs.font;
+		const need = c.measureText('12:00 p. m.').width + 20; const box = i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+		return box < need ? i.id + ' ' + Math.round(box) + ' < ' + Math.round(need) : ''; }).filter(Boolean).join(', ')`); clipped != "" {
+		t.Errorf("time fields too narrow for their value (%dx%d): %s", b.w, b.h, clipped)
+	}
+	// "Publicar un trabajo" is a client's action: not drawn for a camello
+	// (issue 24, defect 8: a .btn rule drew it over [hidden]).
+	b.visit("/trabajos.html")
+	b.waitJS(`document.querySelectorAll('#jobs .job').length > 0`, "the camello's jobs")
+	if b.str(`(() => { const n = document.querySelector('#new-job'); return n && n.getClientRects().length ? 'shown' : ''; })()`) != "" {
+		t.Error("«Publicar un trabajo» is shown to a camello")
+	}
 	b.visit("/agenda.html")
 	b.waitJS(`[...document.querySelectorAll('#blocked input')].some(i => i.value === '`+day+`')`, "the blocked day kept")
 

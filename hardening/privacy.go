@@ -2,6 +2,7 @@ package hardening
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -56,7 +57,10 @@ type PrivacyWorld struct {
 	Jobs    []PrivacyJob
 	// Phones, Documents and Emails hold each viewer's own markers.
 	Phones, Documents, Emails map[Viewer]string
-	ServiceID                 string
+	// BasePoints holds each camello viewer's base latitude as answered
+	// (privacy.BasePoint), a marker nobody else has.
+	BasePoints map[Viewer]string
+	ServiceID  string
 }
 
 // NewPrivacyWorld builds the world (the caller sets the environment: mail
@@ -66,7 +70,7 @@ func NewPrivacyWorld(t *testing.T, m *testkit.Mailbox, beforeJobs func(*PrivacyW
 	t.Helper()
 	k := testkit.New(t, opts...)
 	w := &PrivacyWorld{K: k, Mailbox: m, Users: map[Viewer]*core.Record{}, Cookies: map[Viewer]string{},
-		Camello: map[Viewer]*core.Record{}, Phones: map[Viewer]string{}, Documents: map[Viewer]string{}, Emails: map[Viewer]string{}}
+		Camello: map[Viewer]*core.Record{}, Phones: map[Viewer]string{}, Documents: map[Viewer]string{}, Emails: map[Viewer]string{}, BasePoints: map[Viewer]string{}}
 	cat, err := TryCreate(k.App, "categories", map[string]any{"id": "hogar", "name": "Hogar", "nameKey": "hogar", "color": "#112233"})
 	if err != nil {
 		t.Fatalf("category: %v", err)
@@ -91,6 +95,12 @@ func NewPrivacyWorld(t *testing.T, m *testkit.Mailbox, beforeJobs func(*PrivacyW
 			w.Documents[v] = fmt.Sprintf("DOC%07d", 500+i)
 			cam.Set("documentId", w.Documents[v])
 			cam.Set("phone", phone)
+			w.BasePoints[v] = fmt.Sprintf("4.%d12345", 50+i)
+			lat, _ := strconv.ParseFloat(w.BasePoints[v], 64)
+			cam.Set("baseLat", lat)
+			cam.Set("baseLng", -74.08)
+			cam.Set("hasBase", true)
+			cam.Set("radiusKm", 10)
 			if err := k.App.Save(cam); err != nil {
 				t.Fatalf("camello %s: %v", v, err)
 			}

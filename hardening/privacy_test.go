@@ -115,13 +115,23 @@ func TestPrivacyMatrix(t *testing.T) {
 	// rules it checks below (phone, document, e-mail: the person and admins;
 	// the feed URL: its owner only) are the table's.
 	matrix := map[privacy.Field]bool{privacy.JobAddress: true, privacy.Phone: true, privacy.DocumentID: true,
-		privacy.Email: true, privacy.CamelloPhoto: true, privacy.FeedURL: true}
+		privacy.Email: true, privacy.CamelloPhoto: true, privacy.FeedURL: true, privacy.ReviewContent: true,
+		privacy.BasePoint: true, privacy.CamelloDocuments: true}
 	for f := range privacy.Table {
 		if !matrix[f] {
 			t.Errorf("privacy.Table has %s, which this matrix does not read", f)
 		}
 	}
-	for _, f := range []privacy.Field{privacy.Phone, privacy.DocumentID, privacy.Email} {
+	// A sealed review: its author and admins; published: both parties
+	// (the routes are walked in modules/payments' TestDoubleBlindReviews).
+	if !privacy.Visible(privacy.ReviewContent, privacy.Relation{Self: true, Sealed: true}) ||
+		!privacy.Visible(privacy.ReviewContent, privacy.Relation{Admin: true, Sealed: true}) ||
+		privacy.Visible(privacy.ReviewContent, privacy.Relation{Client: true, Provider: true, Sealed: true}) ||
+		!privacy.Visible(privacy.ReviewContent, privacy.Relation{Client: true}) || !privacy.Visible(privacy.ReviewContent, privacy.Relation{Provider: true}) ||
+		privacy.Visible(privacy.ReviewContent, privacy.Relation{}) {
+		t.Error("privacy table: a review's content is not its author's and admins' while sealed, the parties' once published")
+	}
+	for _, f := range []privacy.Field{privacy.Phone, privacy.DocumentID, privacy.Email, privacy.BasePoint, privacy.CamelloDocuments} {
 		if !privacy.Visible(f, privacy.Relation{Self: true}) || !privacy.Visible(f, privacy.Relation{Admin: true}) ||
 			privacy.Visible(f, privacy.Relation{Client: true, Provider: true, JobStatus: "ASIGNADO", Public: true}) {
 			t.Errorf("privacy table: %s is not the person's and admins' only", f)
@@ -221,7 +231,7 @@ func TestPrivacyMatrix(t *testing.T) {
 				if o == v || v == hardening.VAdmin {
 					continue
 				}
-				for field, m := range map[string]string{"phone": w.Phones[o], "document": w.Documents[o], "e-mail": w.Emails[o]} {
+				for field, m := range map[string]string{"phone": w.Phones[o], "document": w.Documents[o], "e-mail": w.Emails[o], "base point": w.BasePoints[o]} {
 					if m != "" && strings.Contains(a.body, m) {
 						t.Errorf("%s reads the %s of %s in %s", v, field, o, a.carrier)
 					}
@@ -259,6 +269,9 @@ func TestPrivacyMatrix(t *testing.T) {
 	for _, v := range hardening.Viewers[1:] {
 		if !has(v, "GET /api/me", w.Phones[v]) || !has(v, "GET /api/me", w.Emails[v]) || !has(v, "GET /api/me/export", w.Phones[v]) {
 			t.Errorf("%s does not read its own phone and e-mail in GET /api/me and its export", v)
+		}
+		if b := w.BasePoints[v]; b != "" && (!has(v, "GET /api/me", b) || !has(v, "GET /api/me/export", b)) {
+			t.Errorf("%s does not read its own base point in GET /api/me and its export", v)
 		}
 		if d := w.Documents[v]; d != "" && !has(v, "GET /api/me", d) {
 			t.Errorf("%s does not read its own document in GET /api/me", v)

@@ -139,10 +139,14 @@ var Table = map[string]Expectation{
 	"POST /api/auth/verify/resend":  {signedIn, none},
 	"GET /api/me/export":            {signedIn, none},
 	// An empty password: the guards let the caller in, the body is refused (400), nobody is erased.
-	"DELETE /api/me":        {signedIn, body(map[string]any{"password": ""})},
-	"GET /api/me":           {signedIn, none},
-	"PATCH /api/me":         {signedIn, body(map[string]any{"city": "Medellín"})},
-	"PATCH /api/me/camello": {camelloOnly, body(map[string]any{"neighborhood": "Chapinero"})},
+	"DELETE /api/me":              {signedIn, body(map[string]any{"password": ""})},
+	"GET /api/me":                 {signedIn, none},
+	"PATCH /api/me":               {signedIn, body(map[string]any{"city": "Medellín"})},
+	"PATCH /api/me/camello":       {camelloOnly, body(map[string]any{"neighborhood": "Chapinero"})},
+	"PUT /api/me/camello/area":    {camelloOnly, body(map[string]any{"lat": 4.65, "lng": -74.06, "radiusKm": 10})},
+	"DELETE /api/me/camello/area": {camelloOnly, none},
+	"GET /api/places":             {public, func(*World, Role) Call { return Call{Query: "q=chapinero"} }},
+	"GET /api/places/{id}":        {public, none},
 	"POST /api/register/camello": {public, func(w *World, r Role) Call {
 		return Call{Body: map[string]any{"name": "Camello Nuevo", "email": "camello" + Unique() + "@example.com", "phone": "3001234567",
 			"password": "secreto-123", "confirmPassword": "secreto-123", "acceptTerms": true, "city": "Cali", "trades": []string{"pintura"}}}
@@ -167,12 +171,14 @@ var Table = map[string]Expectation{
 	"POST /api/jobs": {clientOnly, func(w *World, r Role) Call {
 		return Call{Body: map[string]any{"title": "Instalar lámpara", "description": "En la sala", "serviceId": w.ServiceID, "city": "Bogotá"}}
 	}},
-	"GET /api/jobs/{id}":           {jobParties, none},
-	"POST /api/jobs/{id}/accept":   {jobCamello, none},
-	"POST /api/jobs/{id}/start":    {jobCamello, none},
-	"POST /api/jobs/{id}/complete": {jobCamello, none},
-	"POST /api/jobs/{id}/cancel":   {jobParties, none},
-	"POST /api/jobs/{id}/review":   {jobClient, body(map[string]any{"rating": 5, "comment": "Excelente"})},
+	"GET /api/jobs/{id}":                {jobParties, none},
+	"POST /api/jobs/{id}/accept":        {jobCamello, none},
+	"POST /api/jobs/{id}/start":         {jobCamello, none},
+	"POST /api/jobs/{id}/complete":      {jobCamello, none},
+	"POST /api/jobs/{id}/cancel":        {jobParties, none},
+	"POST /api/jobs/{id}/review":        {jobClient, body(map[string]any{"rating": 5, "comment": "Excelente"})},
+	"POST /api/jobs/{id}/client-review": {jobCamello, body(map[string]any{"rating": 5, "comment": "Cliente cumplido"})},
+	"GET /api/jobs/{id}/reviews":        {jobParties, none},
 	"POST /api/jobs/{id}/appointments": {jobClient, func(w *World, r Role) Call {
 		return Call{Body: map[string]any{"start": timefmt.ISO(w.SlotStart)}}
 	}},
@@ -259,6 +265,11 @@ var Table = map[string]Expectation{
 		return Call{Body: map[string]any{"name": "Categoría " + Unique()}}
 	}},
 	"PATCH /api/admin/categories/{id}": {adminOnly, body(map[string]any{"icon": "casa"})},
+	"GET /api/admin/places":            {adminOnly, none},
+	"POST /api/admin/places": {adminOnly, body(map[string]any{"name": "Barrio Matriz", "kind": "BARRIO", "city": "Bogotá",
+		"lat": 4.6, "lng": -74.1, "source": "prueba de la matriz"})},
+	"PATCH /api/admin/places/{id}":  {adminOnly, body(map[string]any{"lat": 4.61})},
+	"DELETE /api/admin/places/{id}": {adminOnly, none},
 	"DELETE /api/admin/categories/{id}": {adminOnly, func(w *World, r Role) Call {
 		id := "borrable-" + Unique()
 		if _, err := TryCreate(w.K.App, "categories", map[string]any{"id": id, "name": "Borrable " + id, "nameKey": "borrable " + id}); err != nil {
@@ -280,28 +291,29 @@ var Table = map[string]Expectation{
 	"PUT /api/admin/legal-documents/{slug}": {adminOnly, body(map[string]any{"title": "Política de privacidad", "sections": []map[string]any{{"title": "Datos", "content": "Tratamos tus datos con cuidado."}}})},
 
 	// Payments (issue 23): off in the matrix's world (no MERCADOPAGO_ACCESS_TOKEN).
-	"POST /api/jobs/{id}/payment":             {[5]Outcome{Unauth, Optional, Denied, Denied, Denied}, none},
-	"GET /api/jobs/{id}/payment":              {jobParties, none},
-	"POST /api/jobs/{id}/payment/check":       {[5]Outcome{Unauth, Allowed, Denied, Denied, Allowed}, none},
-	"POST /api/payments/{id}/release":         {adminOnly, none},
-	"GET /api/me/earnings":                    {camelloOnly, none},
-	"POST /api/jobs/{id}/payment/cash":        {[5]Outcome{Unauth, Denied, Allowed, Denied, Denied}, none},
-	"POST /api/payments/webhook":              {cron, body(map[string]any{"type": "payment", "data": map[string]any{"id": "123"}})},
-	"POST /api/jobs/{id}/payment/confirm":     {jobClient, none},
-	"POST /api/jobs/{id}/payment/dispute":     {jobClient, body(map[string]any{"reason": "El trabajo quedó mal hecho"})},
-	"POST /api/jobs/{id}/payment/no-show":     {apptParties, none},
-	"GET /api/jobs/{id}/payment/policy":       {jobParties, none},
-	"GET /api/me/cancellation-policy":         {camelloOnly, none},
-	"PUT /api/me/cancellation-policy":         {camelloOnly, body(map[string]any{"policy": "FLEXIBLE"})},
-	"GET /api/me/earnings/monthly":            {camelloOnly, none},
-	"GET /api/admin/disputes":                 {adminOnly, none},
-	"GET /api/admin/disputes/{id}":            {adminOnly, none},
-	"POST /api/admin/disputes/{id}/resolve":   {adminOnly, body(map[string]any{"outcome": "LIBERAR"})},
-	"POST /api/admin/payouts/batches":         {adminOnly, none},
-	"GET /api/admin/payouts/batches/{id}/csv": {adminOnly, none},
-	"GET /api/admin/payouts":                  {adminOnly, none},
-	"POST /api/admin/payouts/{id}/paid":       {adminOnly, none},
-	"POST /api/admin/payouts/{id}/failed":     {adminOnly, none},
+	"POST /api/jobs/{id}/payment":              {[5]Outcome{Unauth, Optional, Denied, Denied, Denied}, none},
+	"GET /api/jobs/{id}/payment":               {jobParties, none},
+	"POST /api/jobs/{id}/payment/check":        {[5]Outcome{Unauth, Allowed, Denied, Denied, Allowed}, none},
+	"POST /api/payments/{id}/release":          {adminOnly, none},
+	"GET /api/me/earnings":                     {camelloOnly, none},
+	"POST /api/jobs/{id}/payment/cash":         {[5]Outcome{Unauth, Denied, Allowed, Denied, Denied}, none},
+	"POST /api/payments/webhook":               {cron, body(map[string]any{"type": "payment", "data": map[string]any{"id": "123"}})},
+	"POST /api/jobs/{id}/payment/confirm":      {jobClient, none},
+	"POST /api/jobs/{id}/payment/cash/confirm": {jobClient, none},
+	"POST /api/jobs/{id}/payment/dispute":      {jobClient, body(map[string]any{"reason": "El trabajo quedó mal hecho"})},
+	"POST /api/jobs/{id}/payment/no-show":      {apptParties, none},
+	"GET /api/jobs/{id}/payment/policy":        {jobParties, none},
+	"GET /api/me/cancellation-policy":          {camelloOnly, none},
+	"PUT /api/me/cancellation-policy":          {camelloOnly, body(map[string]any{"policy": "FLEXIBLE"})},
+	"GET /api/me/earnings/monthly":             {camelloOnly, none},
+	"GET /api/admin/disputes":                  {adminOnly, none},
+	"GET /api/admin/disputes/{id}":             {adminOnly, none},
+	"POST /api/admin/disputes/{id}/resolve":    {adminOnly, body(map[string]any{"outcome": "LIBERAR"})},
+	"POST /api/admin/payouts/batches":          {adminOnly, none},
+	"GET /api/admin/payouts/batches/{id}/csv":  {adminOnly, none},
+	"GET /api/admin/payouts":                   {adminOnly, none},
+	"POST /api/admin/payouts/{id}/paid":        {adminOnly, none},
+	"POST /api/admin/payouts/{id}/failed":      {adminOnly, none},
 }
 
 // PushSubscription is a well-formed Web Push subscription body for an

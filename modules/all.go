@@ -24,6 +24,7 @@ import (
 	"camellos/modules/notifications"
 	"camellos/modules/ops"
 	"camellos/modules/payments"
+	"camellos/modules/places"
 	"camellos/modules/quotes"
 	"camellos/modules/registration"
 	"camellos/modules/search"
@@ -63,6 +64,7 @@ func Register(app core.App) {
 	users.Register(app)
 	auth.Register(app)
 	registration.Register(app)
+	places.Register(app)
 	camellos.Register(app)
 	admin.Register(app)
 	catalog.Register(app)
@@ -113,6 +115,7 @@ func Commands(app core.App) []*cobra.Command {
 		backup.Command(app),
 		ledger.Command(app),
 		payments.Command(app),
+		notifications.Command(app),
 		ops.HealthCommand(),
 	}
 }

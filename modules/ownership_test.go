@@ -26,6 +26,7 @@ var owners = map[string]string{
 	"camellos":                 "camellos/modules/camellos",
 	"jobs":                     "camellos/modules/jobs",
 	"reviews":                  "camellos/modules/camellos",
+	"client_reviews":           "camellos/modules/camellos",
 	"appointments":             "camellos/modules/appointments",
 	"availability":             "camellos/modules/agenda",
 	"calendar_feeds":           "camellos/modules/agenda",
@@ -35,6 +36,7 @@ var owners = map[string]string{
 	"notifications":            "camellos/modules/notifications",
 	"notification_preferences": "camellos/modules/notifications",
 	"push_subscriptions":       "camellos/modules/notifications",
+	"push_outbox":              "camellos/modules/notifications",
 	"app_kv":                   "camellos/modules/notifications",
 	"legal_documents":          "camellos/modules/legal",
 	"legal_document_versions":  "camellos/modules/legal",
@@ -47,6 +49,7 @@ var owners = map[string]string{
 	"file_quarantine":          "camellos/modules/files",
 	"whatsapp_contacts":        "camellos/modules/whatsapp",
 	"whatsapp_outbox":          "camellos/modules/whatsapp",
+	"places":                   "camellos/modules/places",
 }
 
 // alsoDeclaredBy lists the packages that still declare a collection name

@@ -21,6 +21,9 @@ var typedCollections = map[string]string{
 	"camellos/modules/catalog.ServiceRecord":           "services",
 	"camellos/modules/camellos.Camello":                "camellos",
 	"camellos/modules/camellos.ReviewRecord":           "reviews",
+	"camellos/modules/camellos.ClientReview":           "client_reviews",
+	"camellos/modules/places.Place":                    "places",
+	"camellos/modules/notifications.PushOutboxRow":     "push_outbox",
 	"camellos/modules/jobs.Job":                        "jobs",
 	"camellos/modules/appointments.Appointment":        "appointments",
 	"camellos/modules/agenda.AvailabilityRecord":       "availability",
@@ -43,6 +46,12 @@ var typedCollections = map[string]string{
 	"camellos/modules/files.QuarantineRecord":          "file_quarantine",
 	"camellos/modules/whatsapp.ContactRecord":          "whatsapp_contacts",
 	"camellos/modules/whatsapp.OutboxMessage":          "whatsapp_outbox",
+}
+
+// viewsThrough are the typed records whose accessors are those of another
+// typed record they embed (checked against that one's collection).
+var viewsThrough = map[string]string{
+	"camellos/modules/camellos.ClientReview": "camellos/modules/camellos.ReviewRecord",
 }
 
 // readsAs are the schema field types each string-keyed accessor may read.
@@ -143,7 +152,7 @@ func TestTypedRecordsMatchTheSchema(t *testing.T) {
 		}
 	}
 	for key := range typedCollections {
-		if checked[key] == 0 {
+		if checked[key] == 0 && viewsThrough[key] == "" {
 			t.Errorf("%s: no accessor of it was seen: the scanner is broken or the type is gone", key)
 		}
 	}

@@ -56,3 +56,14 @@ const (
 const (
 	RejectionReasonMin, RejectionReasonMax = 5, 1000
 )
+
+// "Cerca de mí" (issue 26): the gazetteer's places and where a camello
+// works from.
+const (
+	PlaceNameMin, PlaceNameMax = 2, 120 // a city, localidad, comuna or barrio of the gazetteer
+	PlaceDepartmentMax         = 120
+	PlaceSourceMin             = 3   // where a row comes from (GeoNames, an admin...)
+	PlaceSourceMax             = 300 //
+	TravelRadiusMinKm          = 1   // how far a camello travels from its base point, whole km
+	TravelRadiusMaxKm          = 100
+)

@@ -31,6 +31,7 @@ const (
 	DefaultAuthIPLimit           = 30
 	DefaultPushWorkers           = 256
 	DefaultPushOriginConcurrency = 128
+	DefaultPushLeaseSeconds      = 60
 	DefaultBackupKeep            = 7
 	DefaultMemoryLimitMB         = 0
 	// DefaultProjectionCheckSeconds: the projections are checked every 10 minutes.
@@ -58,6 +59,12 @@ const (
 	SMTPStartTLS = "starttls"
 	SMTPTLS      = "tls"
 	SMTPOff      = "off"
+)
+
+// PUSH_DELIVERY values.
+const (
+	PushDeliveryWeb    = "web"
+	PushDeliveryWorker = "worker"
 )
 
 // Config is every setting the service reads from its environment.
@@ -91,6 +98,15 @@ type Config struct {
 	// service origin (PUSH_ORIGIN_CONCURRENCY), multiplexed on its HTTP/2
 	// connection.
 	PushOriginConcurrency int
+	// PushDelivery says which process sends Web Push (PUSH_DELIVERY):
+	// PushDeliveryWeb (default), the web process itself from memory; or
+	// PushDeliveryWorker, every push written to the push outbox in the
+	// notification's transaction and sent only by `camellos push work`.
+	PushDelivery string
+	// PushLeaseSeconds is how long a push claimed by a worker is left alone
+	// by the others (PUSH_LEASE_SECONDS): a worker that died leaves its
+	// claimed pushes due again after it (see docs/operations.md).
+	PushLeaseSeconds int
 
 	// MemoryLimitMB is the Go runtime's soft memory limit in MiB
 	// (MEMORY_LIMIT_MB, 0 for none): past it the garbage collector runs
@@ -223,6 +239,8 @@ func load(get func(string) string) (Config, error) {
 		WebPushAllowPrivate:    flag("WEBPUSH_ALLOW_PRIVATE"),
 		PushWorkers:            num("PUSH_WORKERS", DefaultPushWorkers, 1, 4096),
 		PushOriginConcurrency:  num("PUSH_ORIGIN_CONCURRENCY", DefaultPushOriginConcurrency, 1, 4096),
+		PushDelivery:           strings.ToLower(str("PUSH_DELIVERY", PushDeliveryWeb)),
+		PushLeaseSeconds:       num("PUSH_LEASE_SECONDS", DefaultPushLeaseSeconds, 5, 3600),
 		AuthIPLimit:            num("AUTH_IP_LIMIT", DefaultAuthIPLimit, 0, 1_000_000),
 		MemoryLimitMB:          num("MEMORY_LIMIT_MB", DefaultMemoryLimitMB, 0, 1<<20),
 		GoMemLimitSet:          strings.TrimSpace(get("GOMEMLIMIT")) != "",
@@ -291,6 +309,11 @@ func load(get func(string) string) (Config, error) {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
 			errs = append(errs, "LOG_LEVEL: se esperaba debug, info, warn o error")
 		}
+	}
+	switch c.PushDelivery {
+	case PushDeliveryWeb, PushDeliveryWorker:
+	default:
+		errs = append(errs, "PUSH_DELIVERY: se esperaba web o worker")
 	}
 	switch c.SMTPTLS {
 	case SMTPStartTLS, SMTPTLS, SMTPOff:

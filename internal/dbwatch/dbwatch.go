@@ -41,6 +41,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"camellos/internal/stmtcache"
+
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -272,7 +274,7 @@ func (w *Watcher) probeVersion() (v int64, before counters, fresh bool, err erro
 		if err != nil {
 			return 0, nil, false, err
 		}
-		w.probe, fresh = &conn{Conn: c, w: w, stmts: newStmtCache()}, true
+		w.probe, fresh = &conn{Conn: c, w: w, stmts: stmtcache.New()}, true
 	}
 	before = readCounters(w.probe)
 	v, err = dataVersion(w.probe)
@@ -383,7 +385,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	wc := &conn{Conn: dc, w: c.w, stmts: newStmtCache()}
+	wc := &conn{Conn: dc, w: c.w, stmts: stmtcache.New()}
 	// The new connection's data_version is its baseline: a commit by
 	// others before this reading is in it, and could not be told from our
 	// own later (endCommit); so the reading comes first and a Check after
@@ -415,7 +417,7 @@ type conn struct {
 	inTx  bool
 	dv    int64 // this connection's data_version at its last own commit
 	dvOK  bool
-	stmts *stmtCache // statements kept prepared (stmtcache.go)
+	stmts *stmtcache.Cache // statements kept prepared
 }
 
 var (
@@ -486,7 +488,7 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	}
 	var res driver.Result
 	err := c.own(func() error {
-		r, cached, err := c.stmts.exec(ctx, c.Conn, query, args)
+		r, cached, err := c.stmts.Exec(ctx, c.Conn, query, args)
 		if !cached {
 			r, err = e.ExecContext(ctx, query, args)
 		}
@@ -502,7 +504,7 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		return nil, driver.ErrSkip
 	}
 	run := func() (driver.Rows, error) {
-		if rows, cached, err := c.stmts.query(ctx, c.Conn, query, args); cached {
+		if rows, cached, err := c.stmts.Query(ctx, c.Conn, query, args); cached {
 			return rows, err
 		}
 		return q.QueryContext(ctx, query, args)
@@ -515,7 +517,7 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 
 // Close finalizes the kept statements, then closes the connection.
 func (c *conn) Close() error {
-	c.stmts.close()
+	c.stmts.Close()
 	return c.Conn.Close()
 }
 

@@ -25,7 +25,7 @@ var (
 	hdrDeny        = []string{"DENY"}
 	hdrReferrer    = []string{"strict-origin-when-cross-origin"}
 	hdrCOOP        = []string{"same-origin"}
-	hdrPermissions = []string{"camera=(), microphone=(), geolocation=()"}
+	hdrPermissions = []string{"camera=(), microphone=(), geolocation=(self)"} // "cerca de mí" asks the position on our own pages only
 	hdrCSPAPI      = []string{CSPAPI}
 	hdrCSPPage     = []string{CSPPage}
 	hdrNoStore     = []string{"no-store"}

@@ -87,9 +87,10 @@ type Field struct {
 // PocketBase's own collections that we keep) and its policy.
 // modules/files' test fails on a file field of the schema without a row.
 var Policies = map[Field]Policy{
-	{"camellos", "photo"}: Photo, // a camello's profile photo (registration, self-service profile)
-	{"messages", "files"}: Photo, // photos of a job's conversation (up to 3 a message)
-	{"users", "avatar"}:   Photo, // PocketBase's users.avatar (unused by our routes: dashboard only)
+	{"camellos", "photo"}:     Photo, // a camello's profile photo (registration, self-service profile)
+	{"camellos", "documents"}: Photo, // photos of a camello's document and professional card (registration, profile; up to 2, private)
+	{"messages", "files"}:     Photo, // photos of a job's conversation (up to 3 a message)
+	{"users", "avatar"}:       Photo, // PocketBase's users.avatar (unused by our routes: dashboard only)
 }
 
 // For returns the policy of collection's field; ok is false when the field

@@ -3,8 +3,6 @@ package memo
 import (
 	"container/list"
 	"sync"
-
-	"github.com/pocketbase/pocketbase/core"
 )
 
 // Keyed holds values derived from the database by key (one per job, per
@@ -191,21 +189,6 @@ func (c *Keyed[K, V]) Len() (n int, cost int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.items), c.cost
-}
-
-// AfterCommit runs drop once app's transaction has ended (committed or
-// rolled back), or at once when app is not a transaction: the way an
-// owner's raw SQL write drops what it changed, so that no reader can
-// rebuild from the state before the commit and keep it.
-func AfterCommit(app core.App, drop func()) {
-	if tx := app.TxInfo(); tx != nil {
-		tx.OnComplete(func(txErr error) error {
-			drop()
-			return nil
-		})
-		return
-	}
-	drop()
 }
 
 // Sample returns up to n stored values, the most recently read first

@@ -106,11 +106,17 @@ type Payment struct {
 
 // New starts the server for the test's duration.
 func New(t testing.TB) *Server {
+	s := Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts the server outside a test (the bench); Close stops it.
+func Start() *Server {
 	s := &Server{Token: "TEST-0000-token", Secret: "webhook-secret-de-prueba", Now: time.Now,
 		prefs: map[string]*Preference{}, byKey: map[string]string{}, payments: map[int]*Payment{}, refunds: map[string]*Refund{},
 		nextID: 1_300_000_000, calls: map[string]int{}}
 	s.Server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
 	return s
 }
 
@@ -403,11 +409,20 @@ func (s *Server) PreferenceByRef(ref string) *Preference {
 // would: status approved, pending (PSE, Efecty), rejected… with its detail.
 func (s *Server) Pay(t testing.TB, prefID, status, detail string) int {
 	t.Helper()
+	id, err := s.PayNow(prefID, status, detail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// PayNow is Pay outside a test (the bench): an unknown preference is an error.
+func (s *Server) PayNow(prefID, status, detail string) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pref, ok := s.prefs[prefID]
 	if !ok {
-		t.Fatalf("mptest: no preference %q", prefID)
+		return 0, fmt.Errorf("mptest: no preference %q", prefID)
 	}
 	var amount float64
 	for _, it := range pref.Items {
@@ -422,7 +437,7 @@ func (s *Server) Pay(t testing.TB, prefID, status, detail string) int {
 		p.DateApproved = now
 	}
 	s.payments[p.ID] = p
-	return p.ID
+	return p.ID, nil
 }
 
 // SetStatus changes a payment (an approval after pending, a refund).

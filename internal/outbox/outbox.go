@@ -30,7 +30,13 @@ const Lease = 2 * time.Minute
 // still in status pending with the nextAttemptAt the caller read. Exactly
 // one of several racing senders sees its UPDATE change the row.
 func Claim(db dbx.Builder, table, id, pending, readNextAttemptAt string) bool {
-	claimed, _ := types.ParseDateTime(time.Now().Add(Lease))
+	return ClaimFor(db, table, id, pending, readNextAttemptAt, Lease)
+}
+
+// ClaimFor is Claim with the owner's own lease (the push outbox's comes
+// from configuration: a killed worker's rows are due again after it).
+func ClaimFor(db dbx.Builder, table, id, pending, readNextAttemptAt string, lease time.Duration) bool {
+	claimed, _ := types.ParseDateTime(time.Now().Add(lease))
 	res, err := db.Update(table, dbx.Params{"nextAttemptAt": claimed.String()},
 		dbx.HashExp{"id": id, "status": pending, "nextAttemptAt": readNextAttemptAt}).Execute()
 	if err != nil {

@@ -23,8 +23,17 @@ const (
 	// CamelloPhoto is the photo of a camello, sensitive while the camello is
 	// not public (any state but ACTIVO).
 	CamelloPhoto Field = "camello.photo"
+	// BasePoint is the exact point a camello works from (camellos.baseLat,
+	// baseLng): the public sees its barrio and a rounded distance only.
+	BasePoint Field = "camello.basePoint"
+	// CamelloDocuments are the photos of a camello's identity document and
+	// professional card (camellos.documents).
+	CamelloDocuments Field = "camello.documents"
 	// FeedURL is a calendar feed's URL (its token is a bearer secret).
 	FeedURL Field = "agenda.feedURL"
+	// ReviewContent is a review's rating and comment on a job under the
+	// double-blind rule (either side's review: docs/api/reviews.md).
+	ReviewContent Field = "review.content"
 )
 
 // Job states by name (the jobs area owns them; the privacy matrix in
@@ -45,6 +54,8 @@ type Relation struct {
 	JobStatus string // the job's state
 	// For a camello's fields:
 	Public bool // the camello is public (ACTIVO)
+	// For a review's content (Self: the reader wrote it):
+	Sealed bool // the review is not yet published (double blind)
 }
 
 // Rule is one row of the table: who sees the field, in words (for
@@ -88,15 +99,34 @@ var Table = map[Field]Rule{
 		Carriers: []string{"GET/PATCH /api/me", "GET /api/me/export", "POST /api/auth/login|register|verify|password/reset", "GET /api/admin/users", "mail"},
 		Sees:     selfOrAdmin,
 	},
+	BasePoint: {
+		Who: "the camello and admins (the public listing answers the barrio and a rounded distance, never the point)",
+		Carriers: []string{"GET /api/me", "GET /api/me/export", "PATCH /api/me/camello", "PUT/DELETE /api/me/camello/area",
+			"POST /api/register/camello", "GET/PATCH /api/admin/camellos/{id}"},
+		Sees: selfOrAdmin,
+	},
 	CamelloPhoto: {
 		Who:      "anyone while the camello is ACTIVO; otherwise the camello and admins",
 		Carriers: []string{"GET /uploads/camellos/{file}"},
 		Sees:     func(r Relation) bool { return r.Public || r.Self || r.Admin },
 	},
+	CamelloDocuments: {
+		Who: "the camello and admins (never public, whatever the camello's state)",
+		Carriers: []string{"GET /api/files/camellos/{id}/{file}", "GET /api/me", "GET /api/me/export", "PATCH /api/me/camello",
+			"POST /api/register/camello", "GET/PATCH /api/admin/camellos/{id}"},
+		Sees: selfOrAdmin,
+	},
 	FeedURL: {
 		Who:      "its owner only (not admins: the URL is a bearer secret); the feed dies when the owner is disabled, erased or changes or resets the password",
 		Carriers: []string{"GET /api/agenda/calendar", "POST /api/agenda/calendar/rotate"},
 		Sees:     func(r Relation) bool { return r.Self },
+	},
+	ReviewContent: {
+		Who: "while sealed, its author and admins only (neither side reads the other's before writing its own); once published, " +
+			"both parties of the job and admins (the client's review of the camello is also public in the camello's listing)",
+		Carriers: []string{"GET /api/jobs/{id}/reviews", "POST /api/jobs/{id}/review", "POST /api/jobs/{id}/client-review",
+			"GET /api/me/export (clientReviewsReceived, clientReviewsWritten, reviewsReceived)"},
+		Sees: func(r Relation) bool { return r.Admin || r.Self || (!r.Sealed && (r.Client || r.Provider)) },
 	},
 }
 

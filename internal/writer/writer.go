@@ -29,7 +29,7 @@
 // that its busy error is returned, which the routes answer 503 with
 // Retry-After (internal/httpapi), never 500. fn must therefore only
 // change the database and in-memory state bound to the transaction's
-// completion (its hooks, OnComplete, memo.AfterCommit).
+// completion (its hooks, OnComplete, readmodel.AfterCommit).
 package writer
 
 import (

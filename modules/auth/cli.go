@@ -67,7 +67,7 @@ func UpsertAdmin(app core.App, email, password, name string) (*core.Record, bool
 		return nil, false, errors.New("the name must have a visible letter")
 	}
 	if name == "" {
-		if u, err := app.FindAuthRecordByEmail(users.Collection, email); err != nil || users.Wrap(u).Name() == "" {
+		if u, err := users.FindByEmail(app, email); err != nil || users.Wrap(u).Name() == "" {
 			name = email[:strings.Index(email, "@")]
 		}
 	}

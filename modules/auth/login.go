@@ -49,7 +49,7 @@ func sessionLogin() func(e *core.RequestEvent) error {
 			return err
 		}
 
-		user, err := e.App.FindAuthRecordByEmail(users.Collection, in.Email)
+		user, err := users.FindByEmail(e.App, in.Email)
 		if err != nil {
 			user = nil // unknown e-mail: the same work and answer as a wrong password
 		}

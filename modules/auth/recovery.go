@@ -109,7 +109,7 @@ func passwordForgot(l *limiters) func(e *core.RequestEvent) error {
 // sendResetLink issues a reset token for a known, enabled account and
 // queues its mail; for any other address it does nothing.
 func sendResetLink(app core.App, email string) {
-	user, err := app.FindAuthRecordByEmail(users.Collection, email)
+	user, err := users.FindByEmail(app, email)
 	if err != nil || users.Wrap(user).Disabled() || user.Email() == "" {
 		return
 	}

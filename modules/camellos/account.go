@@ -16,10 +16,22 @@ const ErasedName = "Usuario eliminado"
 
 // bindDataRights contributes the camello profile to a user's export and
 // erases it with the account: unlisted (ACTIVO → SUSPENDIDO, PENDIENTE →
-// RECHAZADO), its photo removed from storage (after the commit, by the
+// RECHAZADO), its photo and document photos removed from storage (after the commit, by the
 // file field) and its personal fields emptied.
 func bindDataRights(app core.App) {
 	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
+		// The camellos' reviews of this person as a client: the published
+		// ones (a sealed one is its author's until published).
+		received, err := PublishedClientReviews(e.App, e.User.Id, 0)
+		if err != nil {
+			return err
+		}
+		list := make([]map[string]any, 0, len(received))
+		for _, r := range received {
+			list = append(list, ReviewJSON(&r.ReviewRecord))
+		}
+		e.Data["clientReviewsReceived"] = list
+		e.Data["clientReviewsWritten"] = []map[string]any{}
 		e.Data["camello"] = nil
 		rec, err := e.App.FindFirstRecordByData(Collection, "user", e.User.Id)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -33,6 +45,15 @@ func bindDataRights(app core.App) {
 			return err
 		}
 		e.Data["camello"] = cam
+		written, err := e.App.FindAllRecords(ClientReviewsCollection, dbx.HashExp{FieldReviewCamello: rec.Id})
+		if err != nil {
+			return err
+		}
+		mine := make([]map[string]any, 0, len(written))
+		for _, r := range written {
+			mine = append(mine, ReviewJSON(WrapReview(r)))
+		}
+		e.Data["clientReviewsWritten"] = mine
 		return e.Next()
 	})
 	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
@@ -51,9 +72,11 @@ func bindDataRights(app core.App) {
 		}
 		rec.Set("name", ErasedName)
 		rec.Set("photo", nil)
+		rec.Set(FieldDocuments, nil)
 		for _, f := range []string{"documentId", "phone", "neighborhood", "professionalCard", "notes", "description"} {
 			rec.Set(f, "")
 		}
+		clearWorkArea(Wrap(rec)) // the base point goes with the account
 		if err := e.App.Save(rec); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"camellos/internal/bus"
+	"camellos/internal/geo"
 	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/internal/timefmt"
@@ -33,6 +34,10 @@ type entry struct {
 	premium bool
 	rating  float64
 	created string
+	// where it works from (hasBase false: it is not in the spatial grid)
+	hasBase bool
+	base    geo.Point
+	radius  float64 // km
 }
 
 // before reports whether a comes before b in the listing's order.
@@ -72,6 +77,11 @@ type listing struct {
 	byService     map[string][]*entry
 	byCategory    map[string][]*entry
 	byCityService map[cityService][]*entry
+	// the spatial index: the entries with a base point, in order, by grid
+	// cell of that point (internal/geo), and the largest travel radius
+	// (the cells a search visits; a patch only raises it)
+	grid      map[geo.Cell][]*entry
+	maxRadius float64
 }
 
 // cityService keys byCityService.
@@ -130,6 +140,10 @@ type camelloRow struct {
 	RatingAvg    float64 `db:"ratingAvg"`
 	RatingCount  float64 `db:"ratingCount"`
 	CityKey      string  `db:"cityKey"`
+	HasBase      bool    `db:"hasBase"`
+	BaseLat      float64 `db:"baseLat"`
+	BaseLng      float64 `db:"baseLng"`
+	RadiusKm     float64 `db:"radiusKm"`
 	SearchText   string  `db:"searchText"`
 	Verified     bool    `db:"verified"`
 	User         string  `db:"user"`
@@ -138,7 +152,7 @@ type camelloRow struct {
 // rowColumns are the columns of camelloRow, the verified flag read from
 // the camello's user.
 const rowColumns = "id, user, name, trades, status, premium, services, created, updated, city, neighborhood, " +
-	"photo, description, ratingAvg, ratingCount, cityKey, searchText, " +
+	"photo, description, ratingAvg, ratingCount, cityKey, searchText, hasBase, baseLat, baseLng, radiusKm, " +
 	"(SELECT u.verified FROM users u WHERE u.id = camellos.user) AS verified"
 
 // selectRows reads the ACTIVO camellos of ids in the listing's order.
@@ -210,7 +224,8 @@ func buildListing(app core.App) (*listing, error) {
 // newEntry renders one camello's row.
 func newEntry(r *camelloRow, services map[string]*serviceRef) (*entry, error) {
 	en := &entry{id: r.ID, user: r.User, cityKey: r.CityKey, searchText: r.SearchText,
-		premium: r.Premium, rating: r.RatingAvg, created: r.Created}
+		premium: r.Premium, rating: r.RatingAvg, created: r.Created,
+		hasBase: r.HasBase, base: geo.Point{Lat: r.BaseLat, Lng: r.BaseLng}, radius: r.RadiusKm}
 	svc := []ServiceSummary{}
 	for _, id := range list.ToUniqueStringSlice(r.Services) {
 		if s, ok := services[id]; ok {
@@ -240,8 +255,13 @@ func newEntry(r *camelloRow, services map[string]*serviceRef) (*entry, error) {
 func assemble(entries []*entry, services map[string]*serviceRef, slugs map[string]string) *listing {
 	l := &listing{entries: entries, byID: make(map[string]*entry, len(entries)), byUser: make(map[string]string, len(entries)),
 		services: services, slugs: slugs, byCity: map[string][]*entry{}, byService: map[string][]*entry{},
-		byCategory: map[string][]*entry{}, byCityService: map[cityService][]*entry{}}
+		byCategory: map[string][]*entry{}, byCityService: map[cityService][]*entry{}, grid: map[geo.Cell][]*entry{}}
 	for _, en := range entries {
+		if en.hasBase {
+			c := geo.CellOf(en.base)
+			l.grid[c] = append(l.grid[c], en)
+			l.maxRadius = max(l.maxRadius, en.radius)
+		}
 		l.byCity[en.cityKey] = append(l.byCity[en.cityKey], en)
 		for _, s := range en.services {
 			l.byService[s.ID] = append(l.byService[s.ID], en)
@@ -311,6 +331,13 @@ func VerifyIndex(app core.App) (built bool, err error) {
 		}
 		return b.String()
 	}
+	cells := func(m map[geo.Cell][]*entry) map[string][]*entry {
+		out := make(map[string][]*entry, len(m))
+		for k, v := range m {
+			out[fmt.Sprint(k)] = v
+		}
+		return out
+	}
 	pairs := func(m map[cityService][]*entry) map[string][]*entry {
 		out := make(map[string][]*entry, len(m))
 		for k, v := range m {
@@ -322,7 +349,8 @@ func VerifyIndex(app core.App) (built bool, err error) {
 		name string
 		a, b map[string][]*entry
 	}{{"city", l.byCity, full.byCity}, {"service", l.byService, full.byService},
-		{"category", l.byCategory, full.byCategory}, {"city+service", pairs(l.byCityService), pairs(full.byCityService)}} {
+		{"category", l.byCategory, full.byCategory}, {"city+service", pairs(l.byCityService), pairs(full.byCityService)},
+		{"grid", cells(l.grid), cells(full.grid)}} {
 		if a, b := ids(m.a), ids(m.b); a != b {
 			return true, fmt.Errorf("%s lists differ:\n%s\n%s", m.name, a, b)
 		}
@@ -346,7 +374,8 @@ func (l *listing) patched(app core.App, ids []string) (*listing, error) {
 	}
 	n := &listing{entries: l.entries, byID: maps.Clone(l.byID), byUser: maps.Clone(l.byUser),
 		services: l.services, slugs: l.slugs, byCity: maps.Clone(l.byCity), byService: maps.Clone(l.byService),
-		byCategory: maps.Clone(l.byCategory), byCityService: maps.Clone(l.byCityService)}
+		byCategory: maps.Clone(l.byCategory), byCityService: maps.Clone(l.byCityService),
+		grid: maps.Clone(l.grid), maxRadius: l.maxRadius}
 	for _, id := range ids {
 		if old := n.byID[id]; old != nil {
 			n.place(old, false)
@@ -374,6 +403,13 @@ func (l *listing) place(en *entry, in bool) {
 	}
 	for _, c := range en.categories() {
 		l.byCategory[c] = placed(l.byCategory[c], en, in)
+	}
+	if en.hasBase {
+		c := geo.CellOf(en.base)
+		l.grid[c] = placed(l.grid[c], en, in)
+		if in {
+			l.maxRadius = max(l.maxRadius, en.radius)
+		}
 	}
 	if in {
 		l.byID[en.id] = en
@@ -518,6 +554,9 @@ type filter struct {
 	cityPrefix string // city + " "
 	category   string
 	service    string
+	// near: the client's position; only camellos whose radius reaches it,
+	// nearest first
+	near *geo.Point
 }
 
 // candidates returns the entries that can match f, in order, from the
@@ -644,4 +683,50 @@ func (en *entry) offers(ok func(*serviceRef) bool) bool {
 		}
 	}
 	return false
+}
+
+// nearby is a camello within reach of the client and its distance.
+type nearby struct {
+	en *entry
+	km float64
+}
+
+// near lists the camellos matching f whose travel radius reaches p,
+// nearest first (then in the listing's order), from the spatial grid: only
+// the cells within the largest radius are visited, a cell farther than it
+// skipped whole, so a search costs the camellos around p, not all of them.
+func (l *listing) near(f *filter, p geo.Point) []nearby {
+	var out []nearby
+	if l.maxRadius <= 0 {
+		return out
+	}
+	rows, cols := geo.CellsWithin(p, l.maxRadius)
+	for r := rows[0]; r <= rows[1]; r++ {
+		for c := cols[0]; c <= cols[1]; c++ {
+			cell := geo.Cell{Row: r, Col: c}
+			list := l.grid[cell]
+			if len(list) == 0 || geo.NearestKm(p, cell) > l.maxRadius {
+				continue
+			}
+			for _, en := range list {
+				if d := geo.DistanceKm(p, en.base); d <= en.radius && f.match(en) {
+					out = append(out, nearby{en, d})
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b nearby) int {
+		switch {
+		case a.km < b.km:
+			return -1
+		case a.km > b.km:
+			return 1
+		case a.en.before(b.en):
+			return -1
+		case b.en.before(a.en):
+			return 1
+		}
+		return 0
+	})
+	return out
 }

@@ -92,7 +92,7 @@ func serviceSummaries(app core.App, recs []*core.Record) (map[string]ServiceSumm
 
 // PrivateFor reports whether reader (nil: anonymous) may read the private
 // fields of the camello rec (nil: of any camello) that JSON adds with
-// private: the rules privacy.Phone and privacy.DocumentID (the camello
+// private: the rules privacy.Phone, privacy.DocumentID and privacy.BasePoint (the camello
 // itself and admins).
 func PrivateFor(reader, rec *core.Record) bool {
 	if reader == nil {
@@ -100,12 +100,12 @@ func PrivateFor(reader, rec *core.Record) bool {
 	}
 	r := privacy.Relation{Admin: users.Wrap(reader).Role() == users.RoleAdmin,
 		Self: rec != nil && rec.GetString("user") == reader.Id}
-	return privacy.Visible(privacy.Phone, r) && privacy.Visible(privacy.DocumentID, r)
+	return privacy.Visible(privacy.Phone, r) && privacy.Visible(privacy.DocumentID, r) && privacy.Visible(privacy.BasePoint, r)
 }
 
 // JSON renders camellos as the interface's Camello object. With private
 // false the fields only admins and the camello itself may see (documentId,
-// phone, professionalCard, notes) are left out.
+// phone, professionalCard, notes, the document photos) are left out.
 func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, error) {
 	services, err := serviceSummaries(app, recs)
 	if err != nil {
@@ -151,6 +151,11 @@ func JSON(app core.App, recs []*core.Record, private bool) ([]map[string]any, er
 			m["rejectionReason"] = r.GetString("rejectionReason")
 			m["timezone"] = r.GetString("timezone")
 			m["review"] = reviewJSON(r)
+			m["area"] = nil
+			if a, ok := Wrap(r).WorkArea(); ok {
+				m["area"] = map[string]any{"lat": a.Point.Lat, "lng": a.Point.Lng, "placeId": a.PlaceID, "radiusKm": a.RadiusKm}
+			}
+			m["documents"] = DocumentPaths(r)
 		}
 		out = append(out, m)
 	}

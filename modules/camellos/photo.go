@@ -13,13 +13,55 @@ import (
 // public (ACTIVO), and public is then true (a shared cache may keep it);
 // otherwise only its owner and admins (user nil is a guest).
 func PhotoVisible(rec, user *core.Record) (visible, public bool) {
-	public = rec.GetString("status") == StatusActive
-	rel := privacy.Relation{Public: public}
-	if user != nil {
-		rel.Self = user.Id == rec.GetString("user")
-		rel.Admin = users.Wrap(user).Role() == users.RoleAdmin
+	rel := readerOf(rec, user)
+	rel.Public = rec.GetString("status") == StatusActive
+	return privacy.Visible(privacy.CamelloPhoto, rel), rel.Public
+}
+
+// readerOf is how user (nil: a guest) stands to the camello rec.
+func readerOf(rec, user *core.Record) privacy.Relation {
+	if user == nil {
+		return privacy.Relation{}
 	}
-	return privacy.Visible(privacy.CamelloPhoto, rel), public
+	return privacy.Relation{Self: user.Id == rec.GetString(FieldUser), Admin: users.Wrap(user).Role() == users.RoleAdmin}
+}
+
+// DocumentsVisible answers, for PocketBase's file route (modules/files),
+// the rule privacy.CamelloDocuments: the camello itself and admins, never
+// anyone else, whatever the camello's state (user nil is a guest).
+func DocumentsVisible(rec, user *core.Record) bool {
+	return privacy.Visible(privacy.CamelloDocuments, readerOf(rec, user))
+}
+
+// DocumentPaths are the URLs of the camello's document photos (served by
+// modules/files to those DocumentsVisible allows).
+func DocumentPaths(rec *core.Record) []string {
+	out := []string{}
+	for _, name := range rec.GetStringSlice(FieldDocuments) {
+		out = append(out, "/api/files/"+Collection+"/"+rec.Id+"/"+name)
+	}
+	return out
+}
+
+// DropDocument removes name from the camello id's document photos (the
+// upload policy's quarantine, as DropPhoto).
+func DropDocument(app core.App, id, name string) error {
+	rec, err := app.FindRecordById(Collection, id)
+	if err != nil {
+		return err
+	}
+	names := rec.GetStringSlice(FieldDocuments)
+	keep := make([]string, 0, len(names))
+	for _, n := range names {
+		if n != name {
+			keep = append(keep, n)
+		}
+	}
+	if len(keep) == len(names) {
+		return nil
+	}
+	rec.Set(FieldDocuments, keep)
+	return app.SaveNoValidate(rec)
 }
 
 // DropPhoto removes name from the photo of the camello id (the upload

@@ -7,9 +7,11 @@ import (
 	"strings"
 
 	"camellos/internal/cities"
+	"camellos/internal/geo"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
+	"camellos/modules/places"
 	"camellos/modules/search"
 	"camellos/modules/users"
 
@@ -26,7 +28,8 @@ const MsgCamelloNotFound = "Camello no encontrado"
 // bindPublic binds the public provider routes: GET /camellos,
 // GET /camellos/{id}, GET /camellos/{id}/reviews.
 func bindPublic(g *router.RouterGroup[*core.RequestEvent], x *publicIndex) {
-	// GET /api/camellos?q=&category=&service=&city=&trade=&page=&perPage=: active camellos, public fields.
+	// GET /api/camellos?q=&category=&service=&city=&trade=&lat=&lng=&barrio=&page=&perPage=: active camellos, public fields;
+	// with a position (lat and lng, or a barrio of the gazetteer) only those whose radius reaches it, nearest first, with distanceKm.
 	g.GET("/camellos", x.camellosList).Bind(apis.SkipSuccessActivityLog())
 	// GET /api/camellos/{id}: one active camello, public fields.
 	g.GET("/camellos/{id}", x.camelloView).Bind(apis.SkipSuccessActivityLog())
@@ -59,8 +62,12 @@ func statusActive() dbx.Expression {
 func parseFilter(e *core.RequestEvent) (*filter, error) {
 	q := e.Request.URL.Query()
 	v := httpapi.NewValidation()
-	for _, name := range []string{"q", "category", "service", "city", "trade"} {
+	for _, name := range []string{"q", "category", "service", "city", "trade", "barrio"} {
 		httpapi.CheckLength(v, name, q.Get(name), 0, 200)
+	}
+	near, err := parseNear(e, v)
+	if err != nil {
+		return nil, err
 	}
 	if c := q.Get("category"); c != "" && !httpapi.ValidID(c) {
 		v.Add("category", "Identificador inválido")
@@ -73,6 +80,7 @@ func parseFilter(e *core.RequestEvent) (*filter, error) {
 		city:     text.Fold(cities.Canonical(q.Get("city"))), // any spelling: "Bogotá D.C." finds "Bogotá"
 		category: q.Get("category"),
 		service:  strings.TrimSpace(q.Get("service")), // by id or by slug
+		near:     near,
 	}
 	f.cityPrefix = f.city + " "
 	// any form of the trade: "plomero" also finds "Plomería" and "fontanero"
@@ -80,6 +88,54 @@ func parseFilter(e *core.RequestEvent) (*filter, error) {
 		f.trades = append(f.trades, strings.ToLower(t))
 	}
 	return f, nil
+}
+
+// Spanish messages of the listing's position.
+const (
+	MsgLatLngTogether = "Envía lat y lng juntos"
+	MsgLat            = "Debe ser una latitud entre -90 y 90"
+	MsgLng            = "Debe ser una longitud entre -180 y 180"
+	MsgUnknownBarrio  = "No conocemos ese barrio o lugar"
+	MsgOnePosition    = "Envía lat y lng o un barrio, no ambos"
+)
+
+// parseNear reads the client's position: lat and lng (degrees), or barrio
+// (a place of the gazetteer by id or name, in the city asked when given);
+// nil when none is sent. Errors are added to v (an unknown barrio too).
+func parseNear(e *core.RequestEvent, v *httpapi.Validation) (*geo.Point, error) {
+	q := e.Request.URL.Query()
+	latS, lngS, barrio := strings.TrimSpace(q.Get("lat")), strings.TrimSpace(q.Get("lng")), strings.TrimSpace(q.Get("barrio"))
+	if latS == "" && lngS == "" {
+		if barrio == "" || len([]rune(barrio)) > 200 {
+			return nil, nil
+		}
+		p, ok, err := places.Resolve(e.App, barrio, q.Get("city"))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			v.Add("barrio", MsgUnknownBarrio)
+			return nil, nil
+		}
+		pt := p.Point()
+		return &pt, nil
+	}
+	if barrio != "" {
+		v.Add("barrio", MsgOnePosition)
+	}
+	if latS == "" || lngS == "" {
+		v.Add(map[bool]string{true: "lat", false: "lng"}[latS == ""], MsgLatLngTogether)
+		return nil, nil
+	}
+	lat, err1 := strconv.ParseFloat(latS, 64)
+	lng, err2 := strconv.ParseFloat(lngS, 64)
+	if err1 != nil || math.IsNaN(lat) || lat < -90 || lat > 90 {
+		v.Add("lat", MsgLat)
+	}
+	if err2 != nil || math.IsNaN(lng) || lng < -180 || lng > 180 {
+		v.Add("lng", MsgLng)
+	}
+	return &geo.Point{Lat: lat, Lng: lng}, nil
 }
 
 // camellosList answers {camellos, page, perPage, total}: ACTIVO camellos only,
@@ -99,6 +155,9 @@ func (x *publicIndex) camellosList(e *core.RequestEvent) error {
 		return err
 	}
 	offset := page.Offset()
+	if f.near != nil {
+		return writeNear(e, page, l.near(f, *f.near), offset)
+	}
 	list, _, exact := l.candidates(f)
 	// The page's entries, and the total.
 	var total int64
@@ -130,6 +189,40 @@ func (x *publicIndex) camellosList(e *core.RequestEvent) error {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, en.raw...)
+	}
+	buf = append(buf, `],"page":`...)
+	buf = strconv.AppendInt(buf, int64(page.Page), 10)
+	buf = append(buf, `,"perPage":`...)
+	buf = strconv.AppendInt(buf, int64(page.PerPage), 10)
+	buf = append(buf, `,"total":`...)
+	buf = strconv.AppendInt(buf, total, 10)
+	buf = append(buf, "}\n"...)
+	return httpapi.WriteRendered(e, buf)
+}
+
+// writeNear answers the page of camellos within reach, nearest first, each
+// with its distance ("distanceKm", rounded: geo.RoundKm) put in front of
+// its pre-rendered JSON.
+func writeNear(e *core.RequestEvent, page httpapi.Page, found []nearby, offset int64) error {
+	total := int64(len(found))
+	var shown []nearby
+	if offset < total {
+		shown = found[offset:min(total, offset+int64(page.PerPage))]
+	}
+	size := 64
+	for _, n := range shown {
+		size += len(n.en.raw) + 24
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"camellos":[`...)
+	for i, n := range shown {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"distanceKm":`...)
+		buf = strconv.AppendFloat(buf, geo.RoundKm(n.km), 'f', -1, 64)
+		buf = append(buf, ',')
+		buf = append(buf, n.en.raw[1:]...)
 	}
 	buf = append(buf, `],"page":`...)
 	buf = strconv.AppendInt(buf, int64(page.Page), 10)
@@ -211,14 +304,14 @@ func reviewsList(e *core.RequestEvent) error {
 		Average float64 `db:"average"`
 	}
 	err = e.App.DB().Select("COUNT(*) AS n", "COALESCE(AVG(rating), 0) AS average").From(ReviewsCollection).
-		Where(dbx.HashExp{"camello": rec.Id}).One(&stats)
+		Where(dbx.HashExp{"camello": rec.Id, FieldReviewSealed: false}).One(&stats)
 	if err != nil {
 		return err
 	}
 	reviews := []Review{}
 	err = e.App.DB().Select("r.id", "r.rating", "r.comment", "r.created", "COALESCE(u.name, '') AS authorName").
 		From(ReviewsCollection+" r").LeftJoin(users.Collection+" u", dbx.NewExp("u.id = r.client")).
-		Where(dbx.HashExp{"r.camello": rec.Id}).OrderBy("r.created DESC", "r.id DESC").
+		Where(dbx.HashExp{"r.camello": rec.Id, "r." + FieldReviewSealed: false}).OrderBy("r.created DESC", "r.id DESC").
 		Limit(int64(page.PerPage)).Offset(page.Offset()).All(&reviews)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package camellos
 
 import (
+	"camellos/internal/geo"
 	"camellos/internal/httpapi"
 	"camellos/internal/text"
 
@@ -97,4 +98,13 @@ func ActiveOffering(app core.App, city, serviceID string) ([]*Camello, error) {
 		out[i] = Wrap(r)
 	}
 	return out, nil
+}
+
+// WorkArea is the camello's work area; ok is false when none is set.
+func (c *Camello) WorkArea() (a WorkArea, ok bool) {
+	if !c.GetBool(FieldHasBase) {
+		return WorkArea{}, false
+	}
+	return WorkArea{Point: geo.Point{Lat: c.GetFloat(FieldBaseLat), Lng: c.GetFloat(FieldBaseLng)},
+		PlaceID: c.GetString(FieldBasePlace), PlaceName: c.GetString(FieldNeighborhood), RadiusKm: c.GetInt(FieldRadiusKm)}, true
 }

@@ -5,7 +5,7 @@ import (
 	"github.com/pocketbase/pocketbase/tools/types"
 
 	"camellos/internal/bus"
-	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/internal/records"
 
 	"github.com/pocketbase/dbx"
@@ -175,11 +175,11 @@ func AddReview(txApp core.App, in NewReview) (*ReviewRecord, error) {
 func recomputeRating(app core.App, camelloID string) error {
 	_, err := app.DB().NewQuery(
 		"UPDATE " + Collection + " SET " +
-			"ratingAvg = (SELECT ROUND(AVG(rating), 2) FROM " + ReviewsCollection + " WHERE camello = {:c}), " +
-			"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " WHERE camello = {:c}) " +
+			"ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM " + ReviewsCollection + " WHERE camello = {:c} AND sealed = FALSE), 0), " +
+			"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " WHERE camello = {:c} AND sealed = FALSE) " +
 			"WHERE id = {:c}").Bind(dbx.Params{"c": camelloID}).Execute()
 	c := summariesOf(app)
-	memo.AfterCommit(app, func() { c.byID.Drop(camelloID) })
+	readmodel.AfterCommit(app, func() { c.byID.Drop(camelloID) })
 	return err
 }
 
@@ -187,9 +187,9 @@ func recomputeRating(app core.App, camelloID string) error {
 // (idempotent; the seed uses it after writing reviews directly).
 func RecomputeRatings(app core.App) error {
 	_, err := app.DB().NewQuery("UPDATE " + Collection + " SET " +
-		"ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id), 0), " +
-		"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id)").Execute()
-	memo.AfterCommit(app, summariesOf(app).byID.DropAll)
+		"ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id AND r.sealed = FALSE), 0), " +
+		"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id AND r.sealed = FALSE)").Execute()
+	readmodel.AfterCommit(app, summariesOf(app).byID.DropAll)
 	dropIndex(app)
 	return err
 }

@@ -15,6 +15,7 @@ func Register(app core.App) {
 	// CamelloChanged after every committed write of a camello.
 	bus.EmitChanges(app, Collection, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CamelloChanged })
 	bindReviewEvents(app)
+	bindBlindReviews(app)
 	bindDataRights(app)
 	x := newPublicIndex(app)
 	app.Store().Set(indexKey, x)

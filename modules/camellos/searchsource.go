@@ -17,6 +17,12 @@ func bindSearchSource(app core.App, x *publicIndex) {
 			return err
 		}
 		f := &filter{trades: e.Trades, city: e.City, cityPrefix: e.City + " "}
+		if e.Near != nil {
+			for _, n := range l.near(f, *e.Near) {
+				e.Out = append(e.Out, search.Candidate{ID: n.en.id, Text: n.en.searchText, Raw: n.en.raw, DistanceKm: n.km})
+			}
+			return e.Next()
+		}
 		list, _, exact := l.candidates(f)
 		for _, en := range list {
 			if exact || f.match(en) {

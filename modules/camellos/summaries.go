@@ -127,7 +127,7 @@ func bindSummaryCache(app core.App) {
 			return err
 		}
 		if before != e.Record.GetString("user") {
-			memo.AfterCommit(e.App, func() { c.byUser.Drop(before) })
+			readmodel.AfterCommit(e.App, func() { c.byUser.Drop(before) })
 		}
 		return nil
 	})

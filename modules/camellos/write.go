@@ -1,6 +1,7 @@
 package camellos
 
 import (
+	"camellos/internal/geo"
 	"camellos/internal/httpapi"
 	"camellos/internal/writer"
 	"camellos/modules/users"
@@ -30,6 +31,7 @@ const (
 	FieldProfessionalCard = "professionalCard"
 	FieldDescription      = "description"
 	FieldPhoto            = "photo"
+	FieldDocuments        = "documents"
 	FieldNotes            = "notes"
 	FieldRejectionReason  = "rejectionReason"
 	FieldTimezone         = "timezone"
@@ -39,6 +41,13 @@ const (
 	FieldSearchText       = "searchText"
 	FieldCreated          = "created"
 	FieldUpdated          = "updated"
+	// Where the camello works from ("cerca de mí"): the base point is
+	// private (privacy.BasePoint), the listing answers only distances.
+	FieldBaseLat   = "baseLat"
+	FieldBaseLng   = "baseLng"
+	FieldHasBase   = "hasBase"   // a base point is set (0,0 is a point too)
+	FieldBasePlace = "basePlace" // the gazetteer place it was picked from ("" for a map tap)
+	FieldRadiusKm  = "radiusKm"  // how far it travels, whole km
 )
 
 // Photo is an uploaded profile photo, already checked by the upload policy.
@@ -51,11 +60,30 @@ func (p *Photo) file() (*filesystem.File, error) {
 	return filesystem.NewFileFromBytes(p.Data, "photo"+p.Ext)
 }
 
+// MaxDocuments is how many document photos a camello keeps (the field's
+// MaxSelect: the identity document and the professional card).
+const MaxDocuments = 2
+
+// documentFiles are the stored files of document photos, already checked
+// by the upload policy.
+func documentFiles(docs []Photo) ([]*filesystem.File, error) {
+	out := make([]*filesystem.File, 0, len(docs))
+	for _, d := range docs {
+		f, err := filesystem.NewFileFromBytes(d.Data, "documento"+d.Ext)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 // Registration is a new camello profile (a camello's sign-up).
 type Registration struct {
 	UserID, Name, DocumentID, Phone, City, Neighborhood, ProfessionalCard, Description string
 	Trades, ServiceIDs                                                                 []string
-	Photo                                                                              *Photo // nil: none
+	Photo                                                                              *Photo  // nil: none
+	Documents                                                                          []Photo // photos of the document and professional card (≤ MaxDocuments)
 }
 
 // Create creates the PENDIENTE, non-premium profile of r's user with
@@ -85,6 +113,13 @@ func Create(app core.App, r Registration) (*Camello, error) {
 		}
 		c.Set(FieldPhoto, f)
 	}
+	if len(r.Documents) > 0 {
+		files, err := documentFiles(r.Documents)
+		if err != nil {
+			return nil, err
+		}
+		c.Set(FieldDocuments, files)
+	}
 	if err := app.Save(c); err != nil {
 		return nil, err
 	}
@@ -97,6 +132,7 @@ type ProfileEdit struct {
 	Name, Phone, City, Neighborhood, Description, ProfessionalCard, DocumentID *string
 	Trades, ServiceIDs                                                         *[]string
 	Photo                                                                      *Photo
+	Documents                                                                  []Photo // non-empty: replace the document photos
 }
 
 // MsgNoProfile is the 404 of a user without a camello profile.
@@ -132,9 +168,73 @@ func EditProfile(app core.App, userID string, e ProfileEdit) (*Camello, error) {
 			}
 			c.Set(FieldPhoto, f)
 		}
+		if len(e.Documents) > 0 {
+			files, err := documentFiles(e.Documents)
+			if err != nil {
+				return err
+			}
+			c.Set(FieldDocuments, files)
+		}
 		return tx.Save(c)
 	})
 	return c, err
+}
+
+// WorkArea is where a camello works from: its base point, the place of
+// the gazetteer it was picked from (PlaceID and PlaceName empty for a map
+// tap) and how far it travels. Bounds are checked by the caller
+// (internal/bounds) and again by the schema.
+type WorkArea struct {
+	Point     geo.Point
+	PlaceID   string
+	PlaceName string // copied into the public neighborhood when set
+	RadiusKm  int
+}
+
+// SetWorkArea sets the work area of user userID's profile in one write
+// transaction (404 without a profile). The listing's spatial index moves
+// the camello at the commit.
+func SetWorkArea(app core.App, userID string, a WorkArea) (*Camello, error) {
+	var c *Camello
+	err := writer.Transaction(app, func(tx core.App) error {
+		var err error
+		if c, err = OfUser(tx, userID); err != nil {
+			return httpapi.NotFound(MsgNoProfile)
+		}
+		c.Set(FieldBaseLat, a.Point.Lat)
+		c.Set(FieldBaseLng, a.Point.Lng)
+		c.Set(FieldHasBase, true)
+		c.Set(FieldBasePlace, a.PlaceID)
+		c.Set(FieldRadiusKm, a.RadiusKm)
+		if a.PlaceName != "" {
+			c.Set(FieldNeighborhood, a.PlaceName)
+		}
+		return tx.Save(c)
+	})
+	return c, err
+}
+
+// ClearWorkArea removes the work area of user userID's profile: the
+// camello leaves the searches by distance.
+func ClearWorkArea(app core.App, userID string) (*Camello, error) {
+	var c *Camello
+	err := writer.Transaction(app, func(tx core.App) error {
+		var err error
+		if c, err = OfUser(tx, userID); err != nil {
+			return httpapi.NotFound(MsgNoProfile)
+		}
+		clearWorkArea(c)
+		return tx.Save(c)
+	})
+	return c, err
+}
+
+func clearWorkArea(c *Camello) {
+	c.Set(FieldBaseLat, 0)
+	c.Set(FieldBaseLng, 0)
+	c.Set(FieldHasBase, false)
+	c.Set(FieldBasePlace, "")
+	c.Set(FieldRadiusKm, 0)
 }
 
 // Decision is an admin's decision on a camello; nil leaves a field.

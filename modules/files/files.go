@@ -43,6 +43,11 @@ var rules = map[imagecheck.Field]rule{
 	{Collection: camellos.Collection, Name: "photo"}: func(e *core.RequestEvent, rec *core.Record) (bool, bool) {
 		return camellos.PhotoVisible(rec, session.AuthUser(e))
 	},
+	// The camello and admins, whatever its state (privacy.CamelloDocuments);
+	// the field is Protected: this package serves it itself (servedHere).
+	{Collection: camellos.Collection, Name: camellos.FieldDocuments}: func(e *core.RequestEvent, rec *core.Record) (bool, bool) {
+		return camellos.DocumentsVisible(rec, session.AuthUser(e)), false
+	},
 	// The readers of the message's thread (as /api/messages/files); the
 	// field is Protected, so PocketBase also asks for a superuser's file token.
 	{Collection: messages.Collection, Name: "files"}: func(e *core.RequestEvent, rec *core.Record) (bool, bool) {
@@ -50,12 +55,20 @@ var rules = map[imagecheck.Field]rule{
 	},
 }
 
+// servedHere are the Protected fields whose readers (by rules) this package
+// serves itself: PocketBase's handler would ask a protected file for a
+// superuser's file token (the collections' view rules are closed).
+var servedHere = map[imagecheck.Field]bool{
+	{Collection: camellos.Collection, Name: camellos.FieldDocuments}: true,
+}
+
 // droppers remove a quarantined file name from its record, through the
 // field's owner. Every field of imagecheck.Policies has one.
 var droppers = map[imagecheck.Field]func(app core.App, id, name string) error{
-	{Collection: camellos.Collection, Name: "photo"}: camellos.DropPhoto,
-	{Collection: messages.Collection, Name: "files"}: messages.DropFile,
-	{Collection: users.Collection, Name: "avatar"}:   users.DropAvatar,
+	{Collection: camellos.Collection, Name: "photo"}:                 camellos.DropPhoto,
+	{Collection: camellos.Collection, Name: camellos.FieldDocuments}: camellos.DropDocument,
+	{Collection: messages.Collection, Name: "files"}:                 messages.DropFile,
+	{Collection: users.Collection, Name: "avatar"}:                   users.DropAvatar,
 }
 
 // Register binds the upload policy to every record save and the guard of

@@ -123,6 +123,10 @@ func serveFile(e *core.RequestEvent, sem *semaphore.Weighted) error {
 	} else {
 		h.Set("Cache-Control", "private, no-store")
 	}
+	if servedHere[key] {
+		// The original only (no thumbnails of private files).
+		return fsys.Serve(e.Response, e.Request, stored, name)
+	}
 	if thumb := e.Request.URL.Query().Get("thumb"); thumb != "" &&
 		(slices.Contains(defaultThumbSizes, thumb) || slices.Contains(field.Thumbs, thumb)) {
 		made, _ := fsys.Exists(rec.BaseFilesPath() + "/thumbs_" + name + "/" + thumb + "_" + name)

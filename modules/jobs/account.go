@@ -50,7 +50,7 @@ func bindDataRights(app core.App) {
 		e.Data["reviewsWritten"] = reviewsJSON(written)
 		received := []*core.Record{}
 		if camID != "" {
-			if received, err = e.App.FindAllRecords(camellos.ReviewsCollection, dbx.HashExp{"camello": camID}); err != nil {
+			if received, err = e.App.FindAllRecords(camellos.ReviewsCollection, dbx.HashExp{"camello": camID, camellos.FieldReviewSealed: false}); err != nil {
 				return err
 			}
 		}

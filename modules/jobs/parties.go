@@ -82,7 +82,7 @@ func bindPartiesCache(app core.App) {
 // of it made with app (a conditional assignment) has committed.
 func dropPartiesAfterCommit(app core.App, jobID string) {
 	c := partiesCacheOf(app)
-	memo.AfterCommit(app, func() { c.byJob.Drop(jobID) })
+	readmodel.AfterCommit(app, func() { c.byJob.Drop(jobID) })
 }
 
 // CachedParties is how many jobs' parties are in memory (metrics, bench).

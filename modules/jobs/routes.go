@@ -55,6 +55,10 @@ func Register(app core.App) {
 		api.POST("/jobs/{id}/cancel", jobCancel).Bind(signedIn)
 		// Its client rates a completed job, once.
 		api.POST("/jobs/{id}/review", jobReview).Bind(signedIn, ratelimit.Guard("review"))
+		// Its camello rates the client of a job paid through the platform, once (double blind).
+		api.POST("/jobs/{id}/client-review", jobClientReview).Bind(signedIn, ratelimit.Guard("review"))
+		// Its parties see both reviews and whether they are published.
+		api.GET("/jobs/{id}/reviews", jobReviews).Bind(signedIn)
 		// Admins list every job, optionally by status.
 		api.GET("/admin/jobs", jobsAdminList).Bind(session.RequireAdmin(httpapi.MsgUnauthenticated))
 		// Admins assign an ACTIVO camello to a free pending job (endpoint 4).

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -51,7 +51,7 @@ func DropFile(app core.App, id, name string) error {
 		return err
 	}
 	job := rec.GetString("job")
-	memo.AfterCommit(app, func() { cachesOf(app).byJob.Drop(job) })
+	readmodel.AfterCommit(app, func() { cachesOf(app).byJob.Drop(job) })
 	fsys, err := app.NewFilesystem()
 	if err != nil {
 		return err

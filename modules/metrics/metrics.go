@@ -97,18 +97,23 @@ func newSet(app core.App) *set {
 		"Web Push attempts by outcome (delivered, gone, retried, rejected, gave_up, postponed: held while its push service asked to wait).", []string{"outcome"}, nil)
 	queueDesc := prometheus.NewDesc("camellos_push_queue_depth",
 		"Deliveries pending now: queued, running or waiting to be retried.", nil, nil)
+	outboxDesc := prometheus.NewDesc("camellos_push_outbox_pending",
+		"Pushes waiting in the push outbox for `camellos push work` (PUSH_DELIVERY=worker; the worker's own outcomes are in its log).", nil, nil)
 	backupsDesc := prometheus.NewDesc("camellos_backups_total",
 		"Backups made by this process (schedule, dashboard, CLI) by outcome (ok, failed).", []string{"outcome"}, nil)
 	reg.MustRegister(
 		s.requests, s.latency,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		collectorFunc{descs: []*prometheus.Desc{pushDesc, queueDesc}, collect: func(ch chan<- prometheus.Metric) {
+		collectorFunc{descs: []*prometheus.Desc{pushDesc, queueDesc, outboxDesc}, collect: func(ch chan<- prometheus.Metric) {
 			st := notifications.Stats(app)
 			for i, name := range outcomes {
 				ch <- prometheus.MustNewConstMetric(pushDesc, prometheus.CounterValue, float64(st.Outcomes[i]), name)
 			}
 			ch <- prometheus.MustNewConstMetric(queueDesc, prometheus.GaugeValue, float64(st.Pending))
+			if n, err := notifications.PendingPushes(app); err == nil {
+				ch <- prometheus.MustNewConstMetric(outboxDesc, prometheus.GaugeValue, float64(n))
+			}
 		}},
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "camellos_reminders_sent_total",

@@ -40,7 +40,7 @@ func bindDataRights(app core.App) {
 		return e.Next()
 	})
 	bus.Of(app).UserErasing.BindFunc(func(e *bus.Erase) error {
-		for _, col := range []string{colNotifications, colPreferences, colSubscriptions} {
+		for _, col := range []string{colNotifications, colPreferences, colSubscriptions, colPushOutbox} {
 			if _, err := e.App.DB().Delete(col, dbx.HashExp{"user": e.User.Id}).Execute(); err != nil {
 				return err
 			}

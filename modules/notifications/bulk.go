@@ -119,6 +119,11 @@ func NotifyMany(app core.App, items []Addressed) error {
 	emitInboxMany(app, items, ids, inbox, created)
 
 	jobs := deliverable(app, items, ids, recips)
+	if outboxMode(app) && len(jobs) > 0 { // the worker process sends the pushes
+		if jobs, err = outboxPushes(app, jobs); err != nil {
+			return err
+		}
+	}
 	if len(jobs) == 0 {
 		return nil
 	}

@@ -125,6 +125,12 @@ type job struct {
 	// a failed WhatsApp message falls back to mail (set by run).
 	phone    string
 	fallback bool
+	// row is the push_outbox row this push is (a worker's task; "" for
+	// pushes from memory): its outcome is written back to the row.
+	row string
+	// pushQueued: the push of this job is already in the push outbox
+	// (written with the notification, PUSH_DELIVERY=worker).
+	pushQueued bool
 }
 
 // recipient is a user's preferences, push subscriptions and confirmed
@@ -174,6 +180,7 @@ type dispatcher struct {
 
 	vapidHeaders vapidHeaders // signed Authorization headers per audience
 	origins      *origins     // in-flight slots and pauses per push service
+	sender       *pushSender  // the push outbox's claim loop (`camellos push work`; nil when none)
 
 	// outcomes counts push attempts by outcome (PushStats).
 	outcomes [numOutcomes]atomic.Int64
@@ -291,7 +298,28 @@ func (d *dispatcher) enqueue(j job) {
 	}
 	d.seq++
 	j.seq = d.seq
-	t := task{job: j}
+	d.queueLocked(task{job: j})
+}
+
+// enqueueTask queues a task as enqueue does (a push outbox row claimed by
+// the worker: a push to one subscription).
+func (d *dispatcher) enqueueTask(t task) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return
+	}
+	d.seq++
+	t.job.seq = d.seq
+	d.queueLocked(t)
+}
+
+// queueLocked puts t in the queue, or the overflow when the queue is full
+// (d.mu held).
+func (d *dispatcher) queueLocked(t task) {
 	d.pending++
 	if !d.spilling {
 		select {
@@ -306,6 +334,20 @@ func (d *dispatcher) enqueue(j job) {
 		d.wg.Add(1)
 		go d.spill()
 	}
+}
+
+// pendingNow is how many deliveries are queued, running or waiting.
+func (d *dispatcher) pendingNow() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.pending
+}
+
+// busy reports whether a task of user runs or waits its turn.
+func (d *dispatcher) busy(user string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.active[user] || len(d.parked[user]) > 0
 }
 
 // spill moves the overflow into the queue, waiting for room, until the
@@ -426,9 +468,16 @@ func (d *dispatcher) stop() {
 		}
 	}
 	d.timers = map[*time.Timer]struct{}{}
+	sender := d.sender
 	d.mu.Unlock()
+	if sender != nil {
+		sender.stopClaiming()
+	}
 	d.cancel()
 	d.wg.Wait()
+	if sender != nil { // the outcomes of the pushes that finished
+		sender.stopSettling()
+	}
 }
 
 func (d *dispatcher) work() {
@@ -522,7 +571,7 @@ func (d *dispatcher) run(t task) {
 			return
 		}
 	}
-	if prefs.allows(t.job.Kind, ChannelPush) && d.pushDue(t.job) {
+	if prefs.allows(t.job.Kind, ChannelPush) && !t.job.pushQueued && d.pushDue(t.job) {
 		var subs []subscription
 		if k := t.job.known; k != nil {
 			subs = k.subs
@@ -531,6 +580,13 @@ func (d *dispatcher) run(t task) {
 			if subs, err = userSubscriptions(d.app, t.job.UserID); err != nil {
 				d.app.Logger().Error("notifications: subscriptions", "user", t.job.UserID, "error", err.Error())
 			}
+		}
+		if outboxMode(d.app) {
+			// The worker process sends them: rows of the push outbox.
+			if err := queuePushes(d.app, t.job, subs); err != nil {
+				d.app.Logger().Error("notifications: push outbox write failed", "user", t.job.UserID, "error", err.Error())
+			}
+			subs = nil
 		}
 		// Every endpoint at once, each with its own deadline: one slow
 		// endpoint does not delay the others.

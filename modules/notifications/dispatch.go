@@ -40,6 +40,7 @@ const (
 	colPreferences   = "notification_preferences"
 	colSubscriptions = "push_subscriptions"
 	colKV            = "app_kv"
+	colPushOutbox    = "push_outbox"
 )
 
 // Message is what a module tells a user about an event.

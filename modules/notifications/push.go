@@ -164,6 +164,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	keys, err := d.vapidKeysOf()
 	if err != nil {
 		log.Error("push: VAPID keys unavailable", "error", err.Error())
+		d.rowLater(j, attempt-1, d.opts.RetryDelays[0], "no_keys")
 		return
 	}
 	ttl, urgency, topic := pushOptions(j)
@@ -193,6 +194,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		}
 		if errors.Is(err, errPrivateTarget) {
 			log.Warn("push: private target refused, not retried", "error", err.Error())
+			d.rowDone(j, attempt, pushFailed, "private")
 			return
 		}
 		log.Warn("push: request failed", "error", err.Error())
@@ -207,8 +209,10 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	case status >= 200 && status < 300:
 		log.Debug("push: delivered", "status", status)
 		d.count(PushDelivered)
+		d.rowDone(j, attempt, pushSent, "delivered")
 	case status == http.StatusNotFound || status == http.StatusGone:
 		d.count(PushGone)
+		d.rowDone(j, attempt, pushFailed, "gone")
 		_, derr := d.app.DB().Delete(colSubscriptions, dbx.HashExp{"id": s.ID, "endpoint": s.Endpoint}).Execute()
 		if derr != nil {
 			log.Error("push: subscription gone, delete failed", "status", status, "error", derr.Error())
@@ -232,6 +236,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	default:
 		log.Warn("push: rejected, not retried", "status", status)
 		d.count(PushRejected)
+		d.rowDone(j, attempt, pushFailed, "rejected")
 	}
 }
 
@@ -243,6 +248,9 @@ func (d *dispatcher) postponed(j job, s subscription, attempt int, origin string
 		return false
 	}
 	d.count(PushPostponed)
+	if d.rowLater(j, attempt-1, wait, "postponed") {
+		return true
+	}
 	sub := s
 	d.retryLater(task{job: j, sub: &sub, attempt: attempt}, wait)
 	return true
@@ -254,6 +262,7 @@ func (d *dispatcher) retry(j job, s subscription, attempt int, after time.Durati
 	if attempt > len(d.opts.RetryDelays) {
 		d.app.Logger().Error("push: giving up", "notification", j.ID, "subscription", s.ID, "attempts", attempt)
 		d.count(PushGaveUp)
+		d.rowDone(j, attempt, pushFailed, "gave_up")
 		return
 	}
 	wait := d.opts.RetryDelays[attempt-1]
@@ -264,6 +273,10 @@ func (d *dispatcher) retry(j job, s subscription, attempt int, after time.Durati
 		d.app.Logger().Error("push: Retry-After too far, giving up", "notification", j.ID,
 			"subscription", s.ID, "retryAfter", after.String())
 		d.count(PushGaveUp)
+		d.rowDone(j, attempt, pushFailed, "gave_up")
+		return
+	}
+	if d.rowLater(j, attempt, wait, "retried") {
 		return
 	}
 	sub := s

@@ -1,6 +1,8 @@
 package notifications
 
 import (
+	"time"
+
 	"camellos/internal/httpapi"
 	"camellos/internal/ratelimit"
 	"camellos/internal/session"
@@ -22,6 +24,11 @@ func Register(app core.App) {
 	bindWhatsAppFallback(app)
 
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		if !outboxMode(se.App) {
+			// Delivering from memory, the web process also sends what a
+			// worker left in the push outbox (PUSH_DELIVERY was worker).
+			startPushSender(se.App, 30*time.Second)
+		}
 		api := httpapi.API(se)
 
 		// GET /api/notifications/push/public-key — VAPID public key (public).

@@ -88,7 +88,12 @@ func Apply(app core.App, gp gatewayPayment) (Outcome, error) {
 					return err
 				}
 				out = OutcomeDuplicate
-				tx.Logger().Warn("payments: a second approved payment for one payment", "payment", p.Id, "gateway", gp.ID)
+				tx.Logger().Warn("payments: a second approved payment for one payment, to be refunded", "payment", p.Id, "gateway", gp.ID)
+				if _, err := tx.DB().NewQuery("UPDATE payments SET duplicateDue = TRUE WHERE id = {:id}").
+					Bind(dbx.Params{"id": p.Id}).Execute(); err != nil {
+					return err
+				}
+				duplicateRefundAfterCommit(tx, p.Id)
 			}
 			return nil
 		case gwRefunded, gwChargedBack:

@@ -62,9 +62,13 @@ func RecordCash(app core.App, jobID, userID string) (*Payment, error) {
 		id := core.GenerateDefaultRandomId()
 		fee := Commission(price, percent)
 		now := dbTime(clock.Now(tx))
-		_, err = tx.DB().NewQuery("INSERT INTO payments (id, job, client, camello, amount, currency, method, status, commission, releasedAt, createdAt, updatedAt, checkedAt) " +
-			"VALUES ({:id}, {:job}, {:client}, {:camello}, {:amount}, 'COP', 'EFECTIVO', 'LIBERADO', {:fee}, {:now}, {:now}, {:now}, {:now})").
-			Bind(dbx.Params{"id": id, "job": jobID, "client": job.ClientID(), "camello": cam.Id, "amount": price, "fee": fee, "now": now}).Execute()
+		completed := "" // the review window starts at the completion (now, when the job is done already)
+		if job.Status() == jobs.StatusCompleted {
+			completed = now
+		}
+		_, err = tx.DB().NewQuery("INSERT INTO payments (id, job, client, camello, amount, currency, method, status, commission, releasedAt, completedAt, createdAt, updatedAt, checkedAt) " +
+			"VALUES ({:id}, {:job}, {:client}, {:camello}, {:amount}, 'COP', 'EFECTIVO', 'LIBERADO', {:fee}, {:now}, {:completed}, {:now}, {:now}, {:now})").
+			Bind(dbx.Params{"id": id, "job": jobID, "client": job.ClientID(), "camello": cam.Id, "amount": price, "fee": fee, "now": now, "completed": completed}).Execute()
 		if err != nil {
 			if strings.Contains(err.Error(), "UNIQUE") {
 				return httpapi.Conflict(MsgPaymentLive)
@@ -82,7 +86,7 @@ func RecordCash(app core.App, jobID, userID string) (*Payment, error) {
 			return err
 		}
 		return tell(tx, out, "Pago en efectivo registrado",
-			"El camello registró que le pagaste "+Pesos(price)+" en efectivo.",
+			"El camello registró que le pagaste "+Pesos(price)+" en efectivo. Confírmalo en la página del pago.",
 			"Registraste un pago en efectivo de "+Pesos(price)+"; debes a Camellos la comisión de "+Pesos(fee)+".")
 	})
 	return out, err

@@ -84,6 +84,9 @@ func bindCompletion(app core.App) {
 		if err := openWindowIfDone(e.App, e.JobID); err != nil {
 			return err
 		}
+		if err := stampCompletion(e.App, e.JobID); err != nil {
+			return err
+		}
 		return e.Next()
 	})
 }

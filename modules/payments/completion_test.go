@@ -364,33 +364,15 @@ func TestTwoAdminsResolveOneDispute(t *testing.T) {
 	for round := range 3 {
 		id, gid := w.completed(t)
 		testkit.Expect(t, k.Post(w.jobPath("/dispute"), w.ClientCookie, map[string]any{"reason": "No estoy conforme con esto"}), 200, "")
-		var wg sync.WaitGroup
-		codes := make(chan int, 6)
-		for i := range 6 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c := w.AdminCookie
-				if i%2 == 1 {
-					c = admin2
-				}
-				codes <- k.Post("/api/admin/disputes/"+id+"/resolve", c, outcomes[(i+round)%3]).Status
-			}()
-		}
-		wg.Wait()
-		close(codes)
-		ok := 0
-		for c := range codes {
-			switch c {
-			case 200:
-				ok++
-			case 409:
-			default:
-				t.Fatalf("resolve answered %d", c)
+		got := concurrently(6, func(i int) int {
+			c := w.AdminCookie
+			if i%2 == 1 {
+				c = admin2
 			}
-		}
-		if ok != 1 {
-			t.Fatalf("round %d: %d resolutions", round, ok)
+			return k.Post("/api/admin/disputes/"+id+"/resolve", c, outcomes[(i+round)%3]).Status
+		})
+		if got[200] != 1 || got[409] != 5 {
+			t.Fatalf("round %d: racing resolutions answered %v", round, got)
 		}
 		m := movements(t, app, id)
 		if m["release"] > 1 || m["refund"] > 2 || m["commission"] > 1 {

@@ -137,26 +137,27 @@ func latestOf(app core.App, jobID string) (*Payment, error) {
 // the client who pays.
 func JSON(p *Payment, forClient bool) map[string]any {
 	out := map[string]any{
-		"id":            p.Id,
-		"job":           p.JobID(),
-		"amount":        p.Amount(),
-		"currency":      p.GetString("currency"),
-		"method":        p.GetString("method"),
-		"status":        p.Status(),
-		"gatewayStatus": p.GetString("gatewayStatus"),
-		"gatewayDetail": p.GetString("gatewayDetail"),
-		"heldAmount":    p.GetInt("heldAmount"),
-		"heldAt":        nullable(p.GetString("heldAt")),
-		"commission":    p.GetInt("commission"),
-		"releasedAt":    nullable(p.GetString("releasedAt")),
-		"releasedBy":    nullable(p.GetString("releasedBy")),
-		"completedAt":   nullable(p.GetString("completedAt")),
-		"disputeUntil":  nullable(p.GetString("disputeUntil")),
-		"dispute":       disputeJSON(p),
-		"refundAmount":  p.GetInt("refundAmount"),
-		"refundedAt":    nullable(p.GetString("refundedAt")),
-		"createdAt":     p.GetString("createdAt"),
-		"updatedAt":     p.GetString("updatedAt"),
+		"id":                 p.Id,
+		"job":                p.JobID(),
+		"amount":             p.Amount(),
+		"currency":           p.GetString("currency"),
+		"method":             p.GetString("method"),
+		"status":             p.Status(),
+		"gatewayStatus":      p.GetString("gatewayStatus"),
+		"gatewayDetail":      p.GetString("gatewayDetail"),
+		"heldAmount":         p.GetInt("heldAmount"),
+		"heldAt":             nullable(p.GetString("heldAt")),
+		"commission":         p.GetInt("commission"),
+		"releasedAt":         nullable(p.GetString("releasedAt")),
+		"releasedBy":         nullable(p.GetString("releasedBy")),
+		"completedAt":        nullable(p.GetString("completedAt")),
+		FieldCashConfirmedAt: nullable(p.CashConfirmedAt()),
+		"disputeUntil":       nullable(p.GetString("disputeUntil")),
+		"dispute":            disputeJSON(p),
+		"refundAmount":       p.RefundAmount(),
+		"refundedAt":         nullable(p.GetString("refundedAt")),
+		"createdAt":          p.GetString("createdAt"),
+		"updatedAt":          p.GetString("updatedAt"),
 	}
 	if forClient && p.Status() == StatusPending {
 		out["checkoutUrl"] = p.GetString("checkoutUrl")
@@ -184,3 +185,6 @@ func disputeJSON(p *Payment) any {
 		"note":       p.GetString("resolutionNote"),
 	}
 }
+
+// RefundAmount is what was refunded to the client in COP (0 when nothing).
+func (p *Payment) RefundAmount() int64 { return int64(p.GetInt("refundAmount")) }

@@ -12,8 +12,10 @@ import (
 	"camellos/internal/privacy"
 	"camellos/internal/session"
 	"camellos/internal/writer"
+	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 	"camellos/modules/ledger"
+	"camellos/modules/notifications"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -146,10 +148,34 @@ func SettlePayout(app core.App, id, adminID, status, reference string) error {
 			return httpapi.Conflict(MsgPayoutNotPending)
 		}
 		if status == PayoutFailed {
-			_, _, err = ledger.Reverse(tx, ledgerTx, "payout-failed:"+id, "el banco no pagó el lote")
+			if _, _, err = ledger.Reverse(tx, ledgerTx, "payout-failed:"+id, "el banco no pagó el lote"); err != nil {
+				return err
+			}
 		}
-		return err
+		return tellPayout(tx, id, status)
 	})
+}
+
+// tellPayout tells the camello that its payout was paid by the bank or
+// failed (owed again), in the marking's transaction.
+func tellPayout(tx core.App, id, status string) error {
+	var row struct {
+		Camello string `db:"camello"`
+		Amount  int64  `db:"amount"`
+	}
+	if err := tx.DB().NewQuery("SELECT camello, amount FROM payouts WHERE id = {:id}").Bind(dbx.Params{"id": id}).One(&row); err != nil {
+		return err
+	}
+	c, err := camellos.Find(tx, row.Camello)
+	if err != nil || c.UserID() == "" {
+		return nil // an erased profile: nobody to tell
+	}
+	title, body := "Pago enviado a tu cuenta", "Camellos te pagó "+Pesos(row.Amount)+"."
+	if status == PayoutFailed {
+		title, body = "Pago no entregado", "El banco no pudo entregarte "+Pesos(row.Amount)+"; te lo pagamos en el próximo lote."
+	}
+	return notifications.NotifyMany(tx, []notifications.Addressed{{UserID: c.UserID(), Message: notifications.Message{
+		Kind: notifications.KindPayment, Title: title, Body: body, URL: "/ganancias.html", Data: map[string]any{"payoutId": id}}}})
 }
 
 // payoutBatchRun handles POST /api/admin/payouts/batches (admins): 201

@@ -194,7 +194,7 @@ func cancelPayment(tx core.App, jobID, by string, noShow bool) error {
 	if err != nil {
 		return err
 	}
-	if settled.GetInt("refundAmount") > 0 {
+	if settled.RefundAmount() > 0 {
 		refundAfterCommit(tx, settled.Id)
 	}
 	return nil
@@ -205,6 +205,12 @@ const baseAppKey = "camellos.payments.app"
 // refundAfterCommit makes payment id's refund at Mercado Pago once tx
 // commits, off the writer (a failure is left to the sweep).
 func refundAfterCommit(tx core.App, id string) {
+	afterCommit(tx, id, "refund", MakeRefund)
+}
+
+// afterCommit runs run(base app, payment id) in the background once tx
+// commits; a failure is logged and left for the sweep.
+func afterCommit(tx core.App, id, what string, run func(core.App, string) error) {
 	info := tx.TxInfo()
 	if info == nil {
 		return
@@ -216,8 +222,8 @@ func refundAfterCommit(tx core.App, id string) {
 				return nil // the sweep makes it
 			}
 			go func() {
-				if err := MakeRefund(base, id); err != nil {
-					tx.Logger().Warn("payments: refund left for the sweep", "payment", id, "error", err.Error())
+				if err := run(base, id); err != nil {
+					tx.Logger().Warn("payments: "+what+" left for the sweep", "payment", id, "error", err.Error())
 				}
 			}()
 		}

@@ -24,6 +24,7 @@ func Register(app core.App) {
 	bindDataRights(app)
 	bindCompletion(app)
 	bindPolicy(app)
+	bindReviewTerms(app)
 	app.Store().Set(baseAppKey, app)
 	app.Cron().MustAdd("paymentsReleaseDue", SweepSchedule, func() {
 		if n, err := ReleaseDue(app, clock.Now(app)); err != nil {
@@ -52,6 +53,8 @@ func Register(app core.App) {
 		api.POST("/jobs/{id}/payment/check", paymentCheck).Bind(signedIn, ratelimit.Guard("payment"))
 		// The job's camello records that it was paid in cash (the commission it owes is booked).
 		api.POST("/jobs/{id}/payment/cash", paymentCash).Bind(signedIn, ratelimit.Guard("payment"))
+		// The job's client confirms the cash payment the camello recorded (the job becomes reviewable).
+		api.POST("/jobs/{id}/payment/cash/confirm", paymentCashConfirm).Bind(signedIn, ratelimit.Guard("payment.settle"))
 		// The job's parties read its cancellation terms (the client before paying).
 		api.GET("/jobs/{id}/payment/policy", policyTerms).Bind(signedIn, apis.SkipSuccessActivityLog())
 		// A camello reads and chooses its cancellation policy.

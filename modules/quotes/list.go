@@ -173,7 +173,7 @@ func appendQuotes(app core.App, buf []byte, l *jobQuotes, camelloID string, now 
 // dropList forgets the cached quotes of a job once app's write commits.
 func dropList(app core.App, jobID string) {
 	c := listCacheOf(app)
-	memo.AfterCommit(app, func() { c.byJob.Drop(jobID) })
+	readmodel.AfterCommit(app, func() { c.byJob.Drop(jobID) })
 }
 
 // bindListCache drops a job's cached quotes after every committed record

@@ -5,7 +5,7 @@ import (
 
 	"camellos/internal/clock"
 	"camellos/internal/httpapi"
-	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/internal/timefmt"
 	"camellos/internal/writer"
 	"camellos/modules/camellos"
@@ -209,7 +209,7 @@ func ExpireDue(app core.App, now time.Time) (int64, error) {
 	n, err := res.RowsAffected()
 	if n > 0 {
 		c := listCacheOf(app)
-		memo.AfterCommit(app, c.byJob.DropAll)
+		readmodel.AfterCommit(app, c.byJob.DropAll)
 	}
 	return n, err
 }

@@ -31,6 +31,7 @@ type camelloInput struct {
 
 	tradesSet bool
 	photo     *photo
+	documents []photo // photos of the document and professional card
 }
 
 // photo is an uploaded photo, checked by the upload policy.
@@ -107,6 +108,21 @@ func readInput(e *core.RequestEvent) (*camelloInput, error) {
 		}
 		in.photo = p
 	}
+	if docs := form.File["documents"]; len(docs) > 0 {
+		if len(docs) > camellos.MaxDocuments {
+			return nil, httpapi.FieldError("documents", fmt.Sprintf("Máximo %d fotos de documentos", camellos.MaxDocuments))
+		}
+		for _, fh := range docs {
+			p, msg, err := readImage(camellos.FieldDocuments, fh)
+			if err != nil {
+				return nil, httpapi.Internal(err)
+			}
+			if msg != "" {
+				return nil, httpapi.FieldError("documents", msg)
+			}
+			in.documents = append(in.documents, *p)
+		}
+	}
 	return in, nil
 }
 
@@ -128,7 +144,13 @@ func readRaw(e *core.RequestEvent) ([]byte, error) {
 // (internal/imagecheck: type by content, size, dimensions read from the
 // header before anything decodes). The message is "" when it is acceptable.
 func readPhoto(fh *multipart.FileHeader) (*photo, string, error) {
-	policy, _ := imagecheck.For(camellos.Collection, "photo")
+	return readImage(camellos.FieldPhoto, fh)
+}
+
+// readImage checks an uploaded image by the upload policy of the camellos
+// field (its row of internal/imagecheck).
+func readImage(field string, fh *multipart.FileHeader) (*photo, string, error) {
+	policy, _ := imagecheck.For(camellos.Collection, field)
 	if fh.Size > policy.MaxBytes {
 		return nil, fmt.Sprintf("La foto no puede superar %d MB", policy.MaxBytes>>20), nil
 	}

@@ -33,6 +33,7 @@ func camelloSelfUpdate(e *core.RequestEvent) error {
 	user := session.AuthUser(e)
 	in := &profileInput{}
 	var newPhoto *photo
+	var newDocs []photo
 	if httpapi.IsMultipart(e.Request) {
 		reg, err := readInput(e)
 		if err != nil {
@@ -59,6 +60,7 @@ func camelloSelfUpdate(e *core.RequestEvent) error {
 			in.ServiceIDs = &reg.ServiceIDs
 		}
 		newPhoto = reg.photo
+		newDocs = reg.documents
 	} else if err := httpapi.ReadJSON(e, in); err != nil {
 		return err
 	}
@@ -103,6 +105,7 @@ func camelloSelfUpdate(e *core.RequestEvent) error {
 		Name: in.Name, Phone: in.Phone, City: in.City, Neighborhood: in.Neighborhood,
 		Description: in.Description, ProfessionalCard: in.ProfessionalCard, DocumentID: in.DocumentID,
 		Trades: in.Trades, ServiceIDs: in.ServiceIDs, Photo: newPhoto,
+		Documents: newDocs,
 	})
 	if err != nil {
 		return err

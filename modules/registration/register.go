@@ -31,6 +31,7 @@ func camelloRegister(e *core.RequestEvent) error {
 			UserID: user.Id, Name: acc.Name, Trades: in.Trades, ServiceIDs: in.ServiceIDs,
 			DocumentID: in.DocumentID, Phone: acc.Phone, City: acc.City, Neighborhood: in.Neighborhood,
 			ProfessionalCard: in.ProfessionalCard, Description: in.Description, Photo: in.photo,
+			Documents: in.documents,
 		})
 		return err
 	})

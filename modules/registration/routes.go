@@ -19,8 +19,12 @@ func Register(app core.App) {
 		g := httpapi.API(se)
 		g.POST("/register/camello", camelloRegister).Bind(ratelimit.AuthIPGuard())
 		// A camello edits their own profile (not status, premium or notes).
-		g.PATCH("/me/camello", camelloSelfUpdate).
-			Bind(session.RequireRole(httpapi.MsgUnauthenticated, "Solo los camellos tienen perfil de camello", users.RoleCamello))
+		onlyCamellos := session.RequireRole(httpapi.MsgUnauthenticated, "Solo los camellos tienen perfil de camello", users.RoleCamello)
+		g.PATCH("/me/camello", camelloSelfUpdate).Bind(onlyCamellos)
+		// A camello sets where it works from (a barrio of the gazetteer or a map tap) and how far it travels.
+		g.PUT("/me/camello/area", camelloAreaSet).Bind(onlyCamellos)
+		// A camello removes its work area (out of the searches by distance).
+		g.DELETE("/me/camello/area", camelloAreaClear).Bind(onlyCamellos)
 
 		uploads := se.Router.Group("/uploads")
 		uploads.Bind(httpapi.Envelope())

@@ -32,6 +32,11 @@ type Interpretation struct {
 	When         *When    `json:"when"`
 	Urgent       bool     `json:"urgent"`
 	Keywords     []string `json:"keywords"`
+	// Near is set when the search asks for camellos close to the client
+	// ("cerca de mí") or a position was sent; Place is a place of the
+	// gazetteer the search names, with its point (near.go).
+	Near  *Near           `json:"near"`
+	Place *GazetteerPlace `json:"place"`
 }
 
 // token is one word of the query: as typed (lower case) and folded.
@@ -111,6 +116,7 @@ func Interpret(query string, v *Vocabulary, now time.Time, loc *time.Location) I
 
 	out.Urgent = findUrgency(ts, ws)
 	out.When = findWhen(ts, ws, now, loc)
+	out.Near = findNear(ts, ws) // before the place: "en mi barrio" names none
 	findPlace(&out, ts, ws, v)
 	categoryID, catalogWords := findCatalog(&out, ts, ws, v)
 	findTrades(&out, ts, ws, v)
@@ -217,7 +223,7 @@ func findPlace(out *Interpretation, ts tokens, ws []string, v *Vocabulary) {
 		return
 	}
 	for i := range ws {
-		if ws[i] != "barrio" || i+1 >= len(ws) {
+		if ws[i] != "barrio" || ts[i].used || i+1 >= len(ws) {
 			continue
 		}
 		var name []string

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"camellos/internal/geo"
 	"camellos/internal/text"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -33,6 +34,8 @@ type Candidate struct {
 	ID   string
 	Text string // folded search text: name, trades, city, neighbourhood, description, services
 	Raw  []byte // public JSON, as GET /api/camellos answers it
+	// DistanceKm is the distance from the position asked (Near), exact.
+	DistanceKm float64
 }
 
 // CandidatesEvent asks the listing for the ACTIVO camellos whose search text
@@ -44,7 +47,10 @@ type CandidatesEvent struct {
 	App    core.App
 	Trades []string
 	City   string
-	Out    []Candidate
+	// Near, when set, keeps only the camellos whose travel radius reaches
+	// it, nearest first, with their DistanceKm (City is then "").
+	Near *geo.Point
+	Out  []Candidate
 }
 
 // AvailabilityEvent asks the agenda how many free slots each camello of IDs

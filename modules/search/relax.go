@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"camellos/internal/geo"
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
 
@@ -25,6 +26,9 @@ type Filters struct {
 	Trades []string `json:"trades"`
 	City   *string  `json:"city"`
 	When   *Window  `json:"when"`
+	// Near is the position the camellos were kept and sorted by (their
+	// travel radius reaches it), null when none applied.
+	Near *geo.Point `json:"near"`
 }
 
 // Window is a time range in UTC ISO 8601.
@@ -70,8 +74,8 @@ func find(app core.App, it Interpretation, loc *time.Location, now time.Time) (*
 			return nil, err
 		}
 	}
-	candidates := func(forms []string, city string) ([]Candidate, error) {
-		e := &CandidatesEvent{App: app, Trades: forms, City: city}
+	candidates := func(forms []string, city string, near *geo.Point) ([]Candidate, error) {
+		e := &CandidatesEvent{App: app, Trades: forms, City: city, Near: near}
 		if err := OnCandidates(app).Trigger(e); err != nil {
 			return nil, err
 		}
@@ -97,7 +101,33 @@ func find(app core.App, it Interpretation, loc *time.Location, now time.Time) (*
 		trade, city bool
 	}{{true, true}, {true, false}, {false, true}, {false, false}}
 	var cands []Candidate
-	var used struct{ trade, city bool }
+	var used struct{ trade, city, near bool }
+	// A position: the camellos who reach it, with the trade then without.
+	if it.Near != nil && it.Near.Position != nil {
+		for _, trade := range []bool{true, false} {
+			if !trade && len(forms) == 0 {
+				continue
+			}
+			f := forms
+			if !trade {
+				f = nil
+			}
+			var err error
+			if cands, err = candidates(f, "", it.Near.Position); err != nil {
+				return nil, err
+			}
+			if len(cands) > 0 {
+				used.trade, used.near = trade, true
+				out.applied.Near = it.Near.Position
+				tries = nil
+				break
+			}
+		}
+		if !used.near {
+			out.relaxed = append(out.relaxed, Relaxed{Filter: "near", From: it.Near.Position, To: nil,
+				Message: "Ningún camello llega hasta tu ubicación; mostramos camellos de otras zonas."})
+		}
+	}
 	for _, try := range tries {
 		if (!try.trade && len(forms) == 0) || (!try.city && city == "") {
 			continue // the same as an earlier try
@@ -110,7 +140,7 @@ func find(app core.App, it Interpretation, loc *time.Location, now time.Time) (*
 			c = ""
 		}
 		var err error
-		if cands, err = candidates(f, c); err != nil {
+		if cands, err = candidates(f, c, nil); err != nil {
 			return nil, err
 		}
 		used.trade, used.city = try.trade, try.city
@@ -125,7 +155,7 @@ func find(app core.App, it Interpretation, loc *time.Location, now time.Time) (*
 		out.applied.City = it.City
 	}
 	if len(cands) > 0 {
-		if city != "" && !used.city {
+		if city != "" && !used.city && !used.near {
 			out.relaxed = append(out.relaxed, Relaxed{Filter: "city", From: *it.City, To: nil,
 				Message: "Sin resultados en " + *it.City + "; mostramos camellos de otras ciudades."})
 		}
@@ -135,6 +165,9 @@ func find(app core.App, it Interpretation, loc *time.Location, now time.Time) (*
 		}
 	}
 	list := rank(cands, terms, reviews)
+	if used.near {
+		byDistance(list)
+	}
 
 	// Time: who has a free slot then; else the next days; else no time.
 	if it.When == nil || len(list) == 0 {

@@ -67,7 +67,7 @@ func (x *reviewIndex) get(app core.App) (map[string]string, error) {
 // readReviews reads the folded review text of every camello.
 func readReviews(app core.App) (map[string]string, error) {
 	{
-		rows, err := app.DB().NewQuery("SELECT camello, comment FROM reviews WHERE comment != '' ORDER BY created").Rows()
+		rows, err := app.DB().NewQuery("SELECT camello, comment FROM reviews WHERE comment != '' AND sealed = FALSE ORDER BY created").Rows()
 		if err != nil {
 			return nil, err
 		}

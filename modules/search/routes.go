@@ -10,6 +10,7 @@ import (
 	"camellos/internal/bounds"
 	"camellos/internal/bus"
 	"camellos/internal/config"
+	"camellos/internal/geo"
 	"camellos/internal/httpapi"
 	"camellos/internal/readmodel"
 
@@ -55,7 +56,8 @@ func Register(app core.App) {
 		g := httpapi.API(se)
 		// POST /api/search/interpret: what a Spanish free-text search means (public).
 		g.POST("/search/interpret", h.searchInterpret)
-		// GET /api/search?query=&page=&perPage=: the camellos a search finds, ranked (public).
+		// GET /api/search?query=&lat=&lng=&barrio=&page=&perPage=: the camellos a search finds, ranked (public);
+		// "cerca de mí" with a position (or a barrio) keeps those who reach it, nearest first.
 		g.GET("/search", h.searchFind).Bind(apis.SkipSuccessActivityLog())
 		return se.Next()
 	})
@@ -69,7 +71,9 @@ type interpreter struct {
 }
 
 type interpretInput struct {
-	Query *string `json:"query"`
+	Query *string  `json:"query"`
+	Lat   *float64 `json:"lat"` // the client's position, optional (with lng)
+	Lng   *float64 `json:"lng"`
 }
 
 // searchInterpret answers 200 {interpretation}; query 1–300 characters.
@@ -86,6 +90,20 @@ func (h *interpreter) searchInterpret(e *core.RequestEvent) error {
 		query = strings.TrimSpace(*in.Query)
 		httpapi.CheckLength(v, "query", query, bounds.SearchQueryMin, bounds.SearchQueryMax)
 	}
+	var sent *geo.Point
+	switch {
+	case in.Lat == nil && in.Lng == nil:
+	case in.Lat == nil || in.Lng == nil:
+		v.Add(map[bool]string{true: "lat", false: "lng"}[in.Lat == nil], msgLatLngTogether)
+	default:
+		sent = &geo.Point{Lat: *in.Lat, Lng: *in.Lng}
+		if sent.Lat < -90 || sent.Lat > 90 {
+			v.Add("lat", msgLat)
+		}
+		if sent.Lng < -180 || sent.Lng > 180 {
+			v.Add("lng", msgLng)
+		}
+	}
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -93,7 +111,11 @@ func (h *interpreter) searchInterpret(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return e.JSON(http.StatusOK, map[string]any{"interpretation": Interpret(query, vocab, h.now(), h.loc)})
+	it := Interpret(query, vocab, h.now(), h.loc)
+	if err := locate(e.App, &it, sent); err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, map[string]any{"interpretation": it})
 }
 
 // resultJSON is one camello a search found: its public object, the score,
@@ -104,6 +126,9 @@ type resultJSON struct {
 	Score     int             `json:"score"`
 	Matched   []string        `json:"matched"`
 	FreeSlots *int            `json:"freeSlots"`
+	// DistanceKm is the rounded distance from the position used (null
+	// when the search is not by distance).
+	DistanceKm *float64 `json:"distanceKm"`
 }
 
 // searchFind answers GET /api/search?query=&page=&perPage= (public):
@@ -118,6 +143,11 @@ func (h *interpreter) searchFind(e *core.RequestEvent) error {
 		httpapi.CheckLength(v, "query", query, bounds.SearchQueryMin, bounds.SearchQueryMax)
 	}
 	page := httpapi.ReadPage(e, v)
+	q := e.Request.URL.Query()
+	sent, err := readPosition(e.App, q.Get("lat"), q.Get("lng"), q.Get("barrio"), v)
+	if err != nil {
+		return err
+	}
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -127,6 +157,9 @@ func (h *interpreter) searchFind(e *core.RequestEvent) error {
 	}
 	now := h.now()
 	it := Interpret(query, vocab, now, h.loc)
+	if err := locate(e.App, &it, sent); err != nil {
+		return err
+	}
 	res, err := find(e.App, it, h.loc, now)
 	if err != nil {
 		return err
@@ -142,6 +175,10 @@ func (h *interpreter) searchFind(e *core.RequestEvent) error {
 		if r.free >= 0 {
 			n := r.free
 			out.FreeSlots = &n
+		}
+		if res.applied.Near != nil {
+			d := geo.RoundKm(r.DistanceKm)
+			out.DistanceKm = &d
 		}
 		results = append(results, out)
 	}

@@ -245,7 +245,7 @@ func (s *seeder) ratings() error {
 // inbox gives the demo client and the demo camello a few notifications to
 // see (only when their inbox is empty).
 func (s *seeder) inbox(client *core.Record) error {
-	camUser, err := s.app.FindAuthRecordByEmail(users.Collection, CamelloEmail)
+	camUser, err := users.FindByEmail(s.app, CamelloEmail)
 	if err != nil {
 		return err
 	}

@@ -171,7 +171,7 @@ func (s *seeder) user(role, email, password, name, phone, city string) (*core.Re
 }
 
 func (s *seeder) userIn(app core.App, role, email, password, name, phone, city string) (*core.Record, error) {
-	u, err := app.FindAuthRecordByEmail(users.Collection, email)
+	u, err := users.FindByEmail(app, email)
 	if err == nil {
 		return u, nil
 	}

@@ -46,7 +46,17 @@ func Register(app core.App) {
 			se.Router.GET("/v/{version}/{path...}", s.serveVersioned)
 			se.Router.GET("/{path...}", s.serve)
 			se.Router.POST("/{path...}", s.servePost)
-			return se.Next()
+			if err := se.Next(); err != nil {
+				return err
+			}
+			// The forms sent without JavaScript reach the JSON routes
+			// through the service's own router (nojs.go).
+			mux, err := se.Router.BuildMux()
+			if err != nil {
+				return err
+			}
+			s.mux = mux
+			return nil
 		},
 		Priority: 999,
 	})
@@ -129,8 +139,9 @@ func (s *site) serve(e *core.RequestEvent) error {
 	return write(e, http.StatusOK, a.ctype, cache, a.etag, a.body, a.gz)
 }
 
-// servePost answers a form sent without JavaScript: back to the page (303),
-// whose <noscript> notice says why nothing was done. The body is never read.
+// servePost answers a form sent without JavaScript (nojs.go): sign-in and
+// publishing are done, any other form answers its page with what was typed
+// kept and a notice that it needs JavaScript.
 func (s *site) servePost(e *core.RequestEvent) error {
 	p := e.Request.PathValue("path")
 	if p == "" {
@@ -139,11 +150,7 @@ func (s *site) servePost(e *core.RequestEvent) error {
 	if strings.HasPrefix(e.Request.URL.Path, "/api/") || !strings.HasSuffix(p, ".html") || s.files[p] == nil || p == "404.html" {
 		return s.notFound(e)
 	}
-	target := e.Request.URL.Path
-	if q := e.Request.URL.RawQuery; q != "" {
-		target += "?" + q
-	}
-	return e.Redirect(http.StatusSeeOther, target)
+	return s.handleForm(e, s.files[p])
 }
 
 // notFound answers the HTML 404 page.
@@ -155,7 +162,7 @@ func (s *site) notFound(e *core.RequestEvent) error {
 // that the browser holds a session cookie (so a guest's page never asks
 // /api/me and logs a 401), and link-preview tags on a camello's profile.
 func (s *site) page(e *core.RequestEvent, a *asset, status int) error {
-	doc := s.versioned(string(a.body))
+	doc := s.versioned(s.serviceOptions(e, a.name, string(a.body)))
 	var head strings.Builder
 	for _, u := range a.preload {
 		head.WriteString(`<link rel="modulepreload" href="` + u + `">`)

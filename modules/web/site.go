@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"mime"
+	"net/http"
 	"path"
 	"regexp"
 	"sort"
@@ -32,6 +33,7 @@ type asset struct {
 type site struct {
 	version string
 	files   map[string]*asset
+	mux     http.Handler // the service's router, for forms sent without JavaScript
 }
 
 var (

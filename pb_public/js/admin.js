@@ -64,6 +64,12 @@ function pendingItem(c) {
       el('dt', {}, 'Servicios'), el('dd', {}, (c.services || []).map((s) => s.name).join(', ') || '—'),
       el('dt', {}, 'Registrado'), el('dd', {}, fmtDate(c.createdAt))),
     c.description ? el('p', { class: 'doc-list' }, c.description) : null,
+    // The photos of the document and professional card (private files:
+    // admins and the camello only), at a fixed size, opened whole on click.
+    el('div', { class: 'doc-photos' }, (c.documents || []).length
+      ? c.documents.map((u, i) => el('a', { href: u, target: '_blank', rel: 'noopener' },
+        el('img', { src: u, alt: `Foto ${i + 1} de los documentos de ${c.name}`, width: 240, height: 160, loading: 'lazy' })))
+      : el('p', { class: 'muted' }, 'No subió fotos de sus documentos.')),
     el('div', { class: 'actions' },
       el('button', { class: 'btn small', type: 'button', onclick: (ev) => decide(ev.currentTarget, 'ACTIVO', `${c.name} quedó aprobado y publicado.`) }, 'Aprobar'),
       el('button', {

@@ -177,12 +177,78 @@ function dataSection() {
     el('h3', {}, 'Eliminar la cuenta'), f);
 }
 
+// areaSection: where the camello works from (a barrio of the gazetteer,
+// or the phone's position) and how far it travels. The exact point stays
+// private; clients see the barrio and their distance.
+function areaSection(c) {
+  const [row, msg] = saveRow('Guardar zona', 'area-msg');
+  const a = c.area;
+  const byLabel = new Map(); // option label → place id
+  let tapped = null; // {lat, lng} from "Usar mi ubicación"
+  const barrio = input({ list: 'area-places', maxlength: 120, autocomplete: 'off', value: a && a.placeId ? c.neighborhood || '' : '' });
+  const list = el('datalist', { id: 'area-places' });
+  const radius = input({ type: 'number', min: 1, max: 100, step: 1, inputmode: 'numeric', value: a ? a.radiusKm : 10, required: true });
+  const where = el('p', { class: 'muted', id: 'area-now' }, a
+    ? (a.placeId ? `Trabajas desde ${c.neighborhood} y llegas hasta ${a.radiusKm} km.` : `Trabajas desde el punto que marcaste y llegas hasta ${a.radiusKm} km.`)
+    : 'Aún no dices dónde trabajas: no apareces en las búsquedas «cerca de mí».');
+  let timer = 0;
+  barrio.addEventListener('input', () => {
+    tapped = null;
+    clearTimeout(timer);
+    const q = barrio.value.trim();
+    if (q.length < 2 || byLabel.has(q)) return;
+    timer = setTimeout(async () => {
+      try {
+        const r = await api('GET', '/api/places?' + new URLSearchParams({ q, limit: 8 }));
+        list.replaceChildren(...(r.places || []).map((pl) => {
+          const label = `${pl.name} (${pl.city})`;
+          byLabel.set(label, pl.id);
+          return el('option', { value: label });
+        }));
+      } catch (e) { /* the picker helps; saving says what is wrong */ }
+    }, 200);
+  });
+  const locate = el('button', {
+    class: 'btn secondary small', type: 'button', id: 'area-locate',
+    onclick: () => {
+      if (!navigator.geolocation) { showAlert(msg, 'Tu navegador no comparte la ubicación: elige tu barrio.', 'error'); return; }
+      navigator.geolocation.getCurrentPosition((pos) => {
+        tapped = { lat: Number(pos.coords.latitude.toFixed(5)), lng: Number(pos.coords.longitude.toFixed(5)) };
+        barrio.value = '';
+        showAlert(msg, 'Usaremos tu ubicación actual como punto de partida. Guarda para confirmar.', 'ok');
+      }, () => showAlert(msg, 'No pudimos usar tu ubicación: elige tu barrio de la lista.', 'error'), { timeout: 15000 });
+    },
+  }, 'Usar mi ubicación');
+  const f = form('area-form',
+    where,
+    field('area', 'placeId', 'Barrio o localidad desde donde trabajas', barrio, 'Escribe y elige de la lista, o usa tu ubicación.'), list,
+    el('p', {}, locate),
+    field('area', 'radiusKm', 'Hasta cuántos km te desplazas', radius, 'De 1 a 100 km.'),
+    row);
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const km = Number(radius.value);
+    const id = byLabel.get(barrio.value.trim());
+    let body;
+    if (tapped) body = { ...tapped, radiusKm: km };
+    else if (id) body = { placeId: id, radiusKm: km };
+    else if (a && a.placeId && barrio.value.trim() === (c.neighborhood || '')) body = { placeId: a.placeId, radiusKm: km };
+    else { formError(f, msg, { fieldErrors: { placeId: ['Elige un barrio de la lista o usa tu ubicación'] } }); return; }
+    const r = await submitWith(f, msg, () => api('PUT', '/api/me/camello/area', body), 'Zona guardada.');
+    if (r && r.camello) {
+      const na = r.camello.area;
+      where.textContent = na.placeId ? `Trabajas desde ${r.camello.neighborhood} y llegas hasta ${na.radiusKm} km.` : `Trabajas desde el punto que marcaste y llegas hasta ${na.radiusKm} km.`;
+    }
+  });
+  return el('section', { class: 'card', id: 'zona', 'aria-labelledby': 'area-title' }, el('h2', { id: 'area-title' }, 'Dónde trabajas'), f);
+}
+
 async function main() {
   renderChrome();
   session = await requireSession();
   const u = session.user;
   const parts = [profileSection(u), passwordSection()];
-  if (session.camello) parts.push(await camelloSection(session.camello));
+  if (session.camello) parts.push(await camelloSection(session.camello), areaSection(session.camello));
   parts.push(dataSection(), el('p', {}, el('button', { class: 'btn secondary', type: 'button', onclick: logout }, 'Salir de mi cuenta')));
   const root = $('#account');
   root.replaceChildren(...parts);

@@ -1,4 +1,5 @@
-// Provider registration (POST /api/register/camello, multipart with the photo).
+// Provider registration (POST /api/register/camello, multipart with the
+// photo and the photos of the document and professional card).
 import { api, el, $, renderChrome, showAlert, formError, showFieldErrors, clearFieldErrors } from './app.js';
 import { chars, checkAccount, checkCamello, splitTrades } from './validate.js';
 
@@ -58,7 +59,12 @@ async function submit(ev) {
   const trades = splitTrades(fd.get('trades'));
   const serviceIds = fd.getAll('serviceIds');
   const file = $('#file').files[0];
+  const docs = [...$('#documents').files];
   const errs = { ...checkAccount(d, true), ...checkCamello(d, trades, serviceIds, file) };
+  if (docs.length > 2) errs.documents = ['Máximo 2 fotos de documentos'];
+  else if (docs.some((x) => !['image/jpeg', 'image/png', 'image/webp'].includes(x.type))) errs.documents = ['Cada foto debe ser JPEG, PNG o WebP'];
+  else if (docs.some((x) => x.size > 5 * 1024 * 1024)) errs.documents = ['Cada foto puede pesar máximo 5 MB'];
+  else if (docs.reduce((n, x) => n + x.size, file ? file.size : 0) > 6 * 1024 * 1024 - 65536) errs.documents = ['La foto de perfil y los documentos juntos pueden pesar máximo 6 MB'];
   if (Object.keys(errs).length) {
     formError(form, alertBox, { fieldErrors: errs });
     return;
@@ -71,6 +77,7 @@ async function submit(ev) {
   body.set('trades', JSON.stringify(trades));
   body.set('serviceIds', JSON.stringify(serviceIds));
   if (file) body.set('file', file);
+  for (const x of docs) body.append('documents', x);
   const btn = $('#submit');
   btn.disabled = true;
   btn.textContent = 'Enviando…';

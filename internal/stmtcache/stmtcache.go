@@ -1,13 +1,5 @@
-package dbwatch
-
-import (
-	"container/list"
-	"context"
-	"database/sql/driver"
-	"reflect"
-)
-
-// Prepared statements kept per connection.
+// Package stmtcache keeps prepared statements per database connection
+// (internal/dbwatch's wrapper of data.db's connections uses it).
 //
 // database/sql and dbx hand every query to the driver as text, and the
 // SQLite driver prepares it again each time: in the write-only benchmark
@@ -24,6 +16,14 @@ import (
 // statement by itself after a schema change. Access is serialised by
 // database/sql, which never uses one connection from two goroutines at
 // once.
+package stmtcache
+
+import (
+	"container/list"
+	"context"
+	"database/sql/driver"
+	"reflect"
+)
 
 // stmtCacheSize is how many statements a connection keeps prepared.
 const stmtCacheSize = 128
@@ -39,20 +39,24 @@ type cachedStmt struct {
 	el    *list.Element
 }
 
-type stmtCache struct {
+// Cache is the statements kept prepared on one connection (New); the
+// connection's wrapper runs its queries through Query and Exec and calls
+// Close before the connection closes.
+type Cache struct {
 	byQuery map[string]*cachedStmt
 	lru     *list.List // front: most recently used
 }
 
-func newStmtCache() *stmtCache {
-	return &stmtCache{byQuery: map[string]*cachedStmt{}, lru: list.New()}
+// New returns an empty cache for one connection.
+func New() *Cache {
+	return &Cache{byQuery: map[string]*cachedStmt{}, lru: list.New()}
 }
 
 // get returns the idle cached statement of query, preparing it on c when
 // needed, or nil when it cannot be used now (too long, busy, or the driver
 // cannot prepare it: the caller then runs the query uncached, which
 // reports any error).
-func (sc *stmtCache) get(ctx context.Context, c driver.Conn, query string) *cachedStmt {
+func (sc *Cache) get(ctx context.Context, c driver.Conn, query string) *cachedStmt {
 	if len(query) > stmtCacheMaxQuery {
 		return nil
 	}
@@ -87,7 +91,7 @@ func (sc *stmtCache) get(ctx context.Context, c driver.Conn, query string) *cach
 }
 
 // evict finalizes the least recently used idle statements beyond the size.
-func (sc *stmtCache) evict() {
+func (sc *Cache) evict() {
 	for el := sc.lru.Back(); el != nil && sc.lru.Len() > stmtCacheSize; {
 		prev := el.Prev()
 		cs := el.Value.(*cachedStmt)
@@ -100,8 +104,8 @@ func (sc *stmtCache) evict() {
 	}
 }
 
-// close finalizes every cached statement (before the connection closes).
-func (sc *stmtCache) close() {
+// Close finalizes every cached statement (before the connection closes).
+func (sc *Cache) Close() {
 	for _, cs := range sc.byQuery {
 		_ = cs.s.Close()
 	}
@@ -109,9 +113,9 @@ func (sc *stmtCache) close() {
 	sc.lru.Init()
 }
 
-// query runs query through its cached statement; ok is false when the
+// Query runs query through its cached statement; ok is false when the
 // caller must run it uncached.
-func (sc *stmtCache) query(ctx context.Context, c driver.Conn, query string, args []driver.NamedValue) (driver.Rows, bool, error) {
+func (sc *Cache) Query(ctx context.Context, c driver.Conn, query string, args []driver.NamedValue) (driver.Rows, bool, error) {
 	cs := sc.get(ctx, c, query)
 	if cs == nil {
 		return nil, false, nil
@@ -124,9 +128,9 @@ func (sc *stmtCache) query(ctx context.Context, c driver.Conn, query string, arg
 	return &cachedRows{Rows: rows, cs: cs}, true, nil
 }
 
-// exec runs query through its cached statement; ok is false when the
+// Exec runs query through its cached statement; ok is false when the
 // caller must run it uncached.
-func (sc *stmtCache) exec(ctx context.Context, c driver.Conn, query string, args []driver.NamedValue) (driver.Result, bool, error) {
+func (sc *Cache) Exec(ctx context.Context, c driver.Conn, query string, args []driver.NamedValue) (driver.Result, bool, error) {
 	cs := sc.get(ctx, c, query)
 	if cs == nil {
 		return nil, false, nil

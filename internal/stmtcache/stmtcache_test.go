@@ -1,4 +1,4 @@
-package dbwatch_test
+package stmtcache_test
 
 import (
 	"fmt"

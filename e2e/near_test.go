@@ -1,0 +1,110 @@
+package e2e_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"camellos/internal/testkit"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// TestNearMe: on a phone, "Cerca de mí" asks the browser for the position
+// (an emulated one in Teusaquillo, Bogotá) and lists the camellos who reach
+// it, nearest first, each with its distance; when the position is refused,
+// the barrio picker is the way, with the same answer. No axe violation,
+// no layout jump, in both states.
+//
+// From Teusaquillo (4.6430, −74.0900), worked by hand: Chapinero (4.6480,
+// −74.0620) is 3.15 km away, Kennedy (4.6165, −74.14597) 6.87 km; Suba
+// (4.7400, −74.0830, radius 5) is 10.81 km away and does not reach it.
+func TestNearMe(t *testing.T) {
+	k := testkit.New(t)
+	area := func(name string, lat, lng float64, radius int) {
+		_, _, cookie := k.CreateCamello(testkit.CamelloOpts{Name: name})
+		testkit.Expect(t, k.Put("/api/me/camello/area", cookie, map[string]any{"lat": lat, "lng": lng, "radiusKm": radius}), http.StatusOK, "")
+	}
+	area("Ana Chapinero", 4.6480, -74.0620, 10)
+	area("Beto Kennedy", 4.6165, -74.14597, 20)
+	area("Caro Suba", 4.7400, -74.0830, 5)
+
+	cards := `JSON.stringify([...document.querySelectorAll('#results .camello-card')].map((c) => c.querySelector('h3 a').textContent + ' ' + (c.querySelector('.distance') || {}).textContent))`
+	want := `["Ana Chapinero a 3,2 km","Beto Kennedy a 6,9 km"]`
+	for _, tc := range []struct {
+		name    string
+		setting cdpbrowser.PermissionSetting
+	}{
+		{"ubicacion", cdpbrowser.PermissionSettingGranted},
+		{"barrio", cdpbrowser.PermissionSettingDenied},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBrowser(t, k)
+			b.viewport(390, 844)
+			if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+				Permission: &cdpbrowser.PermissionDescriptor{Name: "geolocation"}, Setting: tc.setting, Origin: k.URL,
+			}); err != nil {
+				t.Fatalf("permission: %v", err)
+			}
+			lat, lng, acc := 4.6430, -74.0900, 50.0
+			b.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+				_, err := chromedp.Call(ctx, emulation.SetGeolocationOverride, emulation.SetGeolocationOverrideParams{Latitude: &lat, Longitude: &lng, Accuracy: &acc})
+				return err
+			}))
+			b.visit("/")
+			b.waitJS(`document.querySelector('#results').getAttribute('aria-busy') === null && document.querySelectorAll('#results .camello-card').length === 3`, "the listing")
+			b.click("#near-me")
+			if tc.name == "barrio" {
+				b.waitJS(`!document.querySelector('#barrio-form').hidden`, "the barrio picker after the refusal")
+				b.near("#barrio-why", "No pudimos usar tu ubicación", "why the picker")
+				b.typeIn([][2]string{{"#barrio", "Teusa"}})
+				b.waitJS(`[...document.querySelectorAll('#barrios option')].some((o) => o.value === 'Teusaquillo')`, "the gazetteer's suggestion")
+				b.typeIn([][2]string{{"#barrio", "quillo"}})
+				b.click(`#barrio-form button[type=submit]`)
+			}
+			b.waitJS(`document.querySelectorAll('#results .distance').length === 2 && window.__inflight === 0`, "the camellos by distance")
+			if got := b.str(cards); got != want {
+				t.Fatalf("cards %s, want %s", got, want)
+			}
+			chip := b.str(`document.querySelector('[data-filter="near"]') && document.querySelector('[data-filter="near"]').textContent`)
+			if tc.name == "ubicacion" && chip != "Cerca de ti×" || tc.name == "barrio" && chip != "Cerca de Teusaquillo×" {
+				t.Fatalf("chip %q", chip)
+			}
+			b.check("inicio-cerca-" + tc.name)
+			// The chip removed: the whole listing again, no distances.
+			b.click(`[data-filter="near"] button`)
+			b.waitJS(`document.querySelectorAll('#results .camello-card').length === 3 && !document.querySelector('#results .distance')`, "the listing again")
+		})
+	}
+}
+
+// TestCamelloSetsItsZone: on a phone, a camello picks its barrio from the
+// gazetteer and its radius in "Mi cuenta"; the listing finds it from a
+// client's position at once. No axe violation.
+func TestCamelloSetsItsZone(t *testing.T) {
+	k := testkit.New(t)
+	user, cam, _ := k.CreateCamello(testkit.CamelloOpts{Name: "Dora Zona"})
+	b := newBrowser(t, k)
+	b.viewport(390, 844)
+	b.signIn(user.Id)
+	b.visit("/cuenta.html")
+	b.waitJS(`document.querySelector('#area-form')`, "the zone form")
+	b.waitJS(`document.querySelector('#area-now').textContent.includes('Aún no dices dónde trabajas')`, "no zone yet")
+	b.typeIn([][2]string{{"#area-placeId", "Chapin"}})
+	b.waitJS(`[...document.querySelectorAll('#area-places option')].some((o) => o.value === 'Chapinero (Bogotá)')`, "the gazetteer's suggestion")
+	b.do(chromedp.SetValue(css("#area-placeId"), "Chapinero (Bogotá)"), chromedp.SetValue(css("#area-radiusKm"), "101"))
+	b.click(`#area-form button[type=submit]`)
+	b.near("#err-area-radiusKm", "de 1 a 100 km", "the radius just outside its bound")
+	b.expectConsoleErrors() // the 400 of that save
+	b.do(chromedp.SetValue(css("#area-radiusKm"), "100"))
+	b.click(`#area-form button[type=submit]`)
+	b.near("#area-msg", "Zona guardada", "the zone saved")
+	b.waitJS(`document.querySelector('#area-now').textContent === 'Trabajas desde Chapinero y llegas hasta 100 km.'`, "the zone said")
+	b.check("cuenta-zona")
+	r := k.Get("/api/camellos?lat=4.6430&lng=-74.0900", "")
+	if r.Str("camellos.0.id") != cam.Id || r.Get("camellos.0.distanceKm") != 3.2 {
+		t.Fatalf("the listing from Teusaquillo: %s", r.Raw)
+	}
+}

@@ -1,0 +1,107 @@
+// The conversation of the job page (text and up to 3 photos), live
+// through /api/events. Loaded after the job is drawn.
+import { api, el, $, fmtDate, showAlert, busy, msgBox, formError, clearFieldErrors } from './app.js';
+import { S, enc, isClient } from './trabajo.js';
+
+const seen = new Set();
+
+function messageItem(m) {
+  const mine = m.author && m.author.id === S.session.user.id;
+  return el('li', { class: 'msg' + (mine ? ' mine' : ''), 'data-id': m.id },
+    el('p', { class: 'who' }, `${mine ? 'Tú' : (m.author && m.author.name) || ''} · ${fmtDate(m.createdAt)}`),
+    m.body ? el('p', {}, m.body) : null,
+    (m.attachments || []).map((u, i) => el('a', { href: u, target: '_blank', rel: 'noopener' },
+      el('img', { src: u, alt: `Foto ${i + 1} del mensaje`, loading: 'lazy', width: 200, height: 150 }))));
+}
+
+export function addMessage(m) {
+  if (!m || seen.has(m.id) || (m.jobId && m.jobId !== S.id)) return;
+  seen.add(m.id);
+  const ul = $('#messages');
+  if (!ul) return;
+  ul.querySelector('.empty')?.remove();
+  ul.append(messageItem(m));
+  ul.scrollTop = ul.scrollHeight;
+}
+
+export async function drawChat() {
+  const section = $('#chat-box');
+  let r;
+  try {
+    r = await api('GET', `/api/jobs/${enc(S.id)}/messages?perPage=100`);
+    if (r.total > 100) r = await api('GET', `/api/jobs/${enc(S.id)}/messages?perPage=100&page=${Math.ceil(r.total / 100)}`);
+  } catch (e) {
+    section.hidden = e.status !== 403;
+    if (e.status === 403) $('#chat').replaceChildren(el('p', { class: 'muted' }, 'Podrás escribir aquí cuando cotices o te asignen este trabajo.'));
+    return false;
+  }
+  section.hidden = false;
+  const ul = el('ul', { class: 'messages', id: 'messages', 'aria-live': 'polite', 'aria-label': 'Mensajes' });
+  $('#chat').replaceChildren(ul);
+  seen.clear();
+  for (const m of r.messages || []) addMessage(m);
+  if (!(r.messages || []).length) ul.append(el('li', { class: 'empty muted' }, 'Aún no hay mensajes.'));
+  if (S.job.status !== 'CANCELADO' && S.session.user.role !== 'ADMIN') $('#chat').append(chatForm());
+  return true;
+}
+
+function chatForm() {
+  const msg = msgBox('chat-msg');
+  const quoting = isClient() && S.job.status === 'PENDIENTE'
+    ? [...new Map(S.quotes.filter((q) => q.camello).map((q) => [q.camello.id, q.camello])).values()] : [];
+  if (isClient() && S.job.status === 'PENDIENTE' && !S.job.provider && !quoting.length) {
+    return el('p', { class: 'muted', id: 'chat-form' }, 'Podrás escribir aquí cuando un camello cotice tu trabajo o lo asignes.');
+  }
+  const f = el('form', { id: 'chat-form', method: 'post', action: location.pathname + location.search, enctype: 'multipart/form-data', novalidate: true },
+    quoting.length ? el('div', { class: 'field' }, el('label', { for: 'toCamelloId' }, 'Para'),
+      el('select', { id: 'toCamelloId', name: 'toCamelloId' }, quoting.map((c) => el('option', { value: c.id }, c.name)))) : null,
+    el('div', { class: 'field' }, el('label', { for: 'body' }, 'Mensaje'),
+      el('textarea', { id: 'body', name: 'body', maxlength: 2000, rows: 3, 'aria-describedby': 'err-body' }),
+      el('p', { class: 'field-error', id: 'err-body' })),
+    el('div', { class: 'field' }, el('label', { for: 'files' }, 'Fotos (opcional, hasta 3)'),
+      el('input', { id: 'files', name: 'files', type: 'file', multiple: true, accept: 'image/jpeg,image/png,image/webp', 'aria-describedby': 'hint-files err-files' }),
+      el('p', { class: 'hint', id: 'hint-files' }, 'JPEG, PNG o WebP, máximo 5 MB cada una.'),
+      el('p', { class: 'field-error', id: 'err-files' })),
+    el('div', { class: 'save-row' }, el('button', { class: 'btn', type: 'submit' }, 'Enviar mensaje'), msg));
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    clearFieldErrors(f);
+    showAlert(msg, '');
+    const body = f.querySelector('#body').value.trim();
+    const files = [...f.querySelector('#files').files];
+    const errs = {};
+    if (!body && !files.length) errs.body = ['Escribe un mensaje o adjunta una foto'];
+    if ([...body].length > 2000) errs.body = ['Máximo 2000 caracteres'];
+    if (files.length > 3) errs.files = ['Máximo 3 fotos'];
+    else if (files.some((x) => !['image/jpeg', 'image/png', 'image/webp'].includes(x.type) || x.size > 5 * 1024 * 1024)) errs.files = ['Cada foto debe ser JPEG, PNG o WebP de máximo 5 MB'];
+    if (Object.keys(errs).length) { formError(f, msg, { fieldErrors: errs }); return; }
+    const to = f.querySelector('#toCamelloId');
+    let payload = { body };
+    if (files.length) {
+      payload = new FormData();
+      payload.set('body', body);
+      for (const x of files) payload.append('files', x);
+    }
+    if (to) payload instanceof FormData ? payload.set('toCamelloId', to.value) : (payload.toCamelloId = to.value);
+    try {
+      const r = await busy(f.querySelector('button'), () => api('POST', `/api/jobs/${enc(S.id)}/messages`, payload));
+      addMessage(r.message);
+      f.reset();
+      showAlert(msg, 'Mensaje enviado.', 'ok');
+      f.querySelector('#body').focus();
+    } catch (e) { formError(f, msg, e); }
+  });
+  return f;
+}
+
+
+// redrawForm draws the form again for the job's new state, keeping what
+// was typed.
+export function redrawForm() {
+  const old = $('#chat-form');
+  if (!old) return;
+  const typed = old.querySelector('#body')?.value;
+  const f = chatForm();
+  old.replaceWith(f);
+  if (typed && f.querySelector('#body')) f.querySelector('#body').value = typed;
+}

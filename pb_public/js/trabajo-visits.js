@@ -1,0 +1,101 @@
+// The visits of the job page: weekday and start–end, a series read as one,
+// reschedule, cancel, add to calendar, and the client's booking. Loaded
+// only when the job has a camello.
+import { api, el, $, fmtSpan, fmtSpanTz, confirmDialog, busy, tzName } from './app.js';
+import { conflictsText } from './slots.js';
+import { S, enc, isClient, isMine, bookable, say, reload, kept } from './trabajo.js';
+import { repeatFields, repeatText, slotPicker } from './trabajo-book.js';
+
+// series groups visits at the same weekday and time every 1 or 2 weeks:
+// a series reads as one ("Serie semanal: 3 citas").
+function series(list) {
+  const groups = [];
+  for (const a of list) {
+    const g = groups.find((x) => {
+      const last = x[x.length - 1];
+      const gap = (Date.parse(a.start) - Date.parse(last.start)) / 864e5;
+      return (gap === 7 || gap === 14) && (x.length < 2 || gap === (Date.parse(x[1].start) - Date.parse(x[0].start)) / 864e5);
+    });
+    if (g) g.push(a); else groups.push([a]);
+  }
+  return groups;
+}
+
+function visitRow(a, msg) {
+  const mine = isMine();
+  const row = el('li', { class: 'appt', 'data-id': a.id, 'data-status': a.status },
+    el('span', {}, el('strong', {}, fmtSpan(a.start, a.end)), a.holiday ? ` · ${a.holiday.label}` : ''));
+  const acts = el('div', { class: 'actions' });
+  // A visit cancelled from this page keeps its place, marked, until the
+  // page is opened again: the list never pulls up under the eye.
+  if (a.status === 'CANCELADA') {
+    acts.append(el('span', { class: 'status CANCELADO' }, 'Cancelada'));
+    row.append(acts);
+    return row;
+  }
+  if (bookable()) {
+    acts.append(slotPicker('Reprogramar', S.job.provider.id, async (slot, b) => {
+      if (!await confirmDialog(`¿Mover la cita del ${fmtSpan(a.start, a.end)} al ${fmtSpanTz(slot.start, slot.end)}?`, 'Sí, mover la cita')) return;
+      try {
+        await busy(b, () => api('POST', `/api/appointments/${enc(a.id)}/reschedule`, { start: slot.start }), '…');
+        await reload();
+        say($('#visits-msg'), `Cita movida al ${fmtSpanTz(slot.start, slot.end)}.`);
+      } catch (e) { say(msg, e.message, 'error'); }
+    }, 'Mover a'));
+  }
+  acts.append(el('a', { class: 'btn secondary small', href: `/api/appointments/${enc(a.id)}/ics`, download: `cita-${a.id}.ics` }, 'Añadir al calendario'),
+    el('button', {
+      class: 'btn danger small', type: 'button',
+      onclick: async (ev) => {
+        const b = ev.currentTarget;
+        if (!await confirmDialog(`¿Cancelar la cita del ${fmtSpanTz(a.start, a.end)}? El horario quedará libre${mine ? ' y se avisará al cliente' : ''}.`, 'Sí, cancelar la cita')) return;
+        try {
+          await busy(b, () => api('POST', `/api/appointments/${enc(a.id)}/cancel`));
+          (S.gone ||= new Set()).add(a.id);
+          await reload();
+          say($('#visits-msg'), 'Cita cancelada.');
+        } catch (e) { say(msg, e.message, 'error'); }
+      },
+    }, 'Cancelar cita'));
+  row.append(acts);
+  return row;
+}
+
+function bookingPanel(msg) {
+  const rep = repeatFields('book');
+  const p = slotPicker(S.visits.length ? 'Agendar otra cita' : 'Agendar cita', S.job.provider.id, async (slot, b, redraw) => {
+    const r = rep.value();
+    if (!await confirmDialog(`¿Agendar la cita del ${fmtSpanTz(slot.start, slot.end)}${repeatText(r)}?`, 'Sí, agendar')) return;
+    try {
+      const out = await busy(b, () => api('POST', `/api/jobs/${enc(S.id)}/appointments`, r ? { start: slot.start, repeat: r } : { start: slot.start }), '…');
+      const n = (out.appointments || []).length;
+      const skipped = (out.skippedHolidays || []).map((h) => h.label);
+      await reload();
+      say($('#visits-msg'), (n > 1 ? `${n} citas reservadas desde el ${fmtSpanTz(slot.start, slot.end)}` : `Cita reservada para el ${fmtSpanTz(slot.start, slot.end)}`)
+        + (skipped.length ? `. Sin cita en festivos: ${skipped.join('; ')}` : '') + '.');
+    } catch (e) {
+      say(msg, e.message + conflictsText(e), 'error');
+      if (e.status === 409) await redraw();
+    }
+  }, 'Reservar', rep.box);
+  p.id = `book-${S.job.id}`;
+  return p;
+}
+
+// drawVisits draws the visits S.visits holds.
+export function drawVisits() {
+  const section = $('#visits-box');
+  const msg = kept('visits-msg');
+  const shown = [...S.visits, ...(S.kept || [])].sort((a, b) => Date.parse(a.start) - Date.parse(b.start));
+  const groups = series(shown);
+  section.hidden = false;
+  $('#visits').replaceChildren(
+    el('p', { class: 'hint tz-label' }, `Horas en ${tzName()}.`),
+    shown.length ? el('ul', { class: 'list', 'aria-label': 'Citas' }, groups.map((g) => (g.length > 1
+      ? el('li', { class: 'series' }, el('p', { class: 'series-title' }, el('strong', {}, `Serie ${(Date.parse(g[1].start) - Date.parse(g[0].start)) / 864e5 === 7 ? 'semanal' : 'cada 2 semanas'}: ${g.length} citas`)),
+        el('ul', { class: 'list' }, g.map((a) => visitRow(a, msg))))
+      : visitRow(g[0], msg))))
+      : el('p', { class: 'muted' }, S.job.status === 'PENDIENTE' && isClient() ? 'Puedes apartar una hora mientras el camello responde.' : 'No hay citas programadas.'),
+    ...(isClient() && bookable() ? [bookingPanel(msg)] : []), msg);
+}
+
