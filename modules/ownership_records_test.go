@@ -34,11 +34,6 @@ var readsAllowed = map[string]string{
 	// The verified badge and the review authors' names, in the listing's
 	// and the reviews' queries (projections: the readmodel branch).
 	"camellos/modules/camellos users": "badge and review authors joined in the projections' queries",
-	// Merged from main at 03:35: the admin's candidates list (to move
-	// behind a camellos read).
-	"camellos/modules/admin camellos": "admin candidates list (issue 22: move to camellos)",
-	// The SSE stream's unread count on connect.
-	"camellos/modules/events notifications": "unread count of the SSE hello (issue 22: move to notifications)",
 	// Authors of messages and blocks (name, role) in one query per page.
 	"camellos/modules/messages users": "authors' name and role per page (issue 22: users.Names with roles)",
 	// search sits below camellos and catalog (camellos imports search):

@@ -151,7 +151,7 @@ func lookupSession(app core.App, hash string) *cachedSession {
 		return nil
 	}
 	user, err := app.FindRecordById(users.Collection, row.User)
-	if err != nil || user.GetBool("disabled") || user.TokenKey() != row.UserTokenKey {
+	if err != nil || users.Wrap(user).Disabled() || user.TokenKey() != row.UserTokenKey {
 		return nil
 	}
 	s = &cachedSession{id: row.ID, userID: user.Id, user: user, cachedAt: now}

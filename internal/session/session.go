@@ -183,7 +183,7 @@ func HasRole(e *core.RequestEvent, roles ...string) bool {
 	if u == nil {
 		return false
 	}
-	role := u.GetString("role")
+	role := users.Wrap(u).Role()
 	for _, r := range roles {
 		if r == role {
 			return true

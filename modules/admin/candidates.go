@@ -7,13 +7,11 @@ import (
 
 	"camellos/internal/clock"
 	"camellos/internal/httpapi"
-	"camellos/internal/text"
 	"camellos/internal/timefmt"
 	"camellos/modules/agenda"
 	"camellos/modules/camellos"
 	"camellos/modules/jobs"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -47,32 +45,21 @@ func jobCandidates(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	job, err := e.App.FindRecordById(jobs.Collection, id)
+	job, err := jobs.Find(e.App, id)
 	if err != nil {
 		return httpapi.NotFound(jobs.MsgJobNotFound)
 	}
-	city := text.Fold(job.GetString("city"))
-	service := job.GetString("service")
-	var ids []string
-	err = e.App.DB().Select("id").From(camellos.Collection).
-		Where(dbx.HashExp{"status": camellos.StatusActive}).
-		AndWhere(dbx.Or(dbx.HashExp{"cityKey": city}, dbx.NewExp("cityKey LIKE {:prefix} ESCAPE '\\'",
-			dbx.Params{"prefix": httpapi.LikePattern(city + " ")[1:]}))).
-		AndWhere(dbx.NewExp("services LIKE {:svc} ESCAPE '\\'", dbx.Params{"svc": httpapi.LikePattern(`"` + service + `"`)})).
-		Column(&ids)
-	if err != nil {
-		return err
-	}
-	recs, err := e.App.FindRecordsByIds(camellos.Collection, ids)
+	service := job.ServiceID()
+	cams, err := camellos.ActiveOffering(e.App, job.City(), service)
 	if err != nil {
 		return err
 	}
 	now := clock.Now(e.App)
-	list := make([]candidate, 0, len(recs))
-	for i, rec := range recs {
-		c := candidate{rec: rec, rating: rec.GetFloat("ratingAvg"), premium: rec.GetBool("premium"),
-			created: rec.GetString("created"), position: i}
-		if c.next, c.hasNext, err = agenda.NextFree(e.App, rec.Id, now, candidatesWindow); err != nil {
+	list := make([]candidate, 0, len(cams))
+	for i, cam := range cams {
+		c := candidate{rec: cam.ProxyRecord(), rating: cam.Rating().Average, premium: cam.Premium(),
+			created: cam.Created().String(), position: i}
+		if c.next, c.hasNext, err = agenda.NextFree(e.App, cam.Id, now, candidatesWindow); err != nil {
 			return err
 		}
 		list = append(list, c)
@@ -113,6 +100,6 @@ func jobCandidates(e *core.RequestEvent) error {
 		}
 	}
 	body := page.Answer("camellos", items, total)
-	body["job"] = map[string]any{"id": job.Id, "city": job.GetString("city"), "serviceId": service}
+	body["job"] = map[string]any{"id": job.Id, "city": job.City(), "serviceId": service}
 	return e.JSON(http.StatusOK, body)
 }

@@ -35,17 +35,18 @@ const (
 // end, status, reminderSentAt, createdAt, updatedAt} (job, camello and
 // client are ids; reminderSentAt is null until the reminder is sent).
 func AppointmentJSON(rec *core.Record) map[string]any {
+	a := appointments.Wrap(rec)
 	return map[string]any{
-		"id":             rec.Id,
-		"job":            rec.GetString("job"),
-		"camello":        rec.GetString("camello"),
-		"client":         rec.GetString("client"),
-		"start":          timefmt.ISO(rec.GetDateTime("start").Time()),
-		"end":            timefmt.ISO(rec.GetDateTime("end").Time()),
-		"status":         rec.GetString("status"),
-		"reminderSentAt": timefmt.ISODate(rec.GetDateTime("reminderSentAt")),
-		"createdAt":      timefmt.ISO(rec.GetDateTime("created").Time()),
-		"updatedAt":      timefmt.ISO(rec.GetDateTime("updated").Time()),
+		"id":             a.Id,
+		"job":            a.JobID(),
+		"camello":        a.CamelloID(),
+		"client":         a.ClientID(),
+		"start":          timefmt.ISO(a.Start()),
+		"end":            timefmt.ISO(a.End()),
+		"status":         a.Status(),
+		"reminderSentAt": timefmt.ISODate(a.ReminderSentAt()),
+		"createdAt":      timefmt.ISO(a.Created().Time()),
+		"updatedAt":      timefmt.ISO(a.Updated().Time()),
 	}
 }
 
@@ -137,7 +138,7 @@ func appointmentBook(e *core.RequestEvent) error {
 		}
 		return e.JSON(http.StatusCreated, map[string]any{"appointment": AppointmentJSON(appt.Record)})
 	}
-	camello, err := e.App.FindRecordById(camellos.Collection, job.GetString("provider"))
+	camello, err := e.App.FindRecordById(camellos.Collection, jobs.Wrap(job).ProviderID())
 	if err != nil {
 		return httpapi.Conflict(MsgJobNotBookable)
 	}
@@ -172,8 +173,8 @@ func appointmentReschedule(e *core.RequestEvent) error {
 	}
 	user := session.AuthUser(e)
 	camelloUser := ""
-	if c, err := e.App.FindRecordById(camellos.Collection, appt.CamelloID()); err == nil {
-		camelloUser = c.GetString("user")
+	if c, err := camellos.Find(e.App, appt.CamelloID()); err == nil {
+		camelloUser = c.UserID()
 	}
 	if appt.ClientID() != user.Id && camelloUser != user.Id {
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
@@ -263,10 +264,10 @@ func appointmentCancel(e *core.RequestEvent) error {
 		return httpapi.NotFound(MsgAppointmentNotFound)
 	}
 	user := session.AuthUser(e)
-	camello, _ := e.App.FindRecordById(camellos.Collection, appt.CamelloID())
+	camello, _ := camellos.Find(e.App, appt.CamelloID())
 	camelloUser := ""
 	if camello != nil {
-		camelloUser = camello.GetString("user")
+		camelloUser = camello.UserID()
 	}
 	isClient, isCamello := appt.ClientID() == user.Id, camelloUser == user.Id
 	if !isClient && !isCamello && !session.HasRole(e, users.RoleAdmin) {

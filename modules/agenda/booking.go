@@ -145,11 +145,11 @@ func SeriesStarts(start time.Time, loc *time.Location, weeks, count int) []time.
 // PERFIL) whose client holds a time while the camello answers; declining
 // (cancelling) the request cancels the held time with it.
 func Bookable(job *core.Record) bool {
-	switch job.GetString("status") {
+	switch jobs.Wrap(job).Status() {
 	case jobs.StatusAssigned, jobs.StatusInProgress:
 		return true
 	case jobs.StatusPending:
-		return job.GetString("provider") != "" && job.GetString("source") == jobs.SourceProfile
+		return jobs.Wrap(job).ProviderID() != "" && jobs.Wrap(job).Source() == jobs.SourceProfile
 	}
 	return false
 }
@@ -163,8 +163,8 @@ func bookableJob(app core.App, jobID string) (*core.Record, *core.Record, error)
 	if !Bookable(job) {
 		return nil, nil, httpapi.Conflict(MsgJobNotBookable)
 	}
-	camello, err := app.FindRecordById(camellos.Collection, job.GetString("provider"))
-	if err != nil || camello.GetString("status") != camellos.StatusActive {
+	camello, err := app.FindRecordById(camellos.Collection, jobs.Wrap(job).ProviderID())
+	if err != nil || camellos.Wrap(camello).Status() != camellos.StatusActive {
 		return nil, nil, httpapi.Conflict(jobs.MsgCamelloInactive)
 	}
 	return job, camello, nil
@@ -261,7 +261,7 @@ func bookStarts(app core.App, jobID string, starts []time.Time, series bool) ([]
 		}
 		for _, s := range starts {
 			a, err := appointments.Create(txApp, appointments.New{
-				Job: job.Id, Camello: camello.Id, Client: job.GetString("client"), Start: s})
+				Job: job.Id, Camello: camello.Id, Client: jobs.Wrap(job).ClientID(), Start: s})
 			if errors.Is(err, appointments.ErrSlotTaken) {
 				if !series {
 					return httpapi.Conflict(MsgSlotTaken)
@@ -276,7 +276,7 @@ func bookStarts(app core.App, jobID string, starts []time.Time, series bool) ([]
 		msg := notifications.Message{
 			Kind:  notifications.KindAppointmentBooked,
 			Title: "Nueva cita agendada",
-			Body:  "Cita para el trabajo: " + job.GetString("title"),
+			Body:  "Cita para el trabajo: " + jobs.Wrap(job).Title(),
 			URL:   jobs.JobURL(job.Id),
 			Data:  map[string]any{"appointmentId": out[0].Id, "jobId": job.Id, "camelloId": camello.Id},
 		}
@@ -286,10 +286,10 @@ func bookStarts(app core.App, jobID string, starts []time.Time, series bool) ([]
 				ids[i] = a.Id
 			}
 			msg.Title = "Nuevas citas agendadas"
-			msg.Body = fmt.Sprintf("%d citas para el trabajo: %s", len(out), job.GetString("title"))
+			msg.Body = fmt.Sprintf("%d citas para el trabajo: %s", len(out), jobs.Wrap(job).Title())
 			msg.Data["appointmentIds"] = ids
 		}
-		return notifications.Notify(txApp, camello.GetString("user"), msg)
+		return notifications.Notify(txApp, camellos.Wrap(camello).UserID(), msg)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -343,7 +343,7 @@ func Reschedule(app core.App, id string, start time.Time, byUserID string) (*app
 		if err != nil {
 			return err
 		}
-		for _, to := range []string{appt.ClientID(), camello.GetString("user")} {
+		for _, to := range []string{appt.ClientID(), camellos.Wrap(camello).UserID()} {
 			if to == "" || to == byUserID {
 				continue
 			}
@@ -353,7 +353,7 @@ func Reschedule(app core.App, id string, start time.Time, byUserID string) (*app
 			err := notifications.Notify(txApp, to, notifications.Message{
 				Kind:  notifications.KindAppointmentRescheduled,
 				Title: "Cita reprogramada",
-				Body: "La cita del trabajo " + job.GetString("title") + " pasó del " +
+				Body: "La cita del trabajo " + jobs.Wrap(job).Title() + " pasó del " +
 					local(appt.Start()) + " al " + local(start),
 				URL: jobs.JobURL(job.Id),
 				Data: map[string]any{"appointmentId": appt.Id, "jobId": job.Id, "camelloId": camello.Id,

@@ -120,7 +120,7 @@ func feedCredential(user *core.Record) string {
 // feedOwner returns the feed's owner while the feed is alive, or nil.
 func feedOwner(app core.App, feed *core.Record) *core.Record {
 	user, err := app.FindRecordById(users.Collection, feed.GetString("user"))
-	if err != nil || user.GetBool("disabled") {
+	if err != nil || users.Wrap(user).Disabled() {
 		return nil
 	}
 	if !hmac.Equal([]byte(feed.GetString("credential")), []byte(feedCredential(user))) {
@@ -134,7 +134,7 @@ func feedOwner(app core.App, feed *core.Record) *core.Record {
 // (feedOwner refuses it meanwhile, whatever path disabled the user).
 func bindFeedLifecycle(app core.App) {
 	bus.Of(app).UserChanged.BindFunc(func(e *bus.Change) error {
-		if e.Record.GetBool("disabled") {
+		if users.Wrap(e.Record).Disabled() {
 			if feed, err := e.App.FindFirstRecordByData(CalendarFeedsCollection, "user", e.Record.Id); err == nil {
 				if err := e.App.Delete(feed); err != nil {
 					e.App.Logger().Warn("calendar feed of a disabled user not deleted", "user", e.Record.Id, "error", err)

@@ -39,8 +39,8 @@ func meExport(e *core.RequestEvent) error {
 	ev := &bus.Export{App: e.App, User: user, Data: map[string]any{}}
 	err = bus.Of(e.App).UserExporting.Trigger(ev, func(ev *bus.Export) error {
 		u := UserJSON(ev.User)
-		u["disabled"] = ev.User.GetBool("disabled")
-		u["updatedAt"] = timefmt.ISO(ev.User.GetDateTime("updated").Time())
+		u["disabled"] = users.Wrap(ev.User).Disabled()
+		u["updatedAt"] = timefmt.ISO(users.Wrap(ev.User).Updated().Time())
 		ev.Data["user"] = u
 		sessions, err := sessionsOf(ev.App, ev.User.Id, tokenHash(session.SessionToken(e.Request)))
 		if err != nil {
@@ -132,7 +132,7 @@ func meDelete(l *limiters) func(e *core.RequestEvent) error {
 			return httpapi.Unauthorized(MsgBadCredentials)
 		}
 		l.erase.reset(key)
-		if user.GetString("role") == users.RoleAdmin && !user.GetBool("disabled") {
+		if users.Wrap(user).Role() == users.RoleAdmin && !users.Wrap(user).Disabled() {
 			others, err := e.App.CountRecords(users.Collection, dbx.HashExp{"role": users.RoleAdmin, "disabled": false},
 				dbx.Not(dbx.HashExp{"id": user.Id}))
 			if err != nil {

@@ -60,7 +60,7 @@ func sessionLogin() func(e *core.RequestEvent) error {
 		if !ok {
 			return httpapi.Unauthorized(MsgBadCredentials)
 		}
-		if user.GetBool("disabled") {
+		if users.Wrap(user).Disabled() {
 			return httpapi.Forbidden("Tu cuenta está deshabilitada")
 		}
 		token, err := session.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())

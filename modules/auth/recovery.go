@@ -110,7 +110,7 @@ func passwordForgot(l *limiters) func(e *core.RequestEvent) error {
 // queues its mail; for any other address it does nothing.
 func sendResetLink(app core.App, email string) {
 	user, err := users.FindByEmail(app, email)
-	if err != nil || user.GetBool("disabled") || user.Email() == "" {
+	if err != nil || users.Wrap(user).Disabled() || user.Email() == "" {
 		return
 	}
 	token, err := issueToken(app, user.Id, PurposeReset, ResetLifetime)
@@ -125,7 +125,7 @@ func sendResetLink(app core.App, email string) {
 
 // queueMail renders a link mail of kind for user and queues it.
 func queueMail(app core.App, user *core.Record, kind, href string) error {
-	r, err := mail.Render(kind, map[string]any{"Name": user.GetString("name"), "Link": href})
+	r, err := mail.Render(kind, map[string]any{"Name": users.Wrap(user).Name(), "Link": href})
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func passwordReset(l *limiters) func(e *core.RequestEvent) error {
 			return httpapi.BadRequest(MsgBadLink)
 		}
 		user, err := e.App.FindRecordById(users.Collection, userID)
-		if err != nil || user.GetBool("disabled") {
+		if err != nil || users.Wrap(user).Disabled() {
 			l.resetIP.fail(e.RealIP())
 			return httpapi.BadRequest(MsgBadLink)
 		}

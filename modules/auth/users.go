@@ -20,16 +20,17 @@ const MsgEmailTaken = users.MsgEmailTaken
 func NormalizeEmail(s string) string { return users.NormalizeEmail(s) }
 
 // UserJSON is the User object: never any password or token field.
-func UserJSON(u *core.Record) map[string]any {
+func UserJSON(rec *core.Record) map[string]any {
+	u := users.Wrap(rec)
 	return map[string]any{
 		"id":        u.Id,
 		"email":     u.Email(),
-		"role":      u.GetString("role"),
-		"name":      u.GetString("name"),
-		"phone":     u.GetString("phone"),
-		"city":      u.GetString("city"),
+		"role":      u.Role(),
+		"name":      u.Name(),
+		"phone":     u.Phone(),
+		"city":      u.City(),
 		"verified":  u.Verified(),
-		"createdAt": timefmt.ISO(u.GetDateTime("created").Time()),
+		"createdAt": timefmt.ISO(u.Created().Time()),
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 func mailAddress(u *core.Record) mail.Address {
-	return mail.Address{Name: u.GetString("name"), Address: u.Email()}
+	return mail.Address{Name: users.Wrap(u).Name(), Address: u.Email()}
 }
 
 // SendVerification mails a new verification link to a user whose address
@@ -69,7 +69,7 @@ func emailVerify(l *limiters) func(e *core.RequestEvent) error {
 			if err != nil {
 				return err
 			}
-			if user.GetBool("disabled") {
+			if users.Wrap(user).Disabled() {
 				return httpapi.BadRequest(MsgBadLink)
 			}
 			return markVerified(tx, user)

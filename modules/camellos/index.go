@@ -511,7 +511,7 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 			if id := l.byUser[e.Record.Id]; id != "" {
 				x.patch(id)
 			}
-		} else if e.Record.GetString("role") == users.RoleCamello || hasProfile(e.App, e.Record.Id) {
+		} else if users.Wrap(e.Record).Role() == users.RoleCamello || hasProfile(e.App, e.Record.Id) {
 			// a build under way may have read the user before this write
 			x.cache.Invalidate()
 		}

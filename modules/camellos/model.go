@@ -98,7 +98,7 @@ func PrivateFor(reader, rec *core.Record) bool {
 	if reader == nil {
 		return false
 	}
-	r := privacy.Relation{Admin: reader.GetString("role") == users.RoleAdmin,
+	r := privacy.Relation{Admin: users.Wrap(reader).Role() == users.RoleAdmin,
 		Self: rec != nil && rec.GetString("user") == reader.Id}
 	return privacy.Visible(privacy.Phone, r) && privacy.Visible(privacy.DocumentID, r) && privacy.Visible(privacy.BasePoint, r)
 }

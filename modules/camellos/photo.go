@@ -23,7 +23,7 @@ func readerOf(rec, user *core.Record) privacy.Relation {
 	if user == nil {
 		return privacy.Relation{}
 	}
-	return privacy.Relation{Self: user.Id == rec.GetString(FieldUser), Admin: user.GetString("role") == users.RoleAdmin}
+	return privacy.Relation{Self: user.Id == rec.GetString(FieldUser), Admin: users.Wrap(user).Role() == users.RoleAdmin}
 }
 
 // DocumentsVisible answers, for PocketBase's file route (modules/files),

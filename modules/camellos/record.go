@@ -2,8 +2,12 @@ package camellos
 
 import (
 	"camellos/internal/geo"
+	"camellos/internal/httpapi"
+	"camellos/internal/text"
 
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/types"
 )
 
 // Camello is a typed camellos record (a provider's profile).
@@ -59,7 +63,7 @@ func (c *Camello) Timezone() string { return c.GetString(FieldTimezone) }
 
 // Rating is the camello's review average and count.
 func (c *Camello) Rating() Rating {
-	return Rating{Average: c.GetFloat("ratingAvg"), Count: c.GetInt("ratingCount")}
+	return Rating{Average: c.GetFloat(FieldRatingAvg), Count: c.GetInt(FieldRatingCount)}
 }
 
 // City is the camello's city.
@@ -67,6 +71,34 @@ func (c *Camello) City() string { return c.GetString(FieldCity) }
 
 // Description is the camello's public description.
 func (c *Camello) Description() string { return c.GetString(FieldDescription) }
+
+// Created is when the profile was created.
+func (c *Camello) Created() types.DateTime { return c.GetDateTime(FieldCreated) }
+
+// ActiveOffering lists the ACTIVO camellos who offer serviceID in city
+// (folded; "Bogotá" also finds "Bogotá D.C."), in id order.
+func ActiveOffering(app core.App, city, serviceID string) ([]*Camello, error) {
+	key := text.Fold(city)
+	var ids []string
+	err := app.DB().Select("id").From(Collection).
+		Where(dbx.HashExp{FieldStatus: StatusActive}).
+		AndWhere(dbx.Or(dbx.HashExp{FieldCityKey: key}, dbx.NewExp(FieldCityKey+" LIKE {:prefix} ESCAPE '\\'",
+			dbx.Params{"prefix": httpapi.LikePattern(key + " ")[1:]}))).
+		AndWhere(dbx.NewExp(FieldServices+" LIKE {:svc} ESCAPE '\\'", dbx.Params{"svc": httpapi.LikePattern(`"` + serviceID + `"`)})).
+		Column(&ids)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := app.FindRecordsByIds(Collection, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Camello, len(recs))
+	for i, r := range recs {
+		out[i] = Wrap(r)
+	}
+	return out, nil
+}
 
 // WorkArea is the camello's work area; ok is false when none is set.
 func (c *Camello) WorkArea() (a WorkArea, ok bool) {

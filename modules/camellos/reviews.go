@@ -2,6 +2,7 @@ package camellos
 
 import (
 	"errors"
+	"github.com/pocketbase/pocketbase/tools/types"
 
 	"camellos/internal/bus"
 	"camellos/internal/readmodel"
@@ -35,13 +36,21 @@ func OnReviewChanged(app core.App) *hook.Hook[*bus.Change] {
 // The jobs module checks the review's job really happened with that
 // camello and client (docs/api/jobs.md, "Reviews"). A listener refuses by
 // returning an error.
+// JobID, CamelloID and ClientID are the review's, read for the listeners
+// (which need not call back into camellos).
 type ReviewValidateEvent struct {
 	hook.Event
-	App    core.App
-	Review *ReviewRecord
+	App                        core.App
+	Review                     *ReviewRecord
+	JobID, CamelloID, ClientID string
 }
 
 const reviewValidateKey = "camellos.reviews.validate"
+
+// newReviewValidate is the validation event of r.
+func newReviewValidate(app core.App, r *ReviewRecord) *ReviewValidateEvent {
+	return &ReviewValidateEvent{App: app, Review: r, JobID: r.JobID(), CamelloID: r.CamelloID(), ClientID: r.ClientID()}
+}
 
 // OnReviewValidate is the app's review validation event.
 func OnReviewValidate(app core.App) *hook.Hook[*ReviewValidateEvent] {
@@ -57,7 +66,7 @@ func OnReviewValidate(app core.App) *hook.Hook[*ReviewValidateEvent] {
 // a record too).
 func bindReviewEvents(app core.App) {
 	app.OnRecordValidate(ReviewsCollection).BindFunc(func(e *core.RecordEvent) error {
-		if err := OnReviewValidate(e.App).Trigger(&ReviewValidateEvent{App: e.App, Review: WrapReview(e.Record)}); err != nil {
+		if err := OnReviewValidate(e.App).Trigger(newReviewValidate(e.App, WrapReview(e.Record))); err != nil {
 			return err
 		}
 		return e.Next()
@@ -119,6 +128,9 @@ func (r *ReviewRecord) ClientID() string { return r.GetString("client") }
 
 // Rating is 1 to 5.
 func (r *ReviewRecord) Rating() int { return r.GetInt("rating") }
+
+// Created is when the review was written.
+func (r *ReviewRecord) Created() types.DateTime { return r.GetDateTime("created") }
 
 // Comment is the client's comment ("" when none).
 func (r *ReviewRecord) Comment() string { return r.GetString("comment") }

@@ -35,6 +35,12 @@ const (
 	FieldNotes            = "notes"
 	FieldRejectionReason  = "rejectionReason"
 	FieldTimezone         = "timezone"
+	FieldCityKey          = "cityKey"
+	FieldRatingAvg        = "ratingAvg"
+	FieldRatingCount      = "ratingCount"
+	FieldSearchText       = "searchText"
+	FieldCreated          = "created"
+	FieldUpdated          = "updated"
 	// Where the camello works from ("cerca de mí"): the base point is
 	// private (privacy.BasePoint), the listing answers only distances.
 	FieldBaseLat   = "baseLat"

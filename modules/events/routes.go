@@ -28,7 +28,7 @@ func Register(app core.App) {
 	})
 	// A committed change of a job reaches its client's and its camello's streams.
 	jobs.OnJobChanged(app).BindFunc(func(e *jobs.JobChange) error {
-		Publish(e.App, jobEvent(e.Job.Id, jobs.Wrap(e.Job).Status()), jobs.Wrap(e.Job).ClientID(), e.ProviderUser)
+		Publish(e.App, jobEvent(e.JobID, e.Status), e.ClientID, e.ProviderUser)
 		return e.Next()
 	})
 

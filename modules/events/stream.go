@@ -11,7 +11,6 @@ import (
 	"camellos/internal/session"
 	"camellos/modules/notifications"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -138,16 +137,7 @@ func (w *writer) event(ev Event) {
 // replay returns, oldest first, the caller's inbox items created after the
 // notification lastID (none when lastID is not one of the caller's).
 func replay(app core.App, userID, lastID string) ([]Event, error) {
-	last, err := app.FindRecordById(notifications.Collection, lastID)
-	if err != nil || last.GetString("user") != userID {
-		return nil, nil
-	}
-	created := last.GetString("created")
-	var recs []*core.Record
-	err = app.RecordQuery(notifications.Collection).
-		Where(dbx.HashExp{"user": userID}).
-		AndWhere(dbx.NewExp("(created > {:c} OR (created = {:c} AND id > {:id}))", dbx.Params{"c": created, "id": lastID})).
-		OrderBy("created ASC", "id ASC").Limit(maxReplay).All(&recs)
+	recs, err := notifications.InboxAfter(app, userID, lastID, maxReplay)
 	if err != nil {
 		return nil, err
 	}

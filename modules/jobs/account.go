@@ -90,11 +90,12 @@ func bindDataRights(app core.App) {
 // reviewsJSON renders reviews for an export.
 func reviewsJSON(recs []*core.Record) []map[string]any {
 	out := make([]map[string]any, 0, len(recs))
-	for _, r := range recs {
+	for _, rec := range recs {
+		r := camellos.WrapReview(rec)
 		out = append(out, map[string]any{
-			"id": r.Id, "job": r.GetString("job"), "camello": r.GetString("camello"), "client": r.GetString("client"),
-			"rating": r.GetInt("rating"), "comment": r.GetString("comment"),
-			"createdAt": timefmt.ISO(r.GetDateTime("created").Time()),
+			"id": r.Id, "job": r.JobID(), "camello": r.CamelloID(), "client": r.ClientID(),
+			"rating": r.Rating(), "comment": r.Comment(),
+			"createdAt": timefmt.ISO(r.Created().Time()),
 		})
 	}
 	return out

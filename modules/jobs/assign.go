@@ -87,12 +87,12 @@ func Assign(app core.App, jobID, camelloID string) error {
 		if err := providerSet(txApp, job.Id, camello.Id); err != nil {
 			return err
 		}
-		title := job.GetString("title")
-		if err := notifyJob(txApp, job.GetString("client"), job, notifications.KindJobAssigned,
-			"Tu trabajo fue asignado", camello.GetString("name")+" atenderá tu trabajo: "+title); err != nil {
+		title := Wrap(job).Title()
+		if err := notifyJob(txApp, Wrap(job).ClientID(), job, notifications.KindJobAssigned,
+			"Tu trabajo fue asignado", camellos.Wrap(camello).Name()+" atenderá tu trabajo: "+title); err != nil {
 			return err
 		}
-		return notifyJob(txApp, camello.GetString("user"), job, notifications.KindJobAssigned,
+		return notifyJob(txApp, camellos.Wrap(camello).UserID(), job, notifications.KindJobAssigned,
 			"Te asignaron un trabajo", "Nuevo trabajo asignado: "+title)
 	})
 }
@@ -100,7 +100,7 @@ func Assign(app core.App, jobID, camelloID string) error {
 // assignConflict is the 409 of an assignment the job's or the camello's
 // state forbids (takesProvider, assignable), or nil.
 func assignConflict(job, camello *core.Record) error {
-	status, provider := job.GetString("status"), job.GetString("provider")
+	status, provider := Wrap(job).Status(), Wrap(job).ProviderID()
 	switch {
 	case !takesProvider(status, provider) && status != StatusPending:
 		return httpapi.Conflict(MsgNotPending)

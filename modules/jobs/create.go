@@ -67,7 +67,7 @@ func jobCreate(e *core.RequestEvent) error {
 	}
 	if in.CamelloID != nil && camelloID != "" {
 		rec, err := e.App.FindRecordById(camellos.Collection, camelloID)
-		if !httpapi.ValidID(camelloID) || err != nil || rec.GetString("status") != camellos.StatusActive {
+		if !httpapi.ValidID(camelloID) || err != nil || camellos.Wrap(rec).Status() != camellos.StatusActive {
 			v.Add("camelloId", "Camello no encontrado o no disponible")
 		}
 		camello = rec
@@ -111,7 +111,7 @@ func jobCreate(e *core.RequestEvent) error {
 		if camello == nil {
 			return nil
 		}
-		return notifyJob(txApp, camello.GetString("user"), job, KindRequest,
+		return notifyJob(txApp, camellos.Wrap(camello).UserID(), job, KindRequest,
 			"Nueva solicitud de trabajo", "Un cliente te pidió: "+title)
 	})
 	settle(err != nil) // a refused request used up nothing

@@ -69,17 +69,17 @@ func bindHooks(app core.App) {
 	// per job (the reviews' unique index). Every path that saves a review
 	// obeys it: our route, the dashboard, a record save.
 	camellos.OnReviewValidate(app).BindFunc(func(e *camellos.ReviewValidateEvent) error {
-		job, err := e.App.FindRecordById(Collection, e.Review.JobID())
+		job, err := e.App.FindRecordById(Collection, e.JobID)
 		if err != nil {
 			return httpapi.FieldRuleError("job", "Trabajo inexistente")
 		}
 		if job.GetString("status") != StatusCompleted {
 			return httpapi.FieldRuleError("job", MsgReviewNotDone)
 		}
-		if job.GetString("client") != e.Review.ClientID() {
+		if job.GetString("client") != e.ClientID {
 			return httpapi.FieldRuleError("client", "La reseña debe ser del cliente del trabajo")
 		}
-		if job.GetString("provider") == "" || job.GetString("provider") != e.Review.CamelloID() {
+		if job.GetString("provider") == "" || job.GetString("provider") != e.CamelloID {
 			return httpapi.FieldRuleError("camello", "La reseña debe ser del camello que hizo el trabajo")
 		}
 		return e.Next()

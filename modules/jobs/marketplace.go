@@ -71,13 +71,24 @@ func providerSet(txApp core.App, jobID, camelloID string) error {
 
 // JobChange tells that a job was written and committed; Job is the record
 // as written (for a conditional UPDATE, as read back in its transaction),
-// ProviderUser the user behind its camello ("" without one). App may be a
-// finished transaction: listeners read what they need from the event.
+// ProviderUser the user behind its camello ("" without one); JobID, Status
+// and ClientID are read from Job for the listeners, which need not call
+// back into jobs. App may be a finished transaction: listeners read what
+// they need from the event.
 type JobChange struct {
 	hook.Event
 	App          core.App
 	Job          *core.Record
+	JobID        string
+	Status       string
+	ClientID     string
 	ProviderUser string
+}
+
+// newJobChange is the change event of job.
+func newJobChange(app core.App, job *core.Record, providerUser string) *JobChange {
+	j := Wrap(job)
+	return &JobChange{App: app, Job: job, JobID: job.Id, Status: j.Status(), ClientID: j.ClientID(), ProviderUser: providerUser}
 }
 
 // JobCancelled tells, inside the transaction that saves it, that a job
@@ -157,7 +168,7 @@ func changedAfterCommit(txApp core.App, jobID string) {
 	providerUser := ProviderUserID(txApp, job)
 	tx.OnComplete(func(txErr error) error {
 		if txErr == nil {
-			if err := OnJobChanged(txApp).Trigger(&JobChange{App: txApp, Job: job, ProviderUser: providerUser}); err != nil {
+			if err := OnJobChanged(txApp).Trigger(newJobChange(txApp, job, providerUser)); err != nil {
 				txApp.Logger().Error("jobs: change event", "error", err.Error())
 			}
 		}
@@ -169,10 +180,12 @@ func changedAfterCommit(txApp core.App, jobID string) {
 // agreed price, with one conditional UPDATE run with txApp (the caller's
 // transaction): the job must still be PENDIENTE, without provider or
 // requested from this very camello. Of racing assignments exactly one
-// changes the row; the others get 409. The camello must be ACTIVO.
+// changes the row; the others get 409. The camello must be ACTIVO. It
+// fires no OnProviderSet: the caller, the quotes owner, closes the job's
+// other quotes itself in the same transaction (no call back into quotes).
 func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 	c, err := txApp.FindRecordById(camellos.Collection, camelloID)
-	if err != nil || c.GetString("status") != camellos.StatusActive {
+	if err != nil || camellos.Wrap(c).Status() != camellos.StatusActive {
 		return httpapi.Conflict(MsgCamelloInactive)
 	}
 	res, err := txApp.DB().NewQuery(
@@ -186,7 +199,7 @@ func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 		return httpapi.Conflict(MsgNoLongerPending)
 	}
 	changedAfterCommit(txApp, jobID)
-	return providerSet(txApp, jobID, camelloID)
+	return nil
 }
 
 // bindMarketplaceHooks keeps the folded city of every saved job and emits
@@ -213,7 +226,7 @@ func bindMarketplaceHooks(app core.App) {
 		return OnJobCancelled(e.App).Trigger(&JobCancelled{App: e.App, JobID: e.Record.Id, By: e.Record.GetString("cancelledBy")})
 	})
 	app.OnRecordAfterUpdateSuccess(Collection).BindFunc(func(e *core.RecordEvent) error {
-		change := &JobChange{App: e.App, Job: e.Record, ProviderUser: ProviderUserID(e.App, e.Record)}
+		change := newJobChange(e.App, e.Record, ProviderUserID(e.App, e.Record))
 		if err := OnJobChanged(e.App).Trigger(change); err != nil {
 			e.App.Logger().Error("jobs: change event", "error", err.Error())
 		}
@@ -236,7 +249,7 @@ func Relation(user, job, userCamello *core.Record) privacy.Relation {
 		return privacy.Relation{JobStatus: job.GetString("status")}
 	}
 	return privacy.Relation{
-		Admin:     user.GetString("role") == users.RoleAdmin,
+		Admin:     users.Wrap(user).Role() == users.RoleAdmin,
 		Client:    job.GetString("client") == user.Id,
 		Provider:  userCamello != nil && job.GetString("provider") == userCamello.Id,
 		JobStatus: job.GetString("status"),
@@ -254,7 +267,7 @@ func AddressVisible(app core.App, user, job *core.Record, userCamello *core.Reco
 // in the same order) that user may not read it in.
 func Redact(app core.App, user *core.Record, recs []*core.Record, list []map[string]any) {
 	var cam *core.Record
-	if user != nil && user.GetString("role") == users.RoleCamello {
+	if user != nil && users.Wrap(user).Role() == users.RoleCamello {
 		cam = CamelloOfUser(app, user.Id)
 	}
 	for i, r := range recs {

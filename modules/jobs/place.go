@@ -38,7 +38,7 @@ func (s Summary) AddressFor(user *core.Record, camelloID string) string {
 		return ""
 	}
 	r := privacy.Relation{
-		Admin:     user.GetString("role") == users.RoleAdmin,
+		Admin:     users.Wrap(user).Role() == users.RoleAdmin,
 		Client:    s.ClientID == user.Id,
 		Provider:  camelloID != "" && s.ProviderID == camelloID,
 		JobStatus: s.Status,

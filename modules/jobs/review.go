@@ -81,7 +81,7 @@ func jobReview(e *core.RequestEvent) error {
 	var review *camellos.ReviewRecord
 	err = writeReview(e.App, job.Id, func(txApp core.App, job *core.Record) error {
 		rv, err := camellos.AddReview(txApp, camellos.NewReview{
-			JobID: job.Id, CamelloID: job.GetString("provider"), ClientID: job.GetString("client"),
+			JobID: job.Id, CamelloID: Wrap(job).ProviderID(), ClientID: Wrap(job).ClientID(),
 			Rating: rating, Comment: comment,
 		})
 		if errors.Is(err, camellos.ErrAlreadyReviewed) {
@@ -99,7 +99,7 @@ func jobReview(e *core.RequestEvent) error {
 		"camelloId": review.CamelloID(),
 		"rating":    review.Rating(),
 		"comment":   review.Comment(),
-		"createdAt": timefmt.ISO(review.GetDateTime(camellos.FieldReviewCreated).Time()),
+		"createdAt": timefmt.ISO(review.Created().Time()),
 	}
 	if review.PublishAt() != "" { // double-blind: say whether it is published yet
 		full := camellos.ReviewJSON(review)
@@ -127,7 +127,7 @@ func jobClientReview(e *core.RequestEvent) error {
 	var review *camellos.ClientReview
 	err = writeReview(e.App, job.Id, func(txApp core.App, job *core.Record) error {
 		rv, err := camellos.AddClientReview(txApp, camellos.NewClientReview{
-			JobID: job.Id, CamelloID: job.GetString("provider"), ClientID: job.GetString("client"),
+			JobID: job.Id, CamelloID: Wrap(job).ProviderID(), ClientID: Wrap(job).ClientID(),
 			Rating: rating, Comment: comment,
 		})
 		if errors.Is(err, camellos.ErrAlreadyClientReviewed) {
@@ -150,7 +150,7 @@ func writeReview(app core.App, jobID string, add func(txApp core.App, job *core.
 		if err != nil {
 			return err
 		}
-		if job.GetString("status") != StatusCompleted {
+		if Wrap(job).Status() != StatusCompleted {
 			return httpapi.Conflict(MsgReviewNotDone)
 		}
 		return add(txApp, job)
@@ -182,7 +182,7 @@ func jobReviews(e *core.RequestEvent) error {
 	} else if terms.Blind {
 		windowEnds = timefmt.ISO(terms.Until)
 	}
-	if refusal == nil && job.GetString("status") != StatusCompleted {
+	if refusal == nil && Wrap(job).Status() != StatusCompleted {
 		refusal = MsgReviewNotDone
 	}
 	side := func(r *camellos.ReviewRecord, author bool) map[string]any {

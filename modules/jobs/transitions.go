@@ -81,7 +81,7 @@ func futureVisits(txApp core.App, job *core.Record) ([]futureVisit, string, erro
 	}
 	zone := ""
 	if c, err := txApp.FindRecordById(camellos.Collection, job.GetString("provider")); err == nil {
-		zone = c.GetString("timezone")
+		zone = camellos.Wrap(c).Timezone()
 	}
 	loc := ReminderLocation(zone, config.Of(txApp).Timezone)
 	out := make([]futureVisit, len(spans))
@@ -116,7 +116,7 @@ func camelloStep(e *core.RequestEvent, s step) error {
 		}
 		if s.to == StatusAssigned {
 			c, err := txApp.FindRecordById(camellos.Collection, job.GetString("provider"))
-			if err != nil || c.GetString("status") != camellos.StatusActive {
+			if err != nil || camellos.Wrap(c).Status() != camellos.StatusActive {
 				return httpapi.Conflict(MsgCamelloInactive)
 			}
 		}

@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"camellos/modules/jobs"
 	"database/sql"
 	"errors"
 	"net/http"
@@ -43,13 +44,13 @@ const (
 // Reading is not affected. It runs in Post and in the record hook, so the
 // dashboard and the generic API obey it too.
 func writeRefusal(app core.App, job *core.Record, camelloID, authorID string) (int, string) {
-	other := job.GetString("client")
+	other := jobs.Wrap(job).ClientID()
 	if authorID != other {
 		cam, err := app.FindRecordById(camellos.Collection, camelloID)
-		if err != nil || cam.GetString("status") != camellos.StatusActive {
+		if err != nil || camellos.Wrap(cam).Status() != camellos.StatusActive {
 			return http.StatusForbidden, MsgCamelloInactive
 		}
-		if job.GetString("provider") != camelloID && !quotes.HasLiveQuote(app, job.Id, camelloID) {
+		if jobs.Wrap(job).ProviderID() != camelloID && !quotes.HasLiveQuote(app, job.Id, camelloID) {
 			return http.StatusConflict, MsgQuoteRejected
 		}
 	} else {
@@ -57,7 +58,7 @@ func writeRefusal(app core.App, job *core.Record, camelloID, authorID string) (i
 		if err != nil {
 			return http.StatusBadRequest, MsgNotParticipant
 		}
-		other = cam.GetString("user")
+		other = camellos.Wrap(cam).UserID()
 	}
 	if isBlocked(app, job.Id, other, authorID) {
 		return http.StatusConflict, MsgBlocked
@@ -89,7 +90,7 @@ func blockTarget(app core.App, a Access, caller *core.Record, userID string) err
 		if err != nil || !participates(app, a.Job, cam.Id) {
 			return httpapi.FieldError("userId", MsgBlockTarget)
 		}
-	case userID != a.Job.GetString("client"):
+	case userID != jobs.Wrap(a.Job).ClientID():
 		return httpapi.FieldError("userId", MsgBlockTarget)
 	}
 	return nil

@@ -163,8 +163,8 @@ func messagePost(e *core.RequestEvent) error {
 			to = strings.TrimSpace(*in.ToCamelloID)
 		}
 		switch {
-		case to == "" && a.Job.GetString("provider") != "":
-			thread = a.Job.GetString("provider")
+		case to == "" && jobs.Wrap(a.Job).ProviderID() != "":
+			thread = jobs.Wrap(a.Job).ProviderID()
 		case to == "":
 			v.Add("toCamelloId", "Es obligatorio: indica a qué camello respondes")
 		case !httpapi.ValidID(to):
@@ -226,9 +226,9 @@ func Post(app core.App, jobID, camelloID string, author *core.Record, body strin
 			return err
 		}
 		out = list[0]
-		recipient := job.GetString("client")
+		recipient := jobs.Wrap(job).ClientID()
 		if author.Id == recipient {
-			recipient = cam.GetString("user")
+			recipient = camellos.Wrap(cam).UserID()
 		}
 		if err := notify(txApp, recipient, author, job, rec, body); err != nil {
 			return err

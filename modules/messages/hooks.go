@@ -45,7 +45,7 @@ func bindHooks(app core.App) {
 		if err != nil {
 			return httpapi.FieldRuleError("author", "Autor no encontrado")
 		}
-		if author.Id != job.GetString("client") {
+		if author.Id != jobs.Wrap(job).ClientID() {
 			cam := jobs.CamelloOfUser(e.App, author.Id)
 			if cam == nil || cam.Id != camello {
 				return httpapi.FieldRuleError("author", "El autor no participa en esta conversación")

@@ -71,13 +71,13 @@ func AccessOf(app core.App, user, job *core.Record) (Access, bool) {
 func accessTo(app core.App, user *core.Record, job jobs.Parties) (Access, bool) {
 	a := Access{}
 	switch {
-	case user.GetString("role") == users.RoleAdmin:
+	case users.Wrap(user).Role() == users.RoleAdmin:
 		a.Admin = true
 		return a, true
 	case job.Client == user.Id:
 		a.Client = true
 		return a, true
-	case user.GetString("role") != users.RoleCamello:
+	case users.Wrap(user).Role() != users.RoleCamello:
 		return a, false
 	}
 	cam, ok, err := camellos.CachedOfUser(app, user.Id)
@@ -104,11 +104,11 @@ func participatesIn(app core.App, job jobs.Parties, camelloID string) bool {
 
 // writeConflict is the 409 of a job whose conversation is closed, or nil.
 func writeConflict(job *core.Record, now time.Time) error {
-	switch job.GetString("status") {
+	switch jobs.Wrap(job).Status() {
 	case jobs.StatusCancelled:
 		return httpapi.Conflict(MsgCancelledJob)
 	case jobs.StatusCompleted:
-		if now.Sub(job.GetDateTime("updated").Time()) > ClosedAfter {
+		if now.Sub(jobs.Wrap(job).Updated().Time()) > ClosedAfter {
 			return httpapi.Conflict(MsgClosedJob)
 		}
 	}

@@ -3,6 +3,7 @@ package messages
 import (
 	"camellos/modules/jobs"
 	"camellos/modules/notifications"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -26,7 +27,7 @@ func notify(txApp core.App, recipient string, author, job, msg *core.Record, bod
 	}
 	return notifications.Notify(txApp, recipient, notifications.Message{
 		Kind:  notifications.KindMessage,
-		Title: "Mensaje de " + author.GetString("name"),
+		Title: "Mensaje de " + users.Wrap(author).Name(),
 		Body:  text,
 		URL:   jobs.JobURL(job.Id),
 		Data:  map[string]any{"jobId": job.Id, "messageId": msg.Id, "camelloId": msg.GetString("camello")},

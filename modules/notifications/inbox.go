@@ -116,3 +116,24 @@ func notificationsReadAll(e *core.RequestEvent) error {
 	n, _ := res.RowsAffected()
 	return e.JSON(http.StatusOK, map[string]any{"updated": n, "unread": 0})
 }
+
+// InboxAfter lists, oldest first and at most limit, userID's notifications
+// created after the notification lastID; none when lastID is not one of
+// userID's (the SSE stream's replay on reconnection).
+func InboxAfter(app core.App, userID, lastID string, limit int) ([]*core.Record, error) {
+	rec, err := app.FindRecordById(Collection, lastID)
+	if err != nil {
+		return nil, nil
+	}
+	last := WrapNotification(rec)
+	if last.UserID() != userID {
+		return nil, nil
+	}
+	created := last.Created().String()
+	var recs []*core.Record
+	err = app.RecordQuery(Collection).
+		Where(dbx.HashExp{"user": userID}).
+		AndWhere(dbx.NewExp("(created > {:c} OR (created = {:c} AND id > {:id}))", dbx.Params{"c": created, "id": lastID})).
+		OrderBy("created ASC", "id ASC").Limit(int64(limit)).All(&recs)
+	return recs, err
+}

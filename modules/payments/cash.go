@@ -44,7 +44,7 @@ func RecordCash(app core.App, jobID, userID string) (*Payment, error) {
 		if cam == nil || job.ProviderID() == "" || cam.Id != job.ProviderID() {
 			return httpapi.Forbidden(MsgOnlyCamelloCash)
 		}
-		price := int64(job.GetInt("priceAmount"))
+		price := int64(job.PriceAmount())
 		switch job.Status() {
 		case jobs.StatusAssigned, jobs.StatusInProgress, jobs.StatusCompleted:
 		default:

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"camellos/modules/camellos"
 	"net/http"
 	"strings"
 
@@ -73,7 +74,7 @@ func disputesList(e *core.RequestEvent) error {
 // conversation with the URLs of its photos (served to admins).
 func disputeView(app core.App, p *Payment, withMessages bool) (map[string]any, error) {
 	out := JSON(p, false)
-	job, err := app.FindRecordById(jobs.Collection, p.JobID())
+	job, err := jobs.Find(app, p.JobID())
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +89,10 @@ func disputeView(app core.App, p *Payment, withMessages bool) (map[string]any, e
 		names[r.ID] = r.Name
 	}
 	camelloName := ""
-	if c, err := app.FindRecordById("camellos", p.CamelloID()); err == nil {
-		camelloName = names[c.GetString("user")]
+	if c, err := camellos.Find(app, p.CamelloID()); err == nil {
+		camelloName = names[c.UserID()]
 	}
-	out["job"] = map[string]any{"id": job.Id, "title": job.GetString("title"), "status": job.GetString("status")}
+	out["job"] = map[string]any{"id": job.Id, "title": job.Title(), "status": job.Status()}
 	out["client"] = map[string]any{"id": p.ClientID(), "name": names[p.ClientID()]}
 	out["camello"] = map[string]any{"id": p.CamelloID(), "name": camelloName}
 	out["messagesUrl"] = "/api/jobs/" + job.Id + "/messages"

@@ -154,7 +154,7 @@ func JSON(p *Payment, forClient bool) map[string]any {
 		FieldCashConfirmedAt: nullable(p.CashConfirmedAt()),
 		"disputeUntil":       nullable(p.GetString("disputeUntil")),
 		"dispute":            disputeJSON(p),
-		"refundAmount":       p.GetInt("refundAmount"),
+		"refundAmount":       p.RefundAmount(),
 		"refundedAt":         nullable(p.GetString("refundedAt")),
 		"createdAt":          p.GetString("createdAt"),
 		"updatedAt":          p.GetString("updatedAt"),
@@ -185,3 +185,6 @@ func disputeJSON(p *Payment) any {
 		"note":       p.GetString("resolutionNote"),
 	}
 }
+
+// RefundAmount is what was refunded to the client in COP (0 when nothing).
+func (p *Payment) RefundAmount() int64 { return int64(p.GetInt("refundAmount")) }

@@ -194,7 +194,7 @@ func cancelPayment(tx core.App, jobID, by string, noShow bool) error {
 	if err != nil {
 		return err
 	}
-	if settled.GetInt("refundAmount") > 0 {
+	if settled.RefundAmount() > 0 {
 		refundAfterCommit(tx, settled.Id)
 	}
 	return nil
@@ -248,7 +248,7 @@ func policyTerms(e *core.RequestEvent) error {
 	if job.ProviderID() == "" {
 		return httpapi.Conflict(MsgNotPayable)
 	}
-	t := TermsOf(e.App, jobID, job.ProviderID(), int64(job.GetInt("priceAmount")), clock.Now(e.App))
+	t := TermsOf(e.App, jobID, job.ProviderID(), int64(job.PriceAmount()), clock.Now(e.App))
 	return e.JSON(http.StatusOK, map[string]any{"cancellation": t})
 }
 

@@ -49,7 +49,7 @@ func Start(app core.App, jobID, userID string) (p *Payment, created bool, err er
 			}
 			return nil
 		}
-		price := job.GetInt("priceAmount")
+		price := job.PriceAmount()
 		if (job.Status() != jobs.StatusAssigned && job.Status() != jobs.StatusInProgress) || price <= 0 || job.ProviderID() == "" {
 			return httpapi.Conflict(MsgNotPayable)
 		}

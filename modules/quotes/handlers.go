@@ -25,7 +25,7 @@ type offerInput struct {
 // activeCamello is the signed-in camello's profile when ACTIVO, else a 403.
 func activeCamello(e *core.RequestEvent, msg string) (*core.Record, error) {
 	cam := jobs.CamelloOfUser(e.App, session.AuthUser(e).Id)
-	if cam == nil || cam.GetString("status") != camellos.StatusActive {
+	if cam == nil || camellos.Wrap(cam).Status() != camellos.StatusActive {
 		return nil, httpapi.Forbidden(msg)
 	}
 	return cam, nil
@@ -104,7 +104,7 @@ func quotesList(e *core.RequestEvent) error {
 		return httpapi.NotFound(jobs.MsgJobNotFound)
 	}
 	user := session.AuthUser(e)
-	role := user.GetString("role")
+	role := users.Wrap(user).Role()
 	if role != users.RoleAdmin && job.Client != user.Id && role != users.RoleCamello {
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
@@ -157,7 +157,7 @@ func clientQuote(e *core.RequestEvent) (*Quote, *core.Record, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if job.GetString("client") != session.AuthUser(e).Id {
+	if jobs.Wrap(job).ClientID() != session.AuthUser(e).Id {
 		return nil, nil, httpapi.Forbidden(MsgOnlyJobClient)
 	}
 	return q, job, nil

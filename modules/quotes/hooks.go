@@ -97,7 +97,7 @@ func validateQuote(app core.App, rec *core.Record) error {
 	if status == StatusAccepted {
 		// Accepting assigns the job: only the accept flow does both at once.
 		job, err := app.FindRecordById(jobs.Collection, rec.GetString("job"))
-		if err != nil || job.GetString("provider") != rec.GetString("camello") || job.GetString("status") == jobs.StatusPending {
+		if err != nil || jobs.Wrap(job).ProviderID() != rec.GetString("camello") || jobs.Wrap(job).Status() == jobs.StatusPending {
 			return httpapi.FieldRuleError("status", "Una cotización se acepta con POST /api/quotes/{id}/accept")
 		}
 	}
@@ -108,8 +108,8 @@ func validateQuote(app core.App, rec *core.Record) error {
 // the camello must be ACTIVO, and the job PENDIENTE and either open with a
 // service the camello offers, or a direct request naming this camello.
 func quoteRefusal(job, cam *core.Record) string {
-	return refusal(jobs.PartiesOfRecord(job), camellos.UserCamello{ID: cam.Id, Status: cam.GetString("status"),
-		Services: cam.GetStringSlice("services")})
+	return refusal(jobs.PartiesOfRecord(job), camellos.UserCamello{ID: cam.Id, Status: camellos.Wrap(cam).Status(),
+		Services: camellos.Wrap(cam).ServiceIDs()})
 }
 
 // refusal is quoteRefusal on a job's parties and the camello's profile.

@@ -114,7 +114,7 @@ func JSON(app core.App, list []*core.Record) ([]map[string]any, error) {
 		camello := map[string]any{"id": q.CamelloID(), "name": "", "photo": "", "trades": []string{}, "ratingAvg": 0.0}
 		if c, ok := cams[q.CamelloID()]; ok {
 			camello = camellos.Summary(c)
-			camello["ratingAvg"] = c.GetFloat("ratingAvg")
+			camello["ratingAvg"] = camellos.Wrap(c).Rating().Average
 		}
 		out = append(out, map[string]any{
 			"id":        r.Id,

@@ -69,10 +69,10 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 			return err
 		}
 		id = rec.Id
-		return notifications.Notify(txApp, job.GetString("client"), notifications.Message{
+		return notifications.Notify(txApp, jobs.Wrap(job).ClientID(), notifications.Message{
 			Kind:  notifications.KindQuoteReceived,
 			Title: "Nueva cotización",
-			Body:  cam.GetString("name") + " cotizó tu trabajo: " + job.GetString("title"),
+			Body:  camellos.Wrap(cam).Name() + " cotizó tu trabajo: " + jobs.Wrap(job).Title(),
 			URL:   jobs.JobURL(job.Id),
 			Data:  map[string]any{"jobId": job.Id, "quoteId": rec.Id, "camelloId": cam.Id},
 		})
@@ -84,8 +84,10 @@ func Create(app core.App, jobID string, cam *core.Record, o Offer) (string, erro
 // conditional writes: the quote goes PENDIENTE → ACEPTADA (only if still
 // PENDIENTE and not expired), the job gets the quote's camello as provider,
 // ASIGNADO and the price (only if still PENDIENTE; see jobs.AssignQuoted),
-// and every other live quote of the job is rejected (through
-// jobs.OnProviderSet). Of concurrent accepts, or an accept racing an admin
+// and every other live quote of the job is rejected, all in one
+// transaction (the quotes owner rejects them itself: jobs.AssignQuoted
+// fires no OnProviderSet, so the accept never climbs back from jobs into
+// quotes). Of concurrent accepts, or an accept racing an admin
 // assignment, exactly one wins; the others change nothing and get 409.
 func Accept(app core.App, quoteID string) error {
 	return writer.Transaction(app, func(txApp core.App) error {
@@ -98,6 +100,9 @@ func Accept(app core.App, quoteID string) error {
 			return httpapi.NotFound(MsgQuoteNotFound)
 		}
 		if err := jobs.AssignQuoted(txApp, q.JobID(), q.CamelloID(), q.Amount()); err != nil {
+			return err
+		}
+		if err := closeLiveQuotes(txApp, q.JobID(), "El trabajo se asignó a otro camello: "); err != nil {
 			return err
 		}
 		return tellCamello(txApp, q, notifications.KindQuoteAccepted, "Cotización aceptada",
@@ -219,8 +224,8 @@ func tellCamello(txApp core.App, q *Quote, kind, title, body string) error {
 	if err != nil {
 		return err
 	}
-	return notifications.Notify(txApp, cam.GetString("user"), notifications.Message{
-		Kind: kind, Title: title, Body: body + job.GetString("title"), URL: jobs.JobURL(job.Id),
+	return notifications.Notify(txApp, camellos.Wrap(cam).UserID(), notifications.Message{
+		Kind: kind, Title: title, Body: body + jobs.Wrap(job).Title(), URL: jobs.JobURL(job.Id),
 		Data: map[string]any{"jobId": job.Id, "quoteId": q.Id, "camelloId": cam.Id},
 	})
 }

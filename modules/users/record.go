@@ -45,4 +45,7 @@ func (u *User) Disabled() bool { return u.GetBool(FieldDisabled) }
 func (u *User) IsAdmin() bool { return u.Role() == RoleAdmin && !u.Disabled() }
 
 // Updated is when the user was last saved.
-func (u *User) Updated() types.DateTime { return u.GetDateTime("updated") }
+func (u *User) Updated() types.DateTime { return u.GetDateTime(FieldUpdated) }
+
+// Created is when the user signed up.
+func (u *User) Created() types.DateTime { return u.GetDateTime(FieldCreated) }

@@ -30,6 +30,8 @@ const (
 	FieldCity     = "city"
 	FieldDisabled = "disabled"
 	FieldAvatar   = "avatar"
+	FieldCreated  = "created"
+	FieldUpdated  = "updated"
 )
 
 // Register binds the users' record hooks and their after-commit change
