@@ -50,35 +50,35 @@ func (c config) skipped(name string) bool {
 
 // report is the whole run.
 type report struct {
-	Cfg       config
-	DS        *dataset
-	Results   map[string]*result
-	Order     []string
-	Bcrypt    float64 // raw hashes/s at the users' cost, all cores
+	Cfg     config
+	DS      *dataset
+	Results map[string]*result
+	Order   []string
+	Bcrypt  float64 // raw hashes/s at the users' cost, all cores
 	// PoolBcrypt is raw hashes/s with as many goroutines as the service's
 	// hashing pool has slots (httpapi.HashWorkers): the ceiling of register.
 	PoolBcrypt float64
-	Cost      int
-	PeakRSS   int64        // kB, child VmHWM after the listing load
-	MixedRSS  int64        // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
-	PeakReset bool         // VmHWM could be reset before the mixed load and the sweep
-	RunHWM    int64        // kB, the highest VmHWM seen over the run
-	External  []phaseCount // commits the service took for another process's (each drops its caches)
-	Sweep     *sweepResult
-	Writes    *writesResult
-	Push      *pushResult
-	Payments  *paymentsResult
-	PushLat   []*pushLatencyResult // receivers answering after pushDelay, 10,000 and 100,000 subscribers
-	Events    *eventsResult
-	Flood     *floodResult
-	Growth    []*growthPoint
-	Total     time.Duration
-	Machine   string
-	Findings  []string
-	FinalHWM  int64
-	LoadAvg   string
-	LoadEnd   string
-	PlotFile  string
+	Cost       int
+	PeakRSS    int64        // kB, child VmHWM after the listing load
+	MixedRSS   int64        // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
+	PeakReset  bool         // VmHWM could be reset before the mixed load and the sweep
+	RunHWM     int64        // kB, the highest VmHWM seen over the run
+	External   []phaseCount // commits the service took for another process's (each drops its caches)
+	Sweep      *sweepResult
+	Writes     *writesResult
+	Push       *pushResult
+	Payments   *paymentsResult
+	PushLat    []*pushLatencyResult // receivers answering after pushDelay, 10,000 and 100,000 subscribers
+	Events     *eventsResult
+	Flood      *floodResult
+	Growth     []*growthPoint
+	Total      time.Duration
+	Machine    string
+	Findings   []string
+	FinalHWM   int64
+	LoadAvg    string
+	LoadEnd    string
+	PlotFile   string
 }
 
 // phaseCount is a counter's growth over one phase of the run.

@@ -98,13 +98,13 @@ type streamUser struct {
 
 // dataset is what the scenarios need to know about the seeded data.
 type dataset struct {
-	Floor         floorSource // the write floor's tables, read before the service runs
-	Dir           string
-	Size          sizes
-	Combos        [][2]string // (city, service id) pairs with results
+	Floor  floorSource // the write floor's tables, read before the service runs
+	Dir    string
+	Size   sizes
+	Combos [][2]string // (city, service id) pairs with results
 	// NearQueries are clients' positions ("lat=…&lng=…") around the city
 	// centres the camellos work from: the listing by distance.
-	NearQueries []string
+	NearQueries   []string
 	SlotCamello   string
 	ClientCookie  string
 	BoardCookie   string // an ACTIVO camello (the open board)
