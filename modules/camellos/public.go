@@ -99,42 +99,15 @@ const (
 	MsgOnePosition    = "Envía lat y lng o un barrio, no ambos"
 )
 
-// parseNear reads the client's position: lat and lng (degrees), or barrio
-// (a place of the gazetteer by id or name, in the city asked when given);
-// nil when none is sent. Errors are added to v (an unknown barrio too).
+// parseNear reads the client's position (places.ReadPosition: lat and lng,
+// or a barrio of the gazetteer in the city asked); the listing refuses both
+// at once. nil when none is sent; errors are added to v.
 func parseNear(e *core.RequestEvent, v *httpapi.Validation) (*geo.Point, error) {
 	q := e.Request.URL.Query()
-	latS, lngS, barrio := strings.TrimSpace(q.Get("lat")), strings.TrimSpace(q.Get("lng")), strings.TrimSpace(q.Get("barrio"))
-	if latS == "" && lngS == "" {
-		if barrio == "" || len([]rune(barrio)) > 200 {
-			return nil, nil
-		}
-		p, ok, err := places.Resolve(e.App, barrio, q.Get("city"))
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			v.Add("barrio", MsgUnknownBarrio)
-			return nil, nil
-		}
-		pt := p.Point()
-		return &pt, nil
-	}
-	if barrio != "" {
+	if strings.TrimSpace(q.Get("barrio")) != "" && (strings.TrimSpace(q.Get("lat")) != "" || strings.TrimSpace(q.Get("lng")) != "") {
 		v.Add("barrio", MsgOnePosition)
 	}
-	if latS == "" || lngS == "" {
-		v.Add(map[bool]string{true: "lat", false: "lng"}[latS == ""], MsgLatLngTogether)
-		return nil, nil
-	}
-	p, badLat, badLng := geo.ParseQuery(latS, lngS)
-	if badLat {
-		v.Add("lat", MsgLat)
-	}
-	if badLng {
-		v.Add("lng", MsgLng)
-	}
-	return &p, nil
+	return places.ReadPosition(e.App, q.Get("lat"), q.Get("lng"), q.Get("barrio"), q.Get("city"), v)
 }
 
 // camellosList answers {camellos, page, perPage, total}: ACTIVO camellos only,

@@ -291,14 +291,7 @@ func (d *dispatcher) enqueue(j job) {
 	if d == nil {
 		return
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.stopped {
-		return
-	}
-	d.seq++
-	j.seq = d.seq
-	d.queueLocked(task{job: j})
+	d.enqueueTask(task{job: j})
 }
 
 // enqueueTask queues a task as enqueue does (a push outbox row claimed by

@@ -209,3 +209,44 @@ func placeDelete(e *core.RequestEvent) error {
 	}
 	return e.NoContent(http.StatusNoContent)
 }
+
+// ReadPosition reads a client's position as the listing and the search take
+// it: lat and lng (degrees, both or neither), or barrio (a place of the
+// gazetteer by id or name, looked up in city when one is given). nil when
+// none is sent; every refusal (one coordinate alone, a bad coordinate, an
+// unknown or over-long barrio) is added to v with its Spanish message.
+func ReadPosition(app core.App, lat, lng, barrio, city string, v *httpapi.Validation) (*geo.Point, error) {
+	lat, lng, barrio = strings.TrimSpace(lat), strings.TrimSpace(lng), strings.TrimSpace(barrio)
+	switch {
+	case lat == "" && lng == "" && barrio == "":
+		return nil, nil
+	case lat == "" && lng == "":
+		if len([]rune(barrio)) > 200 {
+			if !v.Has("barrio") { // the caller may have checked the length already
+				v.Add("barrio", "Debe tener como máximo 200 caracteres")
+			}
+			return nil, nil
+		}
+		p, ok, err := Resolve(app, barrio, city)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			v.Add("barrio", MsgUnknownPlace)
+			return nil, nil
+		}
+		pt := p.Point()
+		return &pt, nil
+	case lat == "" || lng == "":
+		v.Add(map[bool]string{true: "lat", false: "lng"}[lat == ""], geo.MsgLatLngTogether)
+		return nil, nil
+	}
+	p, badLat, badLng := geo.ParseQuery(lat, lng)
+	if badLat {
+		v.Add("lat", MsgLat)
+	}
+	if badLng {
+		v.Add("lng", MsgLng)
+	}
+	return &p, nil
+}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"camellos/internal/geo"
-	"camellos/internal/httpapi"
 	"camellos/internal/text"
 	"camellos/modules/places"
 
@@ -65,43 +64,7 @@ const (
 	msgLatLngTogether = geo.MsgLatLngTogether
 	msgLat            = geo.MsgLat
 	msgLng            = geo.MsgLng
-	msgUnknownBarrio  = places.MsgUnknownPlace
 )
-
-// readPosition reads a position sent with a search: lat and lng, or a
-// barrio of the gazetteer (id or name); nil when none. Errors go to v.
-func readPosition(app core.App, lat, lng, barrio string, v *httpapi.Validation) (*geo.Point, error) {
-	lat, lng, barrio = strings.TrimSpace(lat), strings.TrimSpace(lng), strings.TrimSpace(barrio)
-	switch {
-	case lat == "" && lng == "" && barrio == "":
-		return nil, nil
-	case lat == "" && lng == "":
-		if len([]rune(barrio)) > 200 {
-			v.Add("barrio", "Debe tener como máximo 200 caracteres")
-			return nil, nil
-		}
-		p, ok, err := places.Resolve(app, barrio, "")
-		if err != nil || !ok {
-			if err == nil {
-				v.Add("barrio", msgUnknownBarrio)
-			}
-			return nil, err
-		}
-		pt := p.Point()
-		return &pt, nil
-	case lat == "" || lng == "":
-		v.Add(map[bool]string{true: "lat", false: "lng"}[lat == ""], msgLatLngTogether)
-		return nil, nil
-	}
-	p, badLat, badLng := geo.ParseQuery(lat, lng)
-	if badLat {
-		v.Add("lat", msgLat)
-	}
-	if badLng {
-		v.Add("lng", msgLng)
-	}
-	return &p, nil
-}
 
 // locate completes an interpretation with the gazetteer and the position
 // sent (nil: none): the place the search names (its neighbourhood, else a

@@ -13,6 +13,7 @@ import (
 	"camellos/internal/geo"
 	"camellos/internal/httpapi"
 	"camellos/internal/readmodel"
+	"camellos/modules/places"
 
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
@@ -144,7 +145,7 @@ func (h *interpreter) searchFind(e *core.RequestEvent) error {
 	}
 	page := httpapi.ReadPage(e, v)
 	q := e.Request.URL.Query()
-	sent, err := readPosition(e.App, q.Get("lat"), q.Get("lng"), q.Get("barrio"), v)
+	sent, err := places.ReadPosition(e.App, q.Get("lat"), q.Get("lng"), q.Get("barrio"), "", v)
 	if err != nil {
 		return err
 	}
