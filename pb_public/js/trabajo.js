@@ -8,7 +8,8 @@
 // This module is what every party needs: the job and its actions. The parts
 // a party may never see load only when the job has them (docs/web.md):
 // trabajo-quotes.js (quotes), trabajo-visits.js (visits and booking, with
-// trabajo-book.js and slots.js), trabajo-chat.js (the conversation).
+// trabajo-book.js and slots.js), trabajo-chat.js (the conversation),
+// trabajo-reviews.js (a completed job's reviews).
 // Every draw is one pass once all its data and modules are in, and after
 // the first one the page's blocks keep their height (hold), so nothing
 // under the eye moves when an answer redraws the page.
@@ -87,6 +88,7 @@ function details() {
     el('p', { class: 'next', id: 'next-step' }, el('strong', {}, 'Qué sigue: '), nextStep()),
     isClient() && !FINAL.includes(S.job.status) ? editForm() : null,
     isClient() && S.job.status === 'COMPLETADO' && !S.job.reviewed ? reviewForm(msg) : null,
+    rv ? rv.m.drawReviews(rv.r, msg) : null,
     bar, msg);
   $('#job').replaceChildren(el('div', { class: 'row' }, el('h1', {}, S.job.title),
     el('span', { class: `status ${S.job.status}`, id: 'job-status' }, statusLabel(S.job.status))), card);
@@ -181,7 +183,10 @@ const load = {
   quotes: () => (mods.quotes ||= import('./trabajo-quotes.js')),
   visits: () => (mods.visits ||= import('./trabajo-visits.js')),
   chat: () => (mods.chat ||= import('./trabajo-chat.js')),
+  reviews: () => (mods.reviews ||= import('./trabajo-reviews.js')),
 };
+// rv is a completed job's reviews and the module drawing them (or null).
+let rv = null;
 
 // hold keeps the height the page's blocks have now: a redraw after an
 // answer may fill them again or leave room, never pull up or push down
@@ -211,13 +216,16 @@ async function draw(held) {
   else S.job = (await api('GET', `/api/jobs/${enc(S.id)}`)).job;
   const cam = S.session.camello && S.session.camello.status === 'ACTIVO' && !isClient();
   const withVisits = S.job.provider && S.session.user.role !== 'ADMIN';
-  const [quotes, visits] = await Promise.all([
+  const rev = S.job.status === 'COMPLETADO' && (isClient() || isMine());
+  const [quotes, visits, , , reviews] = await Promise.all([
     api('GET', `/api/jobs/${enc(S.id)}/quotes`).then((r) => r.quotes || [], () => []),
     withVisits ? api('GET', `/api/agenda/appointments?job=${enc(S.id)}&from=${enc(new Date(Date.now() - 864e5).toISOString())}&perPage=100`)
       .then((r) => r.appointments || [], () => []) : [],
     cam || isClient() ? load.quotes() : null,
     withVisits ? load.visits() : null,
+    rev ? load.reviews().then((m) => m.readReviews()) : null,
   ]);
+  rv = rev ? { m: await load.reviews(), r: reviews } : null;
   S.quotes = quotes;
   S.visits = visits.filter((a) => a.status === 'PROGRAMADA');
   // A visit cancelled from this page stays in its place, marked, until the page is opened again.
