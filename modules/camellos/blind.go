@@ -299,7 +299,7 @@ func bindBlindReviews(app core.App) {
 	app.OnRecordCreate(ReviewsCollection).BindFunc(sealOnCreate(SideClient))
 	app.OnRecordCreate(ClientReviewsCollection).BindFunc(sealOnCreate(SideCamello))
 	app.OnRecordValidate(ClientReviewsCollection).BindFunc(func(e *core.RecordEvent) error {
-		if err := OnReviewValidate(e.App).Trigger(&ReviewValidateEvent{App: e.App, Review: WrapReview(e.Record)}); err != nil {
+		if err := OnReviewValidate(e.App).Trigger(newReviewValidate(e.App, WrapReview(e.Record))); err != nil {
 			return err
 		}
 		return e.Next()
