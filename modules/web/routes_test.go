@@ -120,8 +120,16 @@ func TestPagesAreSmallAndServed(t *testing.T) {
 					t.Errorf("%s lacks %s", page, want)
 				}
 			}
-			if strings.Contains(html, "<form") && strings.Count(html, "<form") != strings.Count(html, `method="post"`) {
-				t.Errorf("%s has a form without method=\"post\"", page)
+			// Every form declares its method: POST, or GET for a search form
+			// (role="search": its query belongs in the URL). A form left to the
+			// default GET would put what was typed, a password included, in
+			// the URL when sent without JavaScript.
+			for _, tag := range formTag.FindAllString(html, -1) {
+				post := strings.Contains(tag, `method="post"`)
+				search := strings.Contains(tag, `method="get"`) && strings.Contains(tag, `role="search"`)
+				if !post && !search {
+					t.Errorf("%s has a form that is neither method=\"post\" nor a role=\"search\" form with method=\"get\": %s", page, tag)
+				}
 			}
 			p := "/" + page
 			if page == "index.html" {
@@ -244,3 +252,6 @@ func TestProfilePreview(t *testing.T) {
 		t.Errorf("an unknown id gets a preview")
 	}
 }
+
+// formTag matches an opening <form …> tag.
+var formTag = regexp.MustCompile(`<form\b[^>]*>`)
