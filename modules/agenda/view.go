@@ -121,9 +121,17 @@ func (v *views) get(app core.App, id string, now time.Time) (*view, error) {
 // can still block a slot (starting after now − SlotLength − the largest
 // pad) in another.
 func buildView(app core.App, id string, now time.Time) (*view, error) {
+	status, zone, err := camellos.StatusAndZone(app, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoCamello
+	}
+	if err != nil {
+		return nil, err
+	}
+	if status != camellos.StatusActive {
+		return &view{since: now.Add(-SlotLength)}, nil
+	}
 	var row struct {
-		Status      string `db:"status"`
-		Timezone    string `db:"timezone"`
 		HasSchedule bool   `db:"hasSchedule"`
 		AvailZone   string `db:"availZone"`
 		Weekly      string `db:"weekly"`
@@ -134,24 +142,14 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 		Travel      int    `db:"travel"`
 		Holidays    bool   `db:"holidays"`
 	}
-	err := app.DB().NewQuery("SELECT c.status AS status, c.timezone AS timezone, " +
-		"a.id IS NOT NULL AS hasSchedule, IFNULL(a.timezone, '') AS availZone, " +
-		"IFNULL(a.weekly, '') AS weekly, IFNULL(a.blockedDates, '') AS blocked, " +
-		"IFNULL(a.minNoticeMinutes, -1) AS minNotice, IFNULL(a.bufferMinutes, -1) AS buffer, " +
-		"IFNULL(a.horizonDays, -1) AS horizon, IFNULL(a.travelBufferMinutes, -1) AS travel, " +
-		"IFNULL(a.worksHolidays, 0) AS holidays " +
-		"FROM " + camellos.Collection + " c LEFT JOIN " + AvailabilityCollection + " a ON a.camello = c.id " +
-		"WHERE c.id = {:id} LIMIT 1").Bind(dbx.Params{"id": id}).One(&row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNoCamello
-	}
-	if err != nil {
+	err = app.DB().NewQuery("SELECT 1 AS hasSchedule, IFNULL(timezone, '') AS availZone, IFNULL(weekly, '') AS weekly, " +
+		"IFNULL(blockedDates, '') AS blocked, IFNULL(minNoticeMinutes, -1) AS minNotice, IFNULL(bufferMinutes, -1) AS buffer, " +
+		"IFNULL(horizonDays, -1) AS horizon, IFNULL(travelBufferMinutes, -1) AS travel, IFNULL(worksHolidays, 0) AS holidays " +
+		"FROM " + AvailabilityCollection + " WHERE camello = {:id} LIMIT 1").Bind(dbx.Params{"id": id}).One(&row)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
-	if row.Status != camellos.StatusActive {
-		return &view{since: now.Add(-SlotLength)}, nil
-	}
-	s := emptySchedule(defaultZoneOf(app, row.Timezone))
+	s := emptySchedule(defaultZoneOf(app, zone))
 	if row.HasSchedule {
 		s = scheduleOfJSON(row.AvailZone, row.Weekly, row.Blocked,
 			BookingRules{row.MinNotice, row.Buffer, row.Horizon, row.Travel}, row.Holidays)

@@ -168,15 +168,12 @@ type boardRow struct {
 // name (users.Names: "" when unknown) and whether the job has its review
 // (camellos.ReviewedJobs), looked up per row by primary key and
 // idx_reviews_job, and whether it is open (openJobs: idx_jobs_open's
-// condition).
-const (
-	openJobs    = "j.status = 'PENDIENTE' AND j.provider = ''"
-	boardSelect = "SELECT j.id, j.created, j.updated, j.title, j.description, j.source, j.city, j.cityKey, " +
-		"j.neighborhood, j.service, j.client, j.priceAmount, " +
-		"COALESCE((SELECT u.name FROM " + users.Collection + " u WHERE u.id = j.client), '') AS clientName, " +
-		"EXISTS (SELECT 1 FROM " + camellos.ReviewsCollection + " r WHERE r.job = j.id) AS reviewed, " +
-		openJobs + " AS open FROM " + Collection + " j WHERE "
-)
+// condition). The name and the review are the owners' SQL expressions.
+const openJobs = "j.status = 'PENDIENTE' AND j.provider = ''"
+
+var boardSelect = "SELECT j.id, j.created, j.updated, j.title, j.description, j.source, j.city, j.cityKey, " +
+	"j.neighborhood, j.service, j.client, j.priceAmount, " + users.NameSQL("j.client") + " AS clientName, " +
+	camellos.ReviewedSQL("j.id") + " AS reviewed, " + openJobs + " AS open FROM " + Collection + " j WHERE "
 
 // build reads every open job and their services.
 func (b *openBoard) build() (board, error) {
