@@ -77,7 +77,7 @@ type openBoard struct {
 	mu     sync.Mutex // a patch or a check at a time (a check sees no patch)
 	cache  memo.Cache[board]
 	one    *dbx.Query // boardSelect of one job, prepared once (under mu)
-	bodies sync.Pool // *[]byte: buffers of rendered pages (one of 20 is ~13 KB)
+	bodies sync.Pool  // *[]byte: buffers of rendered pages (one of 20 is ~13 KB)
 }
 
 const boardKey = "camellos.jobs.board"
