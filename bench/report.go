@@ -459,6 +459,7 @@ func (r *report) Markdown() string {
 	if analysis != "" {
 		fmt.Fprintf(&b, "\n%s", analysis)
 	}
+	fmt.Fprintf(&b, "\n%s", analysisPerf)
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(&b, "\n## Findings\n\n")
 		for _, f := range r.Findings {
