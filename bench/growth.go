@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -93,6 +94,15 @@ func runGrowth(r *report, floor *service) []*growthPoint {
 			p.Cold = append(p.Cold, ci)
 			fmt.Printf("growth %-7d cold %-11s %-10s heap %+.1f MB (status %d)\n", n, pr.name, ci.Took.Round(time.Microsecond), float64(ci.HeapBytes)/(1<<20), st)
 		}
+		// With -profile: the heap with every index built (go tool pprof
+		// -sample_index=inuse_space), what issue 27's live-heap goal counts.
+		if r.Cfg.ProfileDir != "" {
+			if res, err := http.Get(svc.pprof + "/debug/pprof/heap?gc=1"); err == nil {
+				raw, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("heap-%d", n), raw)
+			}
+		}
 		// A write of one listed camello (an admin toggles its premium flag)
 		// and the next listing: the index is patched, not built again.
 		if len(ds.CamelloIDs) > 0 {
@@ -138,7 +148,14 @@ func runGrowth(r *report, floor *service) []*growthPoint {
 				p.RPS[sc.name] = &result{Name: sc.name, Note: fmt.Sprintf("not available (%d)", st)}
 				continue
 			}
+			var prof chan []byte
+			if r.Cfg.ProfileDir != "" && sc.name == "listing-near" {
+				prof = profileAsync(svc.pprof, d)
+			}
 			res := load(client, r.Cfg.Conns, d, sc.next)
+			if prof != nil {
+				saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("load-%s-%d", sc.name, n), <-prof)
+			}
 			res.Name = sc.name
 			p.RPS[sc.name] = res
 			fmt.Printf("growth %-7d %-11s %8.0f req/s p99 %s\n", n, sc.name, res.RPS, res.P99)
