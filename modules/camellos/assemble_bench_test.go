@@ -3,13 +3,25 @@ package camellos
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
+
+	"camellos/internal/geo"
 )
 
 // benchListing is a listing of 100,000 camellos (50 cities, 300 services,
 // 1–3 services each, a base point each), without the database.
 func benchListing(b *testing.B) (*listing, []camelloRow) {
+	return benchListingOf(b, 100_000)
+}
+
+// benchListingOf is a listing of n camellos as the benchmark seeds them:
+// 50 cities 0.5° apart, each camello within ±0.075° of its city's centre,
+// travelling 3–20 km.
+func benchListingOf(b *testing.B, n int) (*listing, []camelloRow) {
 	var services []*serviceRef
 	for i := 0; i < 300; i++ {
 		s := &serviceRef{ServiceSummary: ServiceSummary{ID: fmt.Sprintf("svc%012d", i), Name: fmt.Sprintf("Servicio %d", i), Slug: fmt.Sprintf("servicio-%d", i)},
@@ -17,7 +29,8 @@ func benchListing(b *testing.B) (*listing, []camelloRow) {
 		s.json, _ = json.Marshal(s.ServiceSummary)
 		services = append(services, s)
 	}
-	rows := make([]camelloRow, 100_000)
+	rows := make([]camelloRow, n)
+	rng := rand.New(rand.NewSource(1))
 	for i := range rows {
 		var svc []string
 		for k := 0; k <= i%3; k++ {
@@ -27,7 +40,8 @@ func benchListing(b *testing.B) (*listing, []camelloRow) {
 		rows[i] = camelloRow{ID: fmt.Sprintf("cam%012d", len(rows)-i), User: fmt.Sprintf("usr%012d", i), Name: fmt.Sprintf("Camello %06d", i),
 			Trades: `["plomería"]`, Status: StatusActive, Services: string(raw), Created: "2026-11-27 10:00:00.000Z", Updated: "2026-11-27 10:00:00.000Z",
 			City: "Ciudad", CityKey: fmt.Sprintf("ciudad %d", i%50), Description: "Trabajo garantizado", RatingAvg: float64(i%51) / 10,
-			SearchText: "camello plomeria ciudad trabajo garantizado", HasBase: true, BaseLat: 4 + float64(i%500)/1000, BaseLng: -74 - float64(i%700)/1000, RadiusKm: float64(3 + i%18)}
+			SearchText: "camello plomeria ciudad trabajo garantizado", HasBase: true,
+			BaseLat: 2 + float64(i%50/10)*0.5 + (rng.Float64()-0.5)*0.15, BaseLng: -76 + float64(i%10)*0.5 + (rng.Float64()-0.5)*0.15, RadiusKm: float64(3 + rng.Intn(18))}
 	}
 	l := newListing(services, len(rows))
 	for i := range rows {
@@ -76,4 +90,38 @@ func BenchmarkAssemble100k(b *testing.B) {
 			cur = n
 		}
 	})
+}
+
+// BenchmarkNear is one search by distance (a page of 20, and with a
+// service) over 1,000 to 100,000 camellos: what the listing adds to a
+// request's fixed cost.
+func BenchmarkNear(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		l, rows := benchListingOf(b, n)
+		rng := rand.New(rand.NewSource(2))
+		var points []geo.Point
+		for i := 0; i < 200; i++ {
+			points = append(points, geo.Point{Lat: 2 + float64(i%50/10)*0.5 + (rng.Float64()-0.5)*0.08, Lng: -76 + float64(i%10)*0.5 + (rng.Float64()-0.5)*0.08})
+		}
+		for _, f := range []*filter{{}, {service: l.services[0].Slug}} {
+			name := fmt.Sprintf("%d", n)
+			if f.service != "" {
+				name += "-service"
+			}
+			b.Run(name, func(b *testing.B) {
+				// CPU time too: the machine may be busy
+				var before, after syscall.Rusage
+				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+				i := 0
+				for b.Loop() {
+					l.near(f, points[i%len(points)], 20)
+					i++
+				}
+				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+				cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(i), "cpu-ns/op")
+			})
+		}
+		_ = rows
+	}
 }

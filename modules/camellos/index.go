@@ -400,7 +400,7 @@ func (l *listing) index() {
 		if e.flags&flagBase != 0 {
 			at := geo.CellOf(e.base)
 			c := l.grid[at]
-			c.recs = append(c.recs, reachRec{vec: e.vec, reach: e.reach, idx: i})
+			c.recs = append(c.recs, l.recOf(i))
 			c.maxRadius = max(c.maxRadius, e.radius)
 			l.grid[at] = c
 			l.maxRadius = max(l.maxRadius, e.radius)
@@ -408,6 +408,7 @@ func (l *listing) index() {
 	}
 	for at, c := range l.grid {
 		c.recs = slices.Clip(c.recs)
+		slices.SortFunc(c.recs, byRadius)
 		l.grid[at] = c
 	}
 }

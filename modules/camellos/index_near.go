@@ -1,9 +1,10 @@
 package camellos
 
 import (
-	"container/heap"
+	"cmp"
 	"math"
 	"slices"
+	"sort"
 
 	"camellos/internal/geo"
 )
@@ -12,14 +13,31 @@ import (
 // packed side by side, so a search walks the cells around the client as
 // plain arrays of numbers, never touching the entries it does not keep.
 type reachRec struct {
-	vec   [3]float64 // the base point as a unit vector
-	reach float64    // entry.reach
-	idx   int32
+	vec    [3]float64 // the base point as a unit vector
+	reach  float64    // entry.reach
+	radius float64
+	idx    int32
 }
 
-// cell is one cell of the spatial grid: its camellos (in no order) and
-// the largest travel radius among them (a search skips a cell farther
-// from the client than it).
+// recOf is entry i's reachRec.
+func (l *listing) recOf(i int32) reachRec {
+	e := &l.recs[i]
+	return reachRec{vec: e.vec, reach: e.reach, radius: e.radius, idx: i}
+}
+
+// byRadius orders a cell's camellos: the largest radius first.
+func byRadius(a, b reachRec) int {
+	if c := cmp.Compare(b.radius, a.radius); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.idx, b.idx)
+}
+
+// cell is one cell of the spatial grid: its camellos, the largest travel
+// radius first (a search that only counts stops at the first radius
+// shorter than the cell's nearest point, and counts without a look every
+// radius longer than its farthest one), and the largest radius (a search
+// skips a cell farther from the client than it).
 type cell struct {
 	recs      []reachRec
 	maxRadius float64
@@ -27,9 +45,10 @@ type cell struct {
 
 // with is a copy of c with entry i.
 func (c cell) with(l *listing, i int32) cell {
-	e := &l.recs[i]
-	out := cell{recs: make([]reachRec, 0, len(c.recs)+1), maxRadius: max(c.maxRadius, e.radius)}
-	out.recs = append(append(out.recs, c.recs...), reachRec{vec: e.vec, reach: e.reach, idx: i})
+	rec := l.recOf(i)
+	k, _ := slices.BinarySearchFunc(c.recs, rec, byRadius)
+	out := cell{recs: make([]reachRec, 0, len(c.recs)+1), maxRadius: max(c.maxRadius, rec.radius)}
+	out.recs = append(append(append(out.recs, c.recs[:k]...), rec), c.recs[k:]...)
 	return out
 }
 
@@ -79,125 +98,201 @@ type nearby struct {
 	km  float64
 }
 
-// nearest keeps the first k camellos found, by distance then in the
-// listing's order: a heap whose root is the last of them.
-type nearest struct {
-	l    *listing
-	list []nearby
-}
-
-func (h *nearest) less(a, b nearby) bool {
-	if a.km != b.km {
-		return a.km < b.km
-	}
-	return h.l.compare(a.idx, b.idx) < 0
-}
-func (h *nearest) Len() int           { return len(h.list) }
-func (h *nearest) Less(i, j int) bool { return h.less(h.list[j], h.list[i]) } // the last first
-func (h *nearest) Swap(i, j int)      { h.list[i], h.list[j] = h.list[j], h.list[i] }
-func (h *nearest) Push(x any)         { h.list = append(h.list, x.(nearby)) }
-func (h *nearest) Pop() any {
-	x := h.list[len(h.list)-1]
-	h.list = h.list[:len(h.list)-1]
-	return x
+// candidate is a camello within reach that may be among the first k: its
+// dot product with the client (the larger, the nearer) and its entry.
+type candidate struct {
+	dot float64
+	idx int32
 }
 
 // near returns the first k camellos (every one when k < 0) matching f
 // whose travel radius reaches p, nearest first (then in the listing's
 // order), and how many there are in all. It walks the smaller of two
 // candidate sets: the grid cells around p (only those within their own
-// largest radius of p), or the list a city, service or category filter
-// narrows to; a candidate costs one dot product, and only a candidate that
-// can enter the first k has its distance computed.
+// largest radius of p, nearest first), or the list a city, service or
+// category filter narrows to. A candidate costs one dot product; only the
+// few that can be among the first k have their distance computed; and
+// once k are found, a cell farther than the k-th is only counted, by
+// radius: the camellos whose radius passes the cell's farthest point
+// without a look, those short of its nearest point not at all.
 func (l *listing) near(f *filter, p geo.Point, k int) ([]nearby, int) {
 	if l.maxRadius <= 0 {
 		return nil, 0
 	}
-	v := unitVector(p)
-	h := &nearest{l: l}
-	// the least dot product of a camello that can still enter, once k are
-	// kept: the last kept's distance, less the rounding's margin
-	worstDot := math.Inf(-1)
-	total := 0
+	s := nearSearch{l: l, p: p, v: unitVector(p), k: k, worstDot: math.Inf(-1), worstKm: math.Inf(1)}
 	plain := len(f.words) == 0 && len(f.trades) == 0 && f.city == "" && f.category == "" && f.service == ""
-	keep := func(i int32, dot float64) {
-		total++
-		if k == 0 {
-			return
-		}
-		// a camello farther than the last kept (by a margin wider than the
-		// rounding) cannot enter: no distance to compute
-		if dot < worstDot {
-			return
-		}
-		n := nearby{i, geo.DistanceKm(p, l.recs[i].base)}
-		if k < 0 {
-			h.list = append(h.list, n)
-			return
-		}
-		if len(h.list) < k {
-			heap.Push(h, n)
-		} else if h.less(n, h.list[0]) {
-			h.list[0] = n
-			heap.Fix(h, 0)
-		} else {
-			return
-		}
-		if len(h.list) == k {
-			worstDot = math.Cos(math.Min(math.Pi, h.list[0].km/geo.EarthRadiusKm)) - reachGuard
-		}
+	type visit struct {
+		at geo.Cell
+		cell
+		km float64
 	}
-	// The cells within reach.
-	var cells []cell
+	var cells []visit
 	spatial := 0
 	rows, cols := geo.CellsWithin(p, l.maxRadius)
 	for r := rows[0]; r <= rows[1]; r++ {
 		for c := cols[0]; c <= cols[1]; c++ {
 			at := geo.Cell{Row: r, Col: c}
 			cl, ok := l.grid[at]
-			if !ok || len(cl.recs) == 0 || geo.NearestKm(p, at) > cl.maxRadius {
+			if !ok || len(cl.recs) == 0 {
 				continue
 			}
-			cells = append(cells, cl)
-			spatial += len(cl.recs)
+			if km := geo.NearestKm(p, at); km <= cl.maxRadius {
+				cells = append(cells, visit{at, cl, km})
+				spatial += len(cl.recs)
+			}
 		}
 	}
 	list, all, _ := l.candidates(f)
 	if !all && len(list) < spatial {
 		for _, i := range list {
 			e := &l.recs[i]
-			if e.flags&flagBase == 0 || !reaches(&e.vec, &v, e.reach, p, e) || !l.match(f, i) {
+			if e.flags&flagBase == 0 || !reaches(&e.vec, &s.v, e.reach, p, e) || !l.match(f, i) {
 				continue
 			}
-			keep(i, e.vec[0]*v[0]+e.vec[1]*v[1]+e.vec[2]*v[2])
+			s.keep(i, e.vec[0]*s.v[0]+e.vec[1]*s.v[1]+e.vec[2]*s.v[2])
 		}
-	} else {
-		for _, cl := range cells {
-			for j := range cl.recs {
-				rc := &cl.recs[j]
-				dot := rc.vec[0]*v[0] + rc.vec[1]*v[1] + rc.vec[2]*v[2]
-				if dot < rc.reach-reachGuard {
-					continue
+		return s.result()
+	}
+	slices.SortFunc(cells, func(a, b visit) int { return cmp.Compare(a.km, b.km) })
+	for _, cl := range cells {
+		recs := cl.recs
+		if plain && k >= 0 && cl.km > s.worstKm+1e-9 {
+			// Only counted: a radius short of the cell's nearest point
+			// reaches none of it, one past its farthest point all of it.
+			near := cl.km - 1e-9
+			end := sort.Search(len(recs), func(j int) bool { return recs[j].radius <= near })
+			recs = recs[:min(len(recs), end+1)] // the radii > near, and one
+			if len(recs) > 16 {
+				far := geo.FarthestKm(p, cl.at) + 1e-9
+				n := sort.Search(len(recs), func(j int) bool { return recs[j].radius <= far })
+				s.total += n
+				recs = recs[n:]
+			}
+			for j := range recs {
+				rc := &recs[j]
+				dot := rc.vec[0]*s.v[0] + rc.vec[1]*s.v[1] + rc.vec[2]*s.v[2]
+				if dot > rc.reach+reachGuard || (dot >= rc.reach-reachGuard && reaches(&rc.vec, &s.v, rc.reach, p, &l.recs[rc.idx])) {
+					s.total++
 				}
-				if dot <= rc.reach+reachGuard && !reaches(&rc.vec, &v, rc.reach, p, &l.recs[rc.idx]) {
-					continue
-				}
-				if !plain && !l.match(f, rc.idx) {
-					continue
-				}
-				keep(rc.idx, dot)
+			}
+			continue
+		}
+		for j := range recs {
+			rc := &recs[j]
+			dot := rc.vec[0]*s.v[0] + rc.vec[1]*s.v[1] + rc.vec[2]*s.v[2]
+			if dot < rc.reach-reachGuard {
+				continue
+			}
+			if dot <= rc.reach+reachGuard && !reaches(&rc.vec, &s.v, rc.reach, p, &l.recs[rc.idx]) {
+				continue
+			}
+			if !plain && !l.match(f, rc.idx) {
+				continue
+			}
+			s.keep(rc.idx, dot)
+		}
+		s.narrow()
+	}
+	return s.result()
+}
+
+// nearSearch is one search by distance under way: the camellos in reach
+// counted, those that may be among the first k kept by their dot product
+// alone (no distance computed yet).
+type nearSearch struct {
+	l     *listing
+	p     geo.Point
+	v     [3]float64
+	k     int
+	cands []candidate
+	total int
+	// once k are found: the least dot product of a camello that can still
+	// be among them (the k-th largest, less the rounding's margin), and
+	// the distance of that k-th camello
+	worstDot, worstKm float64
+}
+
+// keep counts camello i (in reach, matching) and keeps it while it may be
+// among the first k.
+func (s *nearSearch) keep(i int32, dot float64) {
+	s.total++
+	if s.k != 0 && dot >= s.worstDot {
+		s.cands = append(s.cands, candidate{dot, i})
+	}
+}
+
+// narrow drops the candidates that can no longer be among the first k: a
+// dot product short of the k-th largest by more than the rounding is a
+// camello farther than k others.
+func (s *nearSearch) narrow() {
+	if s.k <= 0 || len(s.cands) < 2*s.k {
+		return
+	}
+	dots := make([]float64, len(s.cands))
+	for j, c := range s.cands {
+		dots[j] = c.dot
+	}
+	kth := nthLargest(dots, s.k)
+	s.worstDot = kth - reachGuard
+	kept := s.cands[:0]
+	for _, c := range s.cands {
+		if c.dot >= s.worstDot {
+			kept = append(kept, c)
+			if c.dot == kth {
+				s.worstKm = geo.DistanceKm(s.p, s.l.recs[c.idx].base)
 			}
 		}
 	}
-	out := h.list
-	slices.SortFunc(out, func(a, b nearby) int {
-		switch {
-		case h.less(a, b):
-			return -1
-		case h.less(b, a):
-			return 1
+	s.cands = kept
+}
+
+// nthLargest is the n-th largest of xs (1-based; xs is reordered).
+func nthLargest(xs []float64, n int) float64 {
+	lo, hi, want := 0, len(xs)-1, n-1
+	for lo < hi {
+		pivot := xs[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] > pivot {
+				i++
+			}
+			for xs[j] < pivot {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
 		}
-		return 0
+		switch {
+		case want <= j:
+			hi = j
+		case want >= i:
+			lo = i
+		default:
+			return xs[want]
+		}
+	}
+	return xs[want]
+}
+
+// result is the first k camellos kept, in order, with their distances,
+// and the total.
+func (s *nearSearch) result() ([]nearby, int) {
+	s.narrow()
+	out := make([]nearby, 0, len(s.cands))
+	for _, c := range s.cands {
+		out = append(out, nearby{c.idx, geo.DistanceKm(s.p, s.l.recs[c.idx].base)})
+	}
+	slices.SortFunc(out, func(a, b nearby) int {
+		if c := cmp.Compare(a.km, b.km); c != 0 {
+			return c
+		}
+		return s.l.compare(a.idx, b.idx)
 	})
-	return out, total
+	if s.k >= 0 && len(out) > s.k {
+		out = out[:s.k]
+	}
+	return out, s.total
 }
