@@ -127,6 +127,13 @@ func runGrowth(r *report, floor *service) []*growthPoint {
 				q := ds.NearQueries[int(nearIdx.Add(1))%len(ds.NearQueries)]
 				return cookieGet(svc.base, "/api/camellos?"+q, "")
 			}},
+			// The same with a service: the narrower of the service's list
+			// and the cells around the client.
+			{name: "listing-near-service", next: func() *http.Request {
+				i := int(nearIdx.Add(1))
+				q := ds.NearQueries[i%len(ds.NearQueries)]
+				return cookieGet(svc.base, "/api/camellos?"+q+"&service="+ds.Combos[i%len(ds.Combos)][1], "")
+			}},
 			// A page of 20 at every size (20 camellos per city at 1,000):
 			// the cost of the same answer over more data.
 			{name: "listing-city", next: func() *http.Request {
