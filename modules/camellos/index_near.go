@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 
 	"camellos/internal/geo"
 )
@@ -16,13 +15,14 @@ type reachRec struct {
 	vec    [3]float64 // the base point as a unit vector
 	reach  float64    // entry.reach
 	radius float64
+	base   geo.Point
 	idx    int32
 }
 
 // recOf is entry i's reachRec.
 func (l *listing) recOf(i int32) reachRec {
 	e := &l.recs[i]
-	return reachRec{vec: e.vec, reach: e.reach, radius: e.radius, idx: i}
+	return reachRec{vec: e.vec, reach: e.reach, radius: e.radius, base: e.base, idx: i}
 }
 
 // byRadius orders a cell's camellos: the largest radius first.
@@ -101,8 +101,9 @@ type nearby struct {
 // candidate is a camello within reach that may be among the first k: its
 // dot product with the client (the larger, the nearer) and its entry.
 type candidate struct {
-	dot float64
-	idx int32
+	dot  float64
+	base geo.Point
+	idx  int32
 }
 
 // near returns the first k camellos (every one when k < 0) matching f
@@ -149,7 +150,7 @@ func (l *listing) near(f *filter, p geo.Point, k int) ([]nearby, int) {
 			if e.flags&flagBase == 0 || !reaches(&e.vec, &s.v, e.reach, p, e) || !l.match(f, i) {
 				continue
 			}
-			s.keep(i, e.vec[0]*s.v[0]+e.vec[1]*s.v[1]+e.vec[2]*s.v[2])
+			s.keep(i, e.base, e.vec[0]*s.v[0]+e.vec[1]*s.v[1]+e.vec[2]*s.v[2])
 		}
 		return s.result()
 	}
@@ -160,11 +161,17 @@ func (l *listing) near(f *filter, p geo.Point, k int) ([]nearby, int) {
 			// Only counted: a radius short of the cell's nearest point
 			// reaches none of it, one past its farthest point all of it.
 			near := cl.km - 1e-9
-			end := sort.Search(len(recs), func(j int) bool { return recs[j].radius <= near })
-			recs = recs[:min(len(recs), end+1)] // the radii > near, and one
+			end := 0
+			for end < len(recs) && recs[end].radius > near {
+				end++
+			}
+			recs = recs[:end]
 			if len(recs) > 16 {
 				far := geo.FarthestKm(p, cl.at) + 1e-9
-				n := sort.Search(len(recs), func(j int) bool { return recs[j].radius <= far })
+				n := 0
+				for n < len(recs) && recs[n].radius > far {
+					n++
+				}
 				s.total += n
 				recs = recs[n:]
 			}
@@ -189,7 +196,7 @@ func (l *listing) near(f *filter, p geo.Point, k int) ([]nearby, int) {
 			if !plain && !l.match(f, rc.idx) {
 				continue
 			}
-			s.keep(rc.idx, dot)
+			s.keep(rc.idx, rc.base, dot)
 		}
 		s.narrow()
 	}
@@ -214,10 +221,10 @@ type nearSearch struct {
 
 // keep counts camello i (in reach, matching) and keeps it while it may be
 // among the first k.
-func (s *nearSearch) keep(i int32, dot float64) {
+func (s *nearSearch) keep(i int32, base geo.Point, dot float64) {
 	s.total++
 	if s.k != 0 && dot >= s.worstDot {
-		s.cands = append(s.cands, candidate{dot, i})
+		s.cands = append(s.cands, candidate{dot, base, i})
 	}
 }
 
@@ -239,7 +246,7 @@ func (s *nearSearch) narrow() {
 		if c.dot >= s.worstDot {
 			kept = append(kept, c)
 			if c.dot == kth {
-				s.worstKm = geo.DistanceKm(s.p, s.l.recs[c.idx].base)
+				s.worstKm = geo.DistanceKm(s.p, c.base)
 			}
 		}
 	}
@@ -283,7 +290,7 @@ func (s *nearSearch) result() ([]nearby, int) {
 	s.narrow()
 	out := make([]nearby, 0, len(s.cands))
 	for _, c := range s.cands {
-		out = append(out, nearby{c.idx, geo.DistanceKm(s.p, s.l.recs[c.idx].base)})
+		out = append(out, nearby{c.idx, geo.DistanceKm(s.p, c.base)})
 	}
 	slices.SortFunc(out, func(a, b nearby) int {
 		if c := cmp.Compare(a.km, b.km); c != 0 {
