@@ -42,11 +42,16 @@ type Kit struct {
 // Option adjusts the app before the server starts (e.g. env-like settings).
 type Option func(app *tests.TestApp)
 
-// New boots the service on a fresh temporary data dir and serves it on a
-// loopback port until the test ends.
+// New boots the service on a fresh temporary data dir (a copy of the
+// migrated template, template.go) and serves it on a loopback port until
+// the test ends.
 func New(t testing.TB, opts ...Option) *Kit {
 	t.Helper()
-	return newOn(t, t.TempDir(), opts...)
+	dir := t.TempDir()
+	if err := writeTemplate(dir); err != nil {
+		t.Fatalf("data dir: %v", err)
+	}
+	return newOn(t, dir, opts...)
 }
 
 // Clone boots a second service on a copy of src's database as it is now
