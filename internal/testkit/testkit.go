@@ -110,6 +110,12 @@ func newOn(t testing.TB, dataDir string, opts ...Option) *Kit {
 	if err != nil {
 		t.Fatalf("serve: %v", err)
 	}
+	// The scheduler stays stopped: a job registered on it (the 5-minute
+	// sweeps, the reminders) would otherwise fire whenever the wall clock
+	// crosses its minute, racing a test that moved the app's clock and
+	// runs the same sweep itself. The jobs stay registered (tests read
+	// app.Cron().Jobs()); a test runs a sweep by calling it.
+	app.Cron().Stop()
 	// Honour "Expect: 100-continue", so a request refused for its size gets
 	// its 413 instead of a reset connection.
 	tr := srv.Client().Transport.(*http.Transport).Clone()
