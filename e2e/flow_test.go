@@ -42,13 +42,13 @@ func samplePhoto(t *testing.T) string {
 // assigned, the client books a slot, the slot leaves the profile, and both
 // inboxes show the notifications.
 func TestMarketplaceFlow(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
-		t.Run(vp.name, func(t *testing.T) { marketplaceFlow(t, vp.w, vp.h) })
+		t.Run(vp.name, func(t *testing.T) { t.Parallel(); marketplaceFlow(t, vp.w, vp.h) })
 	}
 }
 
 func marketplaceFlow(t *testing.T, vw, vh int64) {
-	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
 	k.CreateRecord("categories", map[string]any{"id": "plomeria", "name": "Plomería", "nameKey": "plomeria", "color": "#1E6091"})
 	svc := k.CreateRecord("services", map[string]any{"name": "Reparación de fugas", "slug": "reparacion-de-fugas", "category": "plomeria"})

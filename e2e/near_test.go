@@ -25,6 +25,7 @@ import (
 // −74.0620) is 3.15 km away, Kennedy (4.6165, −74.14597) 6.87 km; Suba
 // (4.7400, −74.0830, radius 5) is 10.81 km away and does not reach it.
 func TestNearMe(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	area := func(name string, lat, lng float64, radius int) {
 		_, _, cookie := k.CreateCamello(testkit.CamelloOpts{Name: name})
@@ -44,10 +45,12 @@ func TestNearMe(t *testing.T) {
 		{"barrio", cdpbrowser.PermissionSettingDenied},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := newBrowser(t, k)
 			b.viewport(390, 844)
 			if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
 				Permission: &cdpbrowser.PermissionDescriptor{Name: "geolocation"}, Setting: tc.setting, Origin: k.URL,
+				BrowserContextID: b.contextID(),
 			}); err != nil {
 				t.Fatalf("permission: %v", err)
 			}
@@ -87,6 +90,7 @@ func TestNearMe(t *testing.T) {
 // gazetteer and its radius in "Mi cuenta"; the listing finds it from a
 // client's position at once. No axe violation.
 func TestCamelloSetsItsZone(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	user, cam, _ := k.CreateCamello(testkit.CamelloOpts{Name: "Dora Zona"})
 	b := newBrowser(t, k)
@@ -116,6 +120,7 @@ func TestCamelloSetsItsZone(t *testing.T) {
 // WhatsApp column, a box only for the kinds WhatsApp carries; switching one
 // off is saved through the API. On a phone, no axe violation.
 func TestWhatsAppPreferenceColumn(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	user, cookie := k.UserWithSession(users.RoleClient)
 	b := newBrowser(t, k)
@@ -159,6 +164,7 @@ func TestWhatsAppPreferenceColumn(t *testing.T) {
 // its source (a decimal comma accepted), corrects its point and removes
 // it; each step is the gazetteer's at once. On a phone, no axe violation.
 func TestAdminEditsPlaces(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	admin, adminCookie := k.UserWithSession(users.RoleAdmin)
 	for _, slug := range []string{"terminos", "privacidad"} { // the console shows the published texts too

@@ -207,24 +207,33 @@ export function showAlert(box, message, kind = 'error', focus = true) {
 export const msgBox = (id) => el('p', { class: 'alert', id, role: 'status', 'aria-live': 'polite', tabindex: '-1' });
 
 let toastTimer = 0;
+const inView = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight;
+const overlap = (a, b) => a.left < b.right && a.right > b.left && a.top < b.bottom && a.bottom > b.top;
+const gist = (s) => s.trim().replace(/[.!…\s]+$/, '').toLowerCase();
 /**
- * toast shows a short message at the bottom of the screen, announced to
- * screen readers, unless a message line in view already says it (a toast
- * never repeats what the eye reads); main keeps room below for it.
+ * toast shows a short message, announced to screen readers, unless a
+ * message line in view already says it (a toast never repeats what the eye
+ * reads). It never covers what the eye or the finger is on — the focused
+ * element, a message line or a button in view: at the bottom of the screen,
+ * else at the top, else it is only announced.
  */
 export function toast(message, kind = 'ok') {
-  const said = [...document.querySelectorAll('.alert')].some((n) => {
-    const r = n.getBoundingClientRect();
-    return r.height > 0 && r.bottom > 0 && r.top < innerHeight && n.textContent.includes(message);
-  });
-  if (said) return;
+  const lines = [...document.querySelectorAll('.alert, [role=status], [role=alert]')]
+    .filter((n) => n.id !== 'toast' && n.textContent.trim() && inView(n.getBoundingClientRect()));
+  const said = gist(message);
+  if (lines.some((n) => { const g = gist(n.textContent); return g.includes(said) || said.includes(g); })) return;
   let t = $('#toast');
   if (!t) {
     t = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
     ($('main') || document.body).append(t);
   }
   t.textContent = message;
-  t.className = 'toast show ' + kind;
+  const guard = [...lines, ...document.querySelectorAll('button, .btn'), document.activeElement]
+    .filter((n) => n && n !== document.body && !t.contains(n)).map((n) => n.getBoundingClientRect()).filter(inView);
+  for (const place of ['', ' top', ' quiet']) {
+    t.className = `toast show${place} ${kind}`;
+    if (place === ' quiet' || !guard.some((r) => overlap(r, t.getBoundingClientRect()))) break;
+  }
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { t.className = 'toast'; t.textContent = ''; }, 6000);
 }
