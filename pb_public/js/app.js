@@ -207,32 +207,26 @@ export function showAlert(box, message, kind = 'error', focus = true) {
 export const msgBox = (id) => el('p', { class: 'alert', id, role: 'status', 'aria-live': 'polite', tabindex: '-1' });
 
 let toastTimer = 0;
-const inView = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight;
-const overlap = (a, b) => a.left < b.right && a.right > b.left && a.top < b.bottom && a.bottom > b.top;
+const seen = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight;
 const gist = (s) => s.trim().replace(/[.!…\s]+$/, '').toLowerCase();
 /**
- * toast shows a short message, announced to screen readers, unless a
- * message line in view already says it (a toast never repeats what the eye
- * reads). It never covers what the eye or the finger is on — the focused
- * element, a message line or a button in view: at the bottom of the screen,
- * else at the top, else it is only announced.
+ * toast shows a short message, announced, unless a message line in view
+ * says it. It never covers the focused element, a message line or a button
+ * in view: at the bottom, else at the top, else only announced.
  */
 export function toast(message, kind = 'ok') {
-  const lines = [...document.querySelectorAll('.alert, [role=status], [role=alert]')]
-    .filter((n) => n.id !== 'toast' && n.textContent.trim() && inView(n.getBoundingClientRect()));
-  const said = gist(message);
-  if (lines.some((n) => { const g = gist(n.textContent); return g.includes(said) || said.includes(g); })) return;
+  const lines = [...document.querySelectorAll('.alert, [role=status], [role=alert]')].filter((n) => n.id !== 'toast' && n.textContent.trim() && seen(n.getBoundingClientRect()));
+  const g = gist(message);
+  if (lines.some((n) => gist(n.textContent).includes(g) || g.includes(gist(n.textContent)))) return;
   let t = $('#toast');
-  if (!t) {
-    t = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
-    ($('main') || document.body).append(t);
-  }
+  if (!t) ($('main') || document.body).append(t = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' }));
   t.textContent = message;
   const guard = [...lines, ...document.querySelectorAll('button, .btn'), document.activeElement]
-    .filter((n) => n && n !== document.body && !t.contains(n)).map((n) => n.getBoundingClientRect()).filter(inView);
-  for (const place of ['', ' top', ' quiet']) {
-    t.className = `toast show${place} ${kind}`;
-    if (place === ' quiet' || !guard.some((r) => overlap(r, t.getBoundingClientRect()))) break;
+    .filter((n) => n && n !== document.body && !t.contains(n)).map((n) => n.getBoundingClientRect()).filter(seen);
+  const hits = () => { const b = t.getBoundingClientRect(); return guard.some((r) => r.left < b.right && r.right > b.left && r.top < b.bottom && r.bottom > b.top); };
+  for (const at of ['', ' top', ' quiet']) {
+    t.className = `toast show${at} ${kind}`;
+    if (at === ' quiet' || !hits()) break;
   }
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { t.className = 'toast'; t.textContent = ''; }, 6000);
@@ -370,11 +364,8 @@ export async function renderChrome() {
 }
 
 /**
- * syncPush re-sends this browser's push subscription once per app open (a
- * tab's session; a home-screen app starts a new one at every launch), so a
- * subscription the browser renewed, or one the service dropped, reaches
- * the service again. It never asks for permission and never subscribes:
- * that happens only inside the person's tap on the notifications page.
+ * syncPush re-sends this browser's push subscription once per tab session,
+ * so a renewed or dropped one reaches the service. It never asks permission.
  */
 export async function syncPush(force = false) {
   try {
