@@ -53,8 +53,16 @@ func TestReschedule(t *testing.T) {
 
 	t.Run("moves, same id, reminder re-armed, other party told", func(t *testing.T) {
 		// The reminder went out already.
-		if due, err := appointments.ClaimDue(k.App, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC),
-			time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC), 10); err != nil || len(due) != 1 {
+		// claim is the reminder sweep's claim of the appointment (by its rowid).
+		claim := func() ([]string, error) {
+			var rowid int64
+			if err := k.App.DB().NewQuery("SELECT rowid FROM appointments WHERE id = {:id}").Bind(map[string]any{"id": id}).Row(&rowid); err != nil {
+				return nil, err
+			}
+			return appointments.ClaimListed(k.App, []int64{rowid}, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC),
+				time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC))
+		}
+		if due, err := claim(); err != nil || len(due) != 1 || due[0] != id {
 			t.Fatalf("claim: %v %v", due, err)
 		}
 		told := func() int {
@@ -85,8 +93,7 @@ func TestReschedule(t *testing.T) {
 			t.Fatalf("client told %d times", n)
 		}
 		// The reminder is sent again for the new time.
-		if due, err := appointments.ClaimDue(k.App, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC),
-			time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC), 10); err != nil || len(due) != 1 {
+		if due, err := claim(); err != nil || len(due) != 1 || due[0] != id {
 			t.Fatalf("re-armed claim: %v %v", due, err)
 		}
 	})
