@@ -265,11 +265,7 @@ func containsNone(s string, parts ...string) bool {
 func TestListingByDistanceMatchesAFullScan(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
-	k.CreateRecord("categories", map[string]any{"id": "hogar", "name": "Hogar"})
-	svc := []string{
-		k.CreateRecord("services", map[string]any{"name": "Plomería general", "slug": "plomeria-general", "category": "hogar"}).Id,
-		k.CreateRecord("services", map[string]any{"name": "Pintura de casas", "slug": "pintura-casas", "category": "hogar"}).Id,
-	}
+	svc := twoServices(k)
 	slugs := map[string]string{svc[0]: "plomeria-general", svc[1]: "pintura-casas"}
 	rng := rand.New(rand.NewSource(26))
 	type area struct {
