@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,18 +30,25 @@ func linkTo(t *testing.T, m mail.Caught, page string) string {
 	return ""
 }
 
+// mailEnv points a service at a test mailbox (Mailbox.Env without
+// t.Setenv, for a parallel test).
+func mailEnv(mb *testkit.Mailbox) map[string]string {
+	return map[string]string{"SMTP_HOST": mb.Host, "SMTP_PORT": strconv.Itoa(mb.Port), "SMTP_TLS": "off",
+		"MAIL_FROM": "Camellos <no-responder@camellos.co>"}
+}
+
 // TestAccountPages walks the account pages with real mail (an SMTP server
 // on 127.0.0.1): sign-up, the verification link opened in the browser, the
 // account page showing the state; forgot password, the reset link, the new
 // password signing in; the data export link; the account deleted after a
 // confirmation.
 func TestAccountPages(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			mb := testkit.NewMailbox(t)
-			mb.Env(t, "off")
-			t.Setenv("AUTH_IP_LIMIT", "0")
-			k := testkit.New(t, func(app *tests.TestApp) {
+			k := testkit.New(t, withEnv(mailEnv(mb)), func(app *tests.TestApp) {
 				mail.SetOptions(app, mail.Options{Backoff: []time.Duration{100 * time.Millisecond, 300 * time.Millisecond}, Poll: 100 * time.Millisecond})
 			})
 			b := newBrowser(t, k)

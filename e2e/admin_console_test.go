@@ -18,8 +18,10 @@ import (
 // pending camello shows the photos of its documents, and asks for the
 // reason (refused without one), which is stored and mailed.
 func TestAdminConsoleCandidatesAndRejection(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			w := seeded(t)
 			k := w.k
 			svc := k.CreateService()

@@ -55,8 +55,8 @@ type browser struct {
 	w, h int64
 }
 
-// newBrowser starts Chromium with a fresh profile, or skips (fails on CI)
-// when there is none.
+// newBrowser opens a window of the package's Chromium in a fresh browser
+// context, or skips (fails on CI) when there is no Chromium.
 func newBrowser(t *testing.T, k *testkit.Kit) *browser {
 	t.Helper()
 	path := chromiumPath()
@@ -68,27 +68,15 @@ func newBrowser(t *testing.T, k *testkit.Kit) *browser {
 		}
 		t.Skip(msg)
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("lang", "es-CO"),
-		chromedp.UserDataDir(t.TempDir()),
+	root, err := shared.start(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
+	// A browser context of its own: cookies, storage, permissions and
+	// service workers start empty, as with a fresh profile.
+	ctx, cancelTab := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
 	b := &browser{t: t, k: k, ctx: ctx}
-	t.Cleanup(func() {
-		cancelTab()
-		cancelAlloc()
-	})
+	t.Cleanup(cancelTab)
 	exceptions := chromedp.Events(ctx, runtime.ExceptionThrown)
 	console := chromedp.Console(ctx)
 	go func() {
@@ -141,6 +129,12 @@ try { const f = window.fetch.bind(window); window.fetch = (...a) => { window.__i
 try { new PerformanceObserver((l) => { for (const e of l.getEntries()) { if (!e.hadRecentInput) { window.__cls += e.value;
   window.__shifts.push(e.value.toFixed(3) + ' ' + (e.sources || []).map((s) => s.node ? (s.node.id || s.node.className || s.node.nodeName) : '?').join('+')); } } })
   .observe({ type: 'layout-shift', buffered: true }); } catch (e) {}`
+
+// contextID is the browser context of this browser (permissions are set
+// per context).
+func (b *browser) contextID() cdp.BrowserContextID {
+	return chromedp.FromContext(b.ctx).BrowserContextID
+}
 
 // viewport sets the window size (phone 390×844, desktop 1366×900).
 func (b *browser) viewport(w, h int64) {
@@ -253,8 +247,39 @@ func (b *browser) check(state string) {
 	if shown := b.str(`[...document.querySelectorAll('body [hidden]')].filter((n) => n.getClientRects().length > 0).slice(0, 5).map((n) => n.id || n.className || n.tagName).join(', ')`); shown != "" {
 		b.t.Errorf("elements marked hidden are drawn on %s (%dx%d): %s", state, b.w, b.h, shown)
 	}
+	b.toastClear(state)
 	b.axe(state)
 	b.shoot(state)
+}
+
+// toastOracle reads the toast as a person sees it: "" when no toast is
+// drawn, or when the one drawn neither repeats a message line in view nor
+// covers the focused element, a message line in view or a button in view;
+// else what is wrong.
+const toastOracle = `(() => {
+	const t = document.querySelector('#toast');
+	if (!t || !t.textContent.trim()) return '';
+	const tr = t.getBoundingClientRect();
+	if (getComputedStyle(t).visibility === 'hidden' || tr.width < 2 || tr.height < 2) return '';
+	const inView = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight;
+	const gist = (s) => s.trim().replace(/[.!…\s]+$/, '').toLowerCase();
+	const name = (n) => n.id ? '#' + n.id : (n.className || n.tagName) + ' «' + n.textContent.trim().slice(0, 30) + '»';
+	const lines = [...document.querySelectorAll('.alert, [role=status], [role=alert]')].filter((n) => n !== t && n.textContent.trim() && inView(n.getBoundingClientRect()));
+	const said = lines.find((n) => gist(n.textContent).includes(gist(t.textContent)) || gist(t.textContent).includes(gist(n.textContent)));
+	if (said) return 'the toast «' + t.textContent + '» repeats ' + name(said);
+	const hit = [...lines, ...document.querySelectorAll('button, .btn'), document.activeElement]
+		.filter((n) => n && n !== document.body && !t.contains(n))
+		.find((n) => { const r = n.getBoundingClientRect(); return inView(r) && r.left < tr.right && r.right > tr.left && r.top < tr.bottom && r.bottom > tr.top; });
+	return hit ? 'the toast «' + t.textContent + '» covers ' + name(hit) + (hit === document.activeElement ? ' (focused)' : '') : '';
+})()`
+
+// toastClear fails when a toast repeats a message in view or covers the
+// focused element, a message line or a button (issue 24, defect 8).
+func (b *browser) toastClear(state string) {
+	b.t.Helper()
+	if bad := b.str(toastOracle); bad != "" {
+		b.t.Errorf("%s (%dx%d): %s", state, b.w, b.h, bad)
+	}
 }
 
 // float evaluates a JavaScript number.
@@ -408,11 +433,13 @@ func (b *browser) clearCookies() {
 	}))
 }
 
-// screenshotDir is where screenshots go (outside git).
+// screenshotDir is where screenshots go ($E2E_SCREENSHOTS, outside git);
+// "" when they are not asked for. They are for people to look at, not a
+// check: encoding a full page costs the suite time on every state.
 func screenshotDir(t *testing.T) string {
 	dir := os.Getenv("E2E_SCREENSHOTS")
 	if dir == "" {
-		dir = "screenshots"
+		return ""
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -421,10 +448,14 @@ func screenshotDir(t *testing.T) string {
 }
 
 // shoot saves a full-page screenshot of the current page at the current
-// viewport ("<name>-phone.png" or "<name>-desktop.png").
+// viewport ("<name>-phone.png" or "<name>-desktop.png") when
+// $E2E_SCREENSHOTS names a directory.
 func (b *browser) shoot(name string) {
 	b.t.Helper()
 	dir := screenshotDir(b.t)
+	if dir == "" {
+		return
+	}
 	label := "desktop"
 	if b.w < 500 {
 		label = "phone"

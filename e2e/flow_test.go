@@ -42,13 +42,13 @@ func samplePhoto(t *testing.T) string {
 // assigned, the client books a slot, the slot leaves the profile, and both
 // inboxes show the notifications.
 func TestMarketplaceFlow(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
-		t.Run(vp.name, func(t *testing.T) { marketplaceFlow(t, vp.w, vp.h) })
+		t.Run(vp.name, func(t *testing.T) { t.Parallel(); marketplaceFlow(t, vp.w, vp.h) })
 	}
 }
 
 func marketplaceFlow(t *testing.T, vw, vh int64) {
-	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
 	k.CreateRecord("categories", map[string]any{"id": "plomeria", "name": "Plomería", "nameKey": "plomeria", "color": "#1E6091"})
 	svc := k.CreateRecord("services", map[string]any{"name": "Reparación de fugas", "slug": "reparacion-de-fugas", "category": "plomeria"})
@@ -79,12 +79,10 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 	if err := os.WriteFile(fake, []byte("esto no es una imagen"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b.do(
-		chromedp.Click(css(`#services input[value="`+svc.Id+`"]`)),
-		chromedp.Click(css("#acceptTerms")),
-		chromedp.SetUploadFiles(css("#file"), []string{fake}),
-		chromedp.Click(css("#submit")),
-	)
+	b.click(`#services input[value="` + svc.Id + `"]`)
+	b.click("#acceptTerms")
+	b.do(chromedp.SetUploadFiles(css("#file"), []string{fake}))
+	b.click("#submit")
 	b.waitJS(`document.querySelector('#err-file').textContent.length > 0 && document.querySelector('#file').getAttribute('aria-invalid') === 'true'`, "the server's photo error beside the field")
 	t.Logf("photo error shown: %q", b.str(`document.querySelector('#err-file').textContent`))
 	b.expectConsoleErrors()
@@ -96,7 +94,7 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 		chromedp.SetUploadFiles(css("#documents"), []string{samplePhoto(t), samplePhoto(t)}))
 	b.waitJS(`!document.querySelector('#preview').hidden`, "the photo preview")
 	b.shoot("flujo-registro-camello-lleno")
-	b.do(chromedp.Click(css("#submit")))
+	b.click("#submit")
 	b.waitJS(`!document.querySelector('#done').hidden`, "the registration confirmation")
 	cam, err := k.App.FindFirstRecordByData("camellos", "name", camelloName)
 	if err != nil {
@@ -139,13 +137,14 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 	b.check("flujo-inicio")
 
 	// The search box: what it understood shows as chips that filter the list.
-	b.do(chromedp.SendKeys(css("#q"), "Necesito un plomero en Bogotá"), chromedp.Click(css(`#search-form button[type=submit]`)))
+	b.do(chromedp.SendKeys(css("#q"), "Necesito un plomero en Bogotá"))
+	b.click(`#search-form button[type=submit]`)
 	b.waitJS(`document.querySelectorAll('#chips li').length > 0`, "the understood filters")
 	b.waitJS(`!document.querySelector('#results').hasAttribute('aria-busy') && [...document.querySelectorAll('#results h3')].some(h => h.textContent.includes('`+camelloName+`'))`, "the camello among the search results")
 	chips := b.str(`[...document.querySelectorAll('#chips li')].map(li => li.dataset.filter).join(',')`)
 	t.Logf("search understood: %s (url %s)", chips, b.location())
 	b.check("flujo-busqueda")
-	b.do(chromedp.Click(css(`#chips li:first-child button`)))
+	b.click(`#chips li:first-child button`)
 	b.waitJS(`[...document.querySelectorAll('#chips li')].map(li => li.dataset.filter).join(',') !== '`+chips+`'`, "a chip removed")
 
 	// 5. A client signs up.
@@ -154,15 +153,16 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 		{"#name", clientName}, {"#email", clientEmail}, {"#city", "Bogotá"},
 		{"#password", password}, {"#confirmPassword", password},
 	})
-	b.do(chromedp.Click(css("#acceptTerms")), chromedp.Click(css(`#form button[type=submit]`)))
+	b.click("#acceptTerms")
+	b.click(`#form button[type=submit]`)
 	b.waitJS(`location.pathname === '/' && /Mis trabajos/.test(document.querySelector('#nav').textContent)`, "the client signed in")
 
 	// 6. The client opens the profile from the list and requests a job.
 	b.waitJS(`document.querySelector('#results a[href*="`+cam.Id+`"]')`, "the profile link")
-	b.do(chromedp.Click(css(`#results a[href*="` + cam.Id + `"]`)))
+	b.click(`#results a[href*="` + cam.Id + `"]`)
 	b.waitJS(`document.querySelector('#job-form')`, "the job request form")
 	b.typeIn([][2]string{{"#job-title", "Arreglar la fuga del lavamanos"}, {"#job-description", "Gotea desde ayer."}})
-	b.do(chromedp.Click(css(`#job-form button[type=submit]`)))
+	b.click(`#job-form button[type=submit]`)
 	b.near("#request .alert.ok", "Solicitud enviada", "the job requested, beside the form")
 	b.check("flujo-solicitud-enviada")
 	job, err := k.App.FindFirstRecordByData("jobs", "title", "Arreglar la fuga del lavamanos")
@@ -193,7 +193,7 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 		accept := `#job-` + job.Id + ` .job-actions button:first-child`
 		b.waitJS(`(document.querySelector('`+accept+`')||{}).textContent === 'Aceptar'`, "the accept button")
 		b.check("flujo-trabajo-camello")
-		b.do(chromedp.Click(css(accept)))
+		b.click(accept)
 		b.confirm(true)
 		b.waitJS(`(document.querySelector('#job-`+job.Id+`')||{dataset:{}}).dataset.status === 'ASIGNADO'`, "the job accepted")
 		b.near(`#job-msg`, "Trabajo aceptado", "the acceptance beside the job's actions")
@@ -218,11 +218,11 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 	b.visit("/trabajo.html?id=" + job.Id)
 	bookBtn := `#book-` + job.Id + ` > button`
 	b.waitJS(`document.querySelector('`+bookBtn+`')`, "the booking button")
-	b.do(chromedp.Click(css(bookBtn)))
+	b.click(bookBtn)
 	b.waitJS(`document.querySelector('#book-`+job.Id+` .slots button')`, "the free slots")
 	start := b.str(`document.querySelector('#book-` + job.Id + ` .slots button').dataset.start`)
 	b.check("flujo-agendar")
-	b.do(chromedp.Click(css(`#book-` + job.Id + ` .slots button`)))
+	b.click(`#book-` + job.Id + ` .slots button`)
 	b.confirm(true)
 	b.near(`#visits-msg`, "Cita reservada para el", "the appointment booked, beside the visits")
 	if msg := b.str(`document.querySelector('#visits-msg').textContent`); strings.Contains(msg, "..") {

@@ -36,8 +36,10 @@ func oneZoneSpelling(t *testing.T, b *browser, state string) {
 // visits completion ends before the confirmation ("No" keeps them); the
 // client reviews.
 func TestJobPageJourney(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			w := seeded(t)
 			k := w.k
 			cam, _ := k.App.FindRecordById("camellos", w.camello)
@@ -162,8 +164,10 @@ func TestJobPageJourney(t *testing.T) {
 // picks one of its free times, held at once with the request; a time taken
 // meanwhile is refused at once and said (the request stays, without time).
 func TestRequestWithATime(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			w := seeded(t)
 			k := w.k
 			b := newBrowser(t, k)
@@ -220,8 +224,10 @@ func mustUser(t *testing.T, w *world, id string) *core.Record {
 // TestSignUpFromAProfile: a guest who signs up from a camello's profile
 // lands back on that profile (issue 24, defect 8), able to request.
 func TestSignUpFromAProfile(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			w := seeded(t)
 			b := newBrowser(t, w.k)
 			b.viewport(vp.w, vp.h)

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestNearMe: on a phone, "Cerca de mí" asks the browser for the position
@@ -25,6 +27,7 @@ import (
 // −74.0620) is 3.15 km away, Kennedy (4.6165, −74.14597) 6.87 km; Suba
 // (4.7400, −74.0830, radius 5) is 10.81 km away and does not reach it.
 func TestNearMe(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	area := func(name string, lat, lng float64, radius int) {
 		_, _, cookie := k.CreateCamello(testkit.CamelloOpts{Name: name})
@@ -44,10 +47,12 @@ func TestNearMe(t *testing.T) {
 		{"barrio", cdpbrowser.PermissionSettingDenied},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := newBrowser(t, k)
 			b.viewport(390, 844)
 			if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
 				Permission: &cdpbrowser.PermissionDescriptor{Name: "geolocation"}, Setting: tc.setting, Origin: k.URL,
+				BrowserContextID: b.contextID(),
 			}); err != nil {
 				t.Fatalf("permission: %v", err)
 			}
@@ -87,6 +92,7 @@ func TestNearMe(t *testing.T) {
 // gazetteer and its radius in "Mi cuenta"; the listing finds it from a
 // client's position at once. No axe violation.
 func TestCamelloSetsItsZone(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	user, cam, _ := k.CreateCamello(testkit.CamelloOpts{Name: "Dora Zona"})
 	b := newBrowser(t, k)
@@ -116,6 +122,7 @@ func TestCamelloSetsItsZone(t *testing.T) {
 // WhatsApp column, a box only for the kinds WhatsApp carries; switching one
 // off is saved through the API. On a phone, no axe violation.
 func TestWhatsAppPreferenceColumn(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	user, cookie := k.UserWithSession(users.RoleClient)
 	b := newBrowser(t, k)
@@ -159,6 +166,7 @@ func TestWhatsAppPreferenceColumn(t *testing.T) {
 // its source (a decimal comma accepted), corrects its point and removes
 // it; each step is the gazetteer's at once. On a phone, no axe violation.
 func TestAdminEditsPlaces(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	admin, adminCookie := k.UserWithSession(users.RoleAdmin)
 	for _, slug := range []string{"terminos", "privacidad"} { // the console shows the published texts too
@@ -199,5 +207,65 @@ func TestAdminEditsPlaces(t *testing.T) {
 	b.waitJS(`document.querySelector('#place-msg').textContent === 'Galerías eliminado.'`, "the place removed")
 	if _, ok := found(); ok {
 		t.Fatal("a removed place is still found")
+	}
+}
+
+// TestCamelloMarksItsPointOnTheMap (issue 26: "from a map tap or their
+// barrio"), at both sizes: "Dónde trabajas" draws Bogotá from the
+// gazetteer; a tap beside Chapinero marks the point and names the nearest
+// place; saved, the listing finds the camello from Teusaquillo about 3 km
+// away. The keyboard moves the point (two ArrowUp: 0.01° north) and saves
+// it too. No axe violation, no layout jump.
+func TestCamelloMarksItsPointOnTheMap(t *testing.T) {
+	t.Parallel()
+	for _, vp := range viewports {
+		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
+			k := testkit.New(t)
+			user, cam, cookie := k.CreateCamello(testkit.CamelloOpts{Name: "Eva Mapa", City: "Bogotá"})
+			b := newBrowser(t, k)
+			b.viewport(vp.w, vp.h)
+			b.signIn(user.Id)
+			b.visit("/cuenta.html")
+			b.waitJS(`document.querySelector('#area-map circle[data-place="Chapinero"]')`, "the map of Bogotá")
+			b.check("cuenta-mapa")
+			// A tap a little east of Chapinero's point.
+			b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('#area-map').scrollIntoView({block: 'center'})`))
+			b.waitJS(`(() => { const r = document.querySelector('#area-map').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()`, "the map in view")
+			x, y := b.float(`(() => { const r = document.querySelector('#area-map circle[data-place="Chapinero"]').getBoundingClientRect(); return r.left + r.width / 2 + 3; })()`),
+				b.float(`(() => { const r = document.querySelector('#area-map circle[data-place="Chapinero"]').getBoundingClientRect(); return r.top + r.height / 2; })()`)
+			b.do(chromedp.MouseClickXY(x, y))
+			b.near("#area-map-said", "Punto marcado a [0-9],[0-9] km de Chapinero", "the tapped point named")
+			b.click(`#area-form button[type=submit]`)
+			b.near("#area-msg", "Zona guardada", "the zone saved")
+			b.waitJS(`document.querySelector('#area-now').textContent === 'Trabajas desde el punto que marcaste y llegas hasta 10 km.'`, "the zone said")
+			b.check("cuenta-mapa-guardado")
+			r := k.Get("/api/camellos?lat=4.6430&lng=-74.0900", "")
+			if r.Str("camellos.0.id") != cam.Id {
+				t.Fatalf("the listing from Teusaquillo: %s", r.Raw)
+			}
+			if d, _ := r.Get("camellos.0.distanceKm").(float64); d < 2.5 || d > 4.5 {
+				t.Errorf("from Teusaquillo the tapped point is %v km away, want about 3.2 (Chapinero)", d)
+			}
+			me := k.Get("/api/me", cookie)
+			lat, _ := me.Get("camello.area.lat").(float64)
+			lng, _ := me.Get("camello.area.lng").(float64)
+			if lat < 4.62 || lat > 4.68 || lng < -74.08 || lng > -74.03 || me.Get("camello.area.placeId") != "" && me.Get("camello.area.placeId") != nil {
+				t.Fatalf("the saved point %v,%v (%s)", lat, lng, me.Raw)
+			}
+
+			// The keyboard: two ArrowUp move the point 0.01° north.
+			b.do(chromedp.Focus(css("#area-map")), chromedp.KeyEvent(kb.ArrowUp), chromedp.KeyEvent(kb.ArrowUp))
+			b.near("#area-map-said", "Punto marcado a", "the moved point named")
+			b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('#area-msg').textContent = ''`))
+			b.click(`#area-form button[type=submit]`)
+			b.waitJS(`/Zona guardada/.test(document.querySelector('#area-msg').textContent)`, "the moved point saved")
+			b.settle()
+			me = k.Get("/api/me", cookie)
+			if got, _ := me.Get("camello.area.lat").(float64); math.Abs(got-(lat+0.01)) > 0.00002 {
+				t.Fatalf("after two ArrowUp the point is at %v, want %v", got, lat+0.01)
+			}
+			b.check("cuenta-mapa-teclado")
+		})
 	}
 }

@@ -19,8 +19,10 @@ import (
 // kept, the error beside the title; corrected, it is published and the
 // browser lands on its page. Nothing typed is ever wiped.
 func TestWithoutJavaScript(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			w := seeded(t)
 			k := w.k
 			b := newBrowser(t, k)

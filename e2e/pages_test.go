@@ -1,6 +1,9 @@
 package e2e_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -19,8 +22,8 @@ var viewports = []struct {
 	w, h int64
 }{{"phone", 390, 844}, {"desktop", 1366, 900}}
 
-// seeded boots the service on a seeded marketplace and returns the kit and
-// the ids of the demo users and the demo camello.
+// world is a service on a seeded marketplace, with the ids of the demo
+// users and the demo camello.
 type world struct {
 	k                      *testkit.Kit
 	client, camUser, admin string
@@ -28,13 +31,29 @@ type world struct {
 	openJob, assignedJob   string
 }
 
-func seeded(t *testing.T) *world {
+// seeded boots the service on a seeded marketplace and returns its world.
+// The marketplace is seeded once for the package (the first caller seeds
+// and snapshots it); every caller gets a service of its own on a copy.
+func seeded(t *testing.T, opts ...testkit.Option) *world {
 	t.Helper()
-	t.Setenv("AUTH_IP_LIMIT", "0")
-	k := testkit.New(t)
-	if _, err := seed.Run(k.App, seed.Options{Camellos: 30, Clients: 4}); err != nil {
-		t.Fatalf("seed: %v", err)
+	seedSnap.once.Do(func() {
+		dir, err := os.MkdirTemp("", "camellos-e2e-seed-")
+		if err != nil {
+			seedSnap.err = err
+			return
+		}
+		seedSnap.dir = dir
+		k := testkit.New(t)
+		if _, err := seed.Run(k.App, seed.Options{Camellos: 30, Clients: 4}); err != nil {
+			seedSnap.err = fmt.Errorf("seed: %w", err)
+			return
+		}
+		seedSnap.err = testkit.Snapshot(k, filepath.Join(dir, "snap"))
+	})
+	if seedSnap.err != nil {
+		t.Fatal(seedSnap.err)
 	}
+	k := testkit.NewFrom(t, filepath.Join(seedSnap.dir, "snap"), opts...)
 	w := &world{k: k}
 	for _, u := range []struct {
 		email string
@@ -68,9 +87,9 @@ func seeded(t *testing.T) *world {
 // as drawn: no JavaScript or console error, no layout jump, zero axe
 // violations, a screenshot.
 func TestPagesRender(t *testing.T) {
+	t.Parallel()
 	w := seeded(t)
 	k := w.k
-	b := newBrowser(t, k)
 	profile := "/camello.html?id=" + w.camello
 	job := "/trabajo.html?id=" + w.clientJob
 
@@ -112,7 +131,8 @@ func TestPagesRender(t *testing.T) {
 	ids := map[string]string{"client": w.client, "camello": w.camUser, "admin": w.admin}
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
-			b.t = t
+			t.Parallel()
+			b := newBrowser(t, k)
 			b.viewport(vp.w, vp.h)
 			signedAs := "-"
 			for _, p := range pages {
@@ -146,9 +166,9 @@ func TestPagesRender(t *testing.T) {
 	// An empty provider form: every required field says why, beside it,
 	// and the first one gets the focus.
 	t.Run("registro-camello-errores", func(t *testing.T) {
-		b.t = t
+		t.Parallel()
+		b := newBrowser(t, k)
 		b.viewport(390, 844)
-		b.clearCookies()
 		b.visit("/registro-camello.html")
 		b.click("#submit")
 		b.waitJS(`document.querySelector('#err-name').textContent && document.activeElement && document.activeElement.id === 'name'`, "the field errors and the focus")
@@ -166,16 +186,17 @@ func TestPagesRender(t *testing.T) {
 	// a wrong password answers in Spanish beside the button, and the stale
 	// message goes when the next try succeeds.
 	t.Run("ingresar-demo", func(t *testing.T) {
-		b.t = t
+		t.Parallel()
+		b := newBrowser(t, k)
 		b.viewport(390, 844)
-		b.clearCookies()
 		b.visit("/ingresar.html?next=%2Ftrabajos.html")
 		b.typeIn([][2]string{{"#email", seed.ClientEmail}, {"#password", "no-es-la-clave"}})
 		b.click(`#form button[type=submit]`)
 		b.near("#alert", "Credenciales inválidas", "the wrong password refused")
 		b.expectConsoleErrors()
 		b.check("ingresar-error")
-		b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('#password').value = ''`), chromedp.SendKeys(css("#password"), seed.ClientPassword), chromedp.Click(css(`#form button[type=submit]`)))
+		b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('#password').value = ''`), chromedp.SendKeys(css("#password"), seed.ClientPassword))
+		b.click(`#form button[type=submit]`)
 		b.waitJS(`location.pathname === '/trabajos.html' && document.querySelectorAll('#jobs .job').length > 0`, "the demo client's jobs")
 		b.clearCookies()
 	})

@@ -19,8 +19,10 @@ import (
 // client's page is open (live, through /api/events), and the client's own
 // message with a photo.
 func TestQuotesAndConversation(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			w := seeded(t)
 			k := w.k
 			if !landed(t, k, "GET /api/jobs/open", "POST /api/jobs/{id}/quotes", "GET /api/jobs/{id}/messages", "GET /api/events") {
@@ -118,8 +120,10 @@ func TestQuotesAndConversation(t *testing.T) {
 // booking rules saved, a weekly series booked and an appointment
 // rescheduled from "Mis trabajos".
 func TestBookingExtras(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			w := seeded(t)
 			k := w.k
 			if !landed(t, k, "GET /api/agenda/calendar", "POST /api/appointments/{id}/reschedule") {

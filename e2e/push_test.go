@@ -23,6 +23,7 @@ import (
 // delivers a push with the service's payload through the DevTools protocol
 // and checks the notification it shows (title, body, the url to open).
 func TestServiceWorkerShowsPush(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	user, _ := k.UserWithSession(users.RoleClient)
 	b := newBrowser(t, k)
@@ -31,6 +32,7 @@ func TestServiceWorkerShowsPush(t *testing.T) {
 
 	if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
 		Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: k.URL,
+		BrowserContextID: b.contextID(),
 	}); err != nil {
 		t.Fatalf("grant notifications: %v", err)
 	}
@@ -109,6 +111,7 @@ func TestServiceWorkerShowsPush(t *testing.T) {
 // a wide screen (an iPad), with no axe violation; another browser keeps the
 // button.
 func TestIOSGuide(t *testing.T) {
+	t.Parallel()
 	k := testkit.New(t)
 	user, _ := k.UserWithSession(users.RoleClient)
 	const iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.4 Mobile/15E148 Safari/604.1"
@@ -123,6 +126,7 @@ func TestIOSGuide(t *testing.T) {
 		{"chromium-390", "", 390, 844, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			b := newBrowser(t, k)
 			if tc.ua != "" {
 				b.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
@@ -152,14 +156,12 @@ func TestIOSGuide(t *testing.T) {
 // arrives over WhatsApp (the local model of the Cloud API), typed in it
 // confirms the channel; on a phone, with no axe violation.
 func TestWhatsAppOptIn(t *testing.T) {
+	t.Parallel()
 	wa := watest.New(t)
 	for _, tp := range whatsapp.Templates {
 		wa.Approve(tp.Name, whatsapp.Language, tp.Params(), tp.Category == whatsapp.CategoryAuthentication)
 	}
-	for k, v := range wa.Env() {
-		t.Setenv(k, v)
-	}
-	k := testkit.New(t, func(app *tests.TestApp) {
+	k := testkit.New(t, withEnv(wa.Env()), func(app *tests.TestApp) {
 		whatsapp.SetOptions(app, whatsapp.Options{HTTPClient: wa.Client(), Poll: 50 * time.Millisecond})
 	})
 	user, _ := k.UserWithSession(users.RoleClient)

@@ -14,8 +14,10 @@ import (
 // offers "Calificar al cliente"; the camello's review publishes both, and
 // each side then reads the other's review on the job page.
 func TestDoubleBlindReviewsOnTheJobPage(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			w := seeded(t)
 			k := w.k
 			cam, _ := k.App.FindRecordById("camellos", w.camello)

@@ -15,14 +15,24 @@ import (
 // to the action (inside the viewport), stale errors gone, destructive
 // actions confirmed, no layout jump, no console error, zero axe violations.
 func TestRoleFlows(t *testing.T) {
+	t.Parallel()
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
-			w := seeded(t)
-			b := newBrowser(t, w.k)
-			b.viewport(vp.w, vp.h)
-			t.Run("cliente", func(t *testing.T) { b.t = t; clientFlow(t, b, w) })
-			t.Run("camello", func(t *testing.T) { b.t = t; camelloFlow(t, b, w) })
-			t.Run("admin", func(t *testing.T) { b.t = t; adminFlow(t, b, w) })
+			t.Parallel()
+			// Each role on a world of its own: the admin's assignment or
+			// broadcast never lands in the client's walk.
+			for _, role := range []struct {
+				name string
+				walk func(*testing.T, *browser, *world)
+			}{{"cliente", clientFlow}, {"camello", camelloFlow}, {"admin", adminFlow}} {
+				t.Run(role.name, func(t *testing.T) {
+					t.Parallel()
+					w := seeded(t)
+					b := newBrowser(t, w.k)
+					b.viewport(vp.w, vp.h)
+					role.walk(t, b, w)
+				})
+			}
 		})
 	}
 }

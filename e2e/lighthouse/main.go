@@ -117,6 +117,12 @@ func run(out, only string) error {
 	if err := getJSON(base+"/api/jobs?perPage=1", cookies["client"], &jobs); err != nil || len(jobs.Jobs) == 0 {
 		return fmt.Errorf("demo client's jobs: %v", err)
 	}
+	var camJobs struct {
+		Jobs []struct{ ID string } `json:"jobs"`
+	}
+	if err := getJSON(base+"/api/jobs?perPage=1", cookies["camello"], &camJobs); err != nil || len(camJobs.Jobs) == 0 {
+		return fmt.Errorf("demo camello's jobs: %v", err)
+	}
 	pages := []page{
 		{Name: "Inicio", Path: "/"},
 		{Name: "Perfil de camello", Path: "/camello.html?id=" + meCam.Camello.ID},
@@ -135,6 +141,15 @@ func run(out, only string) error {
 		{Name: "Agenda (camello)", Path: "/agenda.html", As: "camello"},
 		{Name: "Tablero (camello)", Path: "/tablero.html", As: "camello"},
 		{Name: "Administración", Path: "/admin.html", As: "admin"},
+		{Name: "Perfil de camello (cliente)", Path: "/camello.html?id=" + meCam.Camello.ID, As: "client"},
+		{Name: "Privacidad", Path: "/legal.html?slug=privacidad"},
+		{Name: "Pago (cliente)", Path: "/pago.html?id=" + jobs.Jobs[0].ID, As: "client"},
+		{Name: "Mis trabajos y cotizaciones (camello)", Path: "/trabajos.html", As: "camello"},
+		{Name: "Trabajo (camello)", Path: "/trabajo.html?id=" + camJobs.Jobs[0].ID, As: "camello"},
+		{Name: "Mi cuenta (camello, mapa)", Path: "/cuenta.html", As: "camello"},
+		{Name: "Ganancias (camello)", Path: "/ganancias.html", As: "camello"},
+		{Name: "Administración: lugares", Path: "/admin.html#lugares", As: "admin"},
+		{Name: "Pagos (administración)", Path: "/admin-pagos.html", As: "admin"},
 	}
 	var chosen []page
 	for _, p := range pages {

@@ -40,6 +40,9 @@ function pendingItem(c) {
   let rejectForm = null;
   const decide = async (btn, status, text, reason) => {
     btn.disabled = true;
+    // The answer's line is taken now, while the tap is fresh: a late answer
+    // moves nothing below (issue 24: no layout jump on a busy machine).
+    showAlert(msg, 'Guardando la decisión…', 'ok', false);
     try {
       await api('PATCH', `/api/admin/camellos/${encodeURIComponent(c.id)}`, reason ? { status, reason } : { status });
       if (rejectForm) rejectForm.hidden = true;
@@ -124,31 +127,30 @@ function openItem(job) {
         const b = ev.currentTarget;
         if (b.getAttribute('aria-expanded') === 'true') { b.setAttribute('aria-expanded', 'false'); slot.replaceChildren(); return; }
         b.setAttribute('aria-expanded', 'true');
-        let answer;
+        // The form is drawn at once, empty, in the size it keeps: the
+        // candidates fill it when they come, nothing below moves.
         let page = 1;
-        try { answer = await candidatesOf(job, page); } catch (e) { say(msg, e.message, 'error'); return; }
-        const list = answer.camellos || [];
-        const sel = el('select', { id: `assign-${job.id}`, name: 'camelloId', 'aria-describedby': `assign-hint-${job.id}` },
-          list.map((c) => el('option', { value: c.id }, candidateLabel(c))));
-        const hint = el('p', { class: 'hint', id: `assign-hint-${job.id}` },
-          `${answer.total} ${answer.total === 1 ? 'camello ofrece' : 'camellos ofrecen'} este servicio en ${job.city}; primero quien tiene horario libre más pronto, luego por calificación.`);
-        const more = el('button', { class: 'btn secondary small', type: 'button', hidden: list.length >= answer.total },
-          'Más candidatos');
+        const list = [];
+        const sel = el('select', { id: `assign-${job.id}`, name: 'camelloId', 'aria-describedby': `assign-hint-${job.id}`, disabled: true });
+        const hint = el('p', { class: 'hint assign-hint', id: `assign-hint-${job.id}` }, `Buscando camellos de este servicio en ${job.city}…`);
+        const more = el('button', { class: 'btn secondary small', type: 'button', style: 'visibility:hidden' }, 'Más candidatos');
+        const submit = el('button', { class: 'btn small', type: 'submit', disabled: true }, 'Asignar');
         more.addEventListener('click', async () => {
           try {
             const r = await busy(more, () => candidatesOf(job, page + 1));
             page++;
             for (const c of r.camellos || []) { sel.append(el('option', { value: c.id }, candidateLabel(c))); list.push(c); }
-            more.hidden = list.length >= r.total;
+            more.style.visibility = list.length >= r.total ? 'hidden' : '';
           } catch (e) { say(msg, e.message, 'error'); }
         });
         const f = el('form', { method: 'post', action: '/admin.html', class: 'save-row' },
           el('div', { class: 'field', style: 'flex:1 1 16rem;margin:0' }, el('label', { for: `assign-${job.id}` }, 'Camello'), sel, hint),
-          el('button', { class: 'btn small', type: 'submit' }, 'Asignar'), more);
+          submit, more);
         f.addEventListener('submit', async (e2) => {
           e2.preventDefault();
+          li.style.minHeight = `${li.offsetHeight}px`; // the card keeps its height after the answer
           try {
-            await busy(f.querySelector('button'), () => api('POST', `/api/admin/jobs/${encodeURIComponent(job.id)}/assign`, { camelloId: sel.value }));
+            await busy(submit, () => api('POST', `/api/admin/jobs/${encodeURIComponent(job.id)}/assign`, { camelloId: sel.value }));
             const name = sel.selectedOptions[0].textContent.split(' — ')[0];
             slot.replaceChildren();
             b.remove();
@@ -156,7 +158,16 @@ function openItem(job) {
             say(msg, `Trabajo asignado a ${name}. Les avisamos a ambos.`);
           } catch (err) { say(msg, err.message, 'error'); }
         });
-        slot.replaceChildren(list.length ? f : el('p', { class: 'muted' }, `Ningún camello activo ofrece este servicio en ${job.city}.`));
+        slot.replaceChildren(f);
+        let answer;
+        try { answer = await candidatesOf(job, page); } catch (e) { slot.replaceChildren(); say(msg, e.message, 'error'); return; }
+        list.push(...(answer.camellos || []));
+        sel.append(...list.map((c) => el('option', { value: c.id }, candidateLabel(c))));
+        hint.textContent = `${answer.total} ${answer.total === 1 ? 'camello ofrece' : 'camellos ofrecen'} este servicio en ${job.city}; primero quien tiene horario libre más pronto, luego por calificación.`;
+        more.style.visibility = list.length >= answer.total ? 'hidden' : '';
+        sel.disabled = false;
+        submit.disabled = false;
+        if (!list.length) hint.textContent = `Ningún camello activo ofrece este servicio en ${job.city}.`;
         sel.focus();
       },
     }, 'Asignar camello'),

@@ -207,24 +207,27 @@ export function showAlert(box, message, kind = 'error', focus = true) {
 export const msgBox = (id) => el('p', { class: 'alert', id, role: 'status', 'aria-live': 'polite', tabindex: '-1' });
 
 let toastTimer = 0;
+const seen = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight;
+const gist = (s) => s.trim().replace(/[.!…\s]+$/, '').toLowerCase();
 /**
- * toast shows a short message at the bottom of the screen, announced to
- * screen readers, unless a message line in view already says it (a toast
- * never repeats what the eye reads); main keeps room below for it.
+ * toast shows a short message, announced, unless a message line in view
+ * says it. It never covers the focused element, a message line or a button
+ * in view: at the bottom, else at the top, else only announced.
  */
 export function toast(message, kind = 'ok') {
-  const said = [...document.querySelectorAll('.alert')].some((n) => {
-    const r = n.getBoundingClientRect();
-    return r.height > 0 && r.bottom > 0 && r.top < innerHeight && n.textContent.includes(message);
-  });
-  if (said) return;
+  const lines = [...document.querySelectorAll('.alert, [role=status], [role=alert]')].filter((n) => n.id !== 'toast' && n.textContent.trim() && seen(n.getBoundingClientRect()));
+  const g = gist(message);
+  if (lines.some((n) => gist(n.textContent).includes(g) || g.includes(gist(n.textContent)))) return;
   let t = $('#toast');
-  if (!t) {
-    t = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' });
-    ($('main') || document.body).append(t);
-  }
+  if (!t) ($('main') || document.body).append(t = el('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' }));
   t.textContent = message;
-  t.className = 'toast show ' + kind;
+  const guard = [...lines, ...document.querySelectorAll('button, .btn'), document.activeElement]
+    .filter((n) => n && n !== document.body && !t.contains(n)).map((n) => n.getBoundingClientRect()).filter(seen);
+  const hits = () => { const b = t.getBoundingClientRect(); return guard.some((r) => r.left < b.right && r.right > b.left && r.top < b.bottom && r.bottom > b.top); };
+  for (const at of ['', ' top', ' quiet']) {
+    t.className = `toast show${at} ${kind}`;
+    if (at === ' quiet' || !hits()) break;
+  }
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { t.className = 'toast'; t.textContent = ''; }, 6000);
 }
@@ -361,11 +364,8 @@ export async function renderChrome() {
 }
 
 /**
- * syncPush re-sends this browser's push subscription once per app open (a
- * tab's session; a home-screen app starts a new one at every launch), so a
- * subscription the browser renewed, or one the service dropped, reaches
- * the service again. It never asks for permission and never subscribes:
- * that happens only inside the person's tap on the notifications page.
+ * syncPush re-sends this browser's push subscription once per tab session,
+ * so a renewed or dropped one reaches the service. It never asks permission.
  */
 export async function syncPush(force = false) {
   try {

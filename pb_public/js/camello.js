@@ -84,9 +84,13 @@ async function slotsSection() {
   const pick = async (slot, btn) => {
     if (!await confirmDialog(`¿Agendar la cita del ${fmtSpanTz(slot.start, slot.end)} para «${job.title}»?`, 'Sí, agendar')) return;
     btn.disabled = true;
+    // Said at once, in the room the answer takes: nothing below moves
+    // when the answer comes, however slow; the booked time stays in place.
+    showAlert(msg, 'Reservando la cita…', 'ok', false);
     try {
       await book(job.id, slot.start);
-      await draw();
+      btn.textContent = 'Reservada';
+      btn.setAttribute('aria-label', `Reservada: ${fmtSpanTz(slot.start, slot.end)}`);
       showAlert(msg, `Cita reservada para el ${fmtSpanTz(slot.start, slot.end)}.`, 'ok');
     } catch (e) {
       btn.disabled = false;

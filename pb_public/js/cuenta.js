@@ -191,9 +191,21 @@ function areaSection(c) {
   const where = el('p', { class: 'muted', id: 'area-now' }, a
     ? (a.placeId ? `Trabajas desde ${c.neighborhood} y llegas hasta ${a.radiusKm} km.` : `Trabajas desde el punto que marcaste y llegas hasta ${a.radiusKm} km.`)
     : 'Aún no dices dónde trabajas: no apareces en las búsquedas «cerca de mí».');
+  // The map (a lazy part: only camellos load it) marks a point by a tap or
+  // the arrows; its box is reserved before it is drawn.
+  let map = null;
+  const mapBox = el('div', { class: 'area-map-wrap' }, el('div', { class: 'area-map', 'aria-busy': 'true' }), el('p', { class: 'hint area-map-said' }, 'Cargando el mapa…'));
+  import('./area-map.js').then((m) => m.areaMap(c.city, a && !a.placeId ? a : null, (p) => {
+    tapped = p;
+    barrio.value = '';
+  })).then((got) => {
+    map = got;
+    mapBox.replaceWith(got ? got.node : el('p', { class: 'hint area-map-said' }, 'Aún no tenemos el mapa de tu ciudad: elige tu barrio o usa tu ubicación.'));
+  }).catch(() => mapBox.replaceWith(el('p', { class: 'hint area-map-said' }, 'No se pudo cargar el mapa: elige tu barrio o usa tu ubicación.')));
   let timer = 0;
   barrio.addEventListener('input', () => {
     tapped = null;
+    map?.clear();
     clearTimeout(timer);
     const q = barrio.value.trim();
     if (q.length < 2 || byLabel.has(q)) return;
@@ -215,13 +227,15 @@ function areaSection(c) {
       navigator.geolocation.getCurrentPosition((pos) => {
         tapped = { lat: Number(pos.coords.latitude.toFixed(5)), lng: Number(pos.coords.longitude.toFixed(5)) };
         barrio.value = '';
+        map?.clear();
         showAlert(msg, 'Usaremos tu ubicación actual como punto de partida. Guarda para confirmar.', 'ok');
       }, () => showAlert(msg, 'No pudimos usar tu ubicación: elige tu barrio de la lista.', 'error'), { timeout: 15000 });
     },
   }, 'Usar mi ubicación');
   const f = form('area-form',
     where,
-    field('area', 'placeId', 'Barrio o localidad desde donde trabajas', barrio, 'Escribe y elige de la lista, o usa tu ubicación.'), list,
+    field('area', 'placeId', 'Barrio o localidad desde donde trabajas', barrio, 'Escribe y elige de la lista, marca tu punto en el mapa o usa tu ubicación.'), list,
+    mapBox,
     el('p', {}, locate),
     field('area', 'radiusKm', 'Hasta cuántos km te desplazas', radius, 'De 1 a 100 km.'),
     row);

@@ -137,12 +137,12 @@ function withTimeout(p, ms, what) {
 function pushError(e) {
   if (e instanceof Error && e.status !== undefined) return e.message; // our API, already in Spanish
   switch (e && e.name) {
-    case 'NotAllowedError': return 'El navegador no permite notificaciones para este sitio. Actívalas en la configuración del sitio y vuelve a intentarlo.';
-    case 'AbortError': return 'El servicio de notificaciones del navegador no respondió. Inténtalo de nuevo en un momento.';
-    case 'InvalidStateError': return 'El navegador no pudo preparar las notificaciones. Recarga la página y vuelve a intentarlo.';
+    case 'NotAllowedError': return 'El navegador no permite notificaciones aquí. Actívalas en la configuración del sitio.';
+    case 'AbortError': return 'El servicio de avisos del navegador no respondió. Inténtalo en un momento.';
+    case 'InvalidStateError': return 'El navegador no pudo preparar los avisos. Recarga la página.';
     case 'NotSupportedError': return 'Este navegador no permite notificaciones push.';
     case 'InvalidAccessError': return 'La clave del servicio no es válida. Avísanos para revisarlo.';
-    default: return e && e.spanish ? e.message : 'No se pudieron activar las notificaciones. Inténtalo de nuevo más tarde.';
+    default: return e && e.spanish ? e.message : 'No se pudieron activar las notificaciones. Inténtalo más tarde.';
   }
 }
 
@@ -172,9 +172,9 @@ async function enablePush() {
   showAlert(out, 'Activando notificaciones…', 'ok');
   try {
     const [reg, key] = await withTimeout(pushSetup, 15000,
-      'El navegador tardó demasiado en preparar las notificaciones. Recarga la página y vuelve a intentarlo.');
+      'El navegador tardó demasiado. Recarga la página e inténtalo de nuevo.');
     const sub = await withTimeout(reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }), 60000,
-      'El servicio de notificaciones del navegador no respondió. Revisa tu conexión y vuelve a intentarlo.');
+      'El servicio de avisos del navegador no respondió. Revisa tu conexión.');
     await api('POST', '/api/notifications/push/subscribe', {
       endpoint: sub.endpoint,
       keys: { p256dh: b64url(sub.getKey('p256dh')), auth: b64url(sub.getKey('auth')) },
@@ -184,7 +184,7 @@ async function enablePush() {
     toast('Notificaciones activadas.');
   } catch (e) {
     if (e && e.name === 'NotAllowedError' && 'Notification' in window && Notification.permission === 'denied') {
-      showAlert(out, 'Bloqueaste las notificaciones para este sitio. Permítelas en la configuración del navegador (candado junto a la dirección) y vuelve a intentarlo.', 'error', false);
+      showAlert(out, 'Bloqueaste las notificaciones. Permítelas en el candado junto a la dirección.', 'error', false);
     } else {
       showAlert(out, pushError(e), 'error', false);
     }

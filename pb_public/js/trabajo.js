@@ -1,15 +1,8 @@
-// One job, its whole life for each party: the request, the quotes side by
-// side ("Aceptar y agendar" accepts and books in one request), the visits
-// (book, series, reschedule, cancel, add to calendar: each confirmed, with
-// weekday and start–end in one zone spelling), start and completion (the
-// visits completion ends are listed before confirming), the review, a slot
-// for the payment steps (#pago) and the conversation, live.
-//
-// This module is what every party needs: the job and its actions. The parts
-// a party may never see load only when the job has them (docs/web.md):
-// trabajo-quotes.js (quotes), trabajo-visits.js (visits and booking, with
-// trabajo-book.js and slots.js), trabajo-chat.js (the conversation),
-// trabajo-reviews.js (a completed job's reviews).
+// One job, its whole life for each party: request, quotes ("Aceptar y
+// agendar"), visits, start and completion, review, payment slot (#pago) and
+// the live conversation. The parts a party may never see load only when the
+// job has them (trabajo-quotes, -visits with -book and slots, -chat,
+// -reviews; docs/web.md).
 // Every draw is one pass once all its data and modules are in, and after
 // the first one the page's blocks keep their height (hold), so nothing
 // under the eye moves when an answer redraws the page.
@@ -27,13 +20,8 @@ export const isClient = () => S.job && S.job.client && S.job.client.id === S.ses
 export const isMine = () => S.session.camello && S.job.provider && S.job.provider.id === S.session.camello.id;
 export const bookable = () => S.job.provider && (['ASIGNADO', 'EN_PROGRESO'].includes(S.job.status) || (S.job.status === 'PENDIENTE' && S.job.source === 'PERFIL'));
 
-// say answers in the job's message line; the toast only when the line is
-// out of view (it never repeats what the eye already reads).
-export function say(box, text, kind = 'ok') {
-  showAlert(box, text, kind, false);
-  const r = box && box.getBoundingClientRect();
-  if (!r || r.bottom < 0 || r.top > innerHeight) toast(text, kind);
-}
+// say answers in the job's message line (a toast only when no line in view says it).
+export function say(box, text, kind = 'ok') { showAlert(box, text, kind, false); toast(text, kind); }
 
 // nextStep says in one line what the job waits for, and from whom.
 function nextStep() {
