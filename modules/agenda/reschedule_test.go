@@ -53,8 +53,8 @@ func TestReschedule(t *testing.T) {
 
 	t.Run("moves, same id, reminder re-armed, other party told", func(t *testing.T) {
 		// The reminder went out already.
-		if due, err := appointments.ClaimDue(k.App, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC),
-			time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC), 10); err != nil || len(due) != 1 {
+		if due, err := claimDue(k, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC),
+			time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)); err != nil || len(due) != 1 {
 			t.Fatalf("claim: %v %v", due, err)
 		}
 		told := func() int {
@@ -85,8 +85,8 @@ func TestReschedule(t *testing.T) {
 			t.Fatalf("client told %d times", n)
 		}
 		// The reminder is sent again for the new time.
-		if due, err := appointments.ClaimDue(k.App, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC),
-			time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC), 10); err != nil || len(due) != 1 {
+		if due, err := claimDue(k, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC),
+			time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)); err != nil || len(due) != 1 {
 			t.Fatalf("re-armed claim: %v %v", due, err)
 		}
 	})
@@ -157,4 +157,21 @@ func TestRescheduleConcurrent(t *testing.T) {
 			t.Fatalf("round %d: %d PROGRAMADA, want %d", round, n, len(parties))
 		}
 	}
+}
+
+// claimDue claims the reminders due in (now, until] as the sweep does
+// (modules/jobs): it reads them with appointments.DueQuery, then claims
+// what it read with appointments.ClaimListed.
+func claimDue(k *testkit.Kit, now, until time.Time) ([]string, error) {
+	var rows []struct {
+		Rid int64 `db:"rid"`
+	}
+	if err := k.App.DB().NewQuery(appointments.DueQuery("")).Bind(appointments.DueParams(now, until, "", 0, 10)).All(&rows); err != nil {
+		return nil, err
+	}
+	rowids := make([]int64, len(rows))
+	for i, r := range rows {
+		rowids[i] = r.Rid
+	}
+	return appointments.ClaimListed(k.App, rowids, now, until)
 }
