@@ -179,17 +179,18 @@ func startServeOn(t *testing.T, addr string, env map[string]string, dir string) 
 			t.Logf("serve --dir %s said:\n%s", dir, logs.String())
 		}
 	})
-	stopped := false
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	stop = func() {
-		if !stopped {
-			stopped = true
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
+		_ = cmd.Process.Kill()
+		<-exited
 	}
 	t.Cleanup(stop)
 	url = "http://" + addr
-	deadline := time.Now().Add(60 * time.Second)
+	// Until it answers, or exits. On a fresh dir the service migrates first:
+	// at load 35 that alone took over a minute, so the bound only stops a
+	// service that hangs.
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		res, err := http.Get(url + "/api/health")
 		if err == nil {
@@ -197,6 +198,11 @@ func startServeOn(t *testing.T, addr string, env map[string]string, dir string) 
 			if res.StatusCode == 200 {
 				return url, stop
 			}
+		}
+		select {
+		case <-exited:
+			t.Fatalf("serve exited before it answered:\n%s", logs.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("serve did not start:\n%s", logs.String())

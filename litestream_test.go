@@ -98,7 +98,7 @@ func TestLitestreamDrill(t *testing.T) {
 	const wantAcks = 100
 	var mu sync.Mutex
 	var acks []ack
-	var lostAt atomic.Bool // set just before the kill: later failures are the loss itself
+	var lostAt atomic.Bool       // set just before the kill: later failures are the loss itself
 	statuses := map[string]int{} // what the writers got besides 201, for the failure message
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

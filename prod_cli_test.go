@@ -235,7 +235,8 @@ func TestCLIConfigurationAndVersion(t *testing.T) {
 // wait ends, exits 1.
 func TestHealthcheckWaitsForTheService(t *testing.T) {
 	addr := s3test.FreePort(t)
-	hc := exec.Command(binary(t), "healthcheck", "--wait", "120s", "--url", "http://"+addr+"/api/health")
+	// A wait as long as startServeOn's: the service migrates a fresh dir first.
+	hc := exec.Command(binary(t), "healthcheck", "--wait", "300s", "--url", "http://"+addr+"/api/health")
 	var out bytes.Buffer
 	hc.Stdout, hc.Stderr = &out, &out
 	if err := hc.Start(); err != nil {
