@@ -167,11 +167,18 @@ func startServeOn(t *testing.T, addr string, env map[string]string, dir string) 
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A failed test shows what the service said (after it stopped: cleanups
+	// run last registered first).
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("serve --dir %s said:\n%s", dir, logs.String())
+		}
+	})
 	stopped := false
 	stop = func() {
 		if !stopped {

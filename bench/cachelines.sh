@@ -24,6 +24,7 @@ internal/session/cache.go
 modules/camellos/index.go
 modules/camellos/summaries.go
 modules/agenda/view.go
+modules/agenda/answers.go
 modules/catalog/cache.go
 modules/jobs/board.go
 modules/jobs/parties.go
@@ -31,6 +32,7 @@ modules/quotes/list.go
 modules/messages/list.go
 modules/search/vocabulary.go
 modules/search/reviews.go
+modules/places/index.go
 '
 [ $# -gt 0 ] || set -- cff8f3d HEAD
 cd "$(git rev-parse --show-toplevel)"

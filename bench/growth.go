@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -93,6 +94,15 @@ func runGrowth(r *report, floor *service) []*growthPoint {
 			p.Cold = append(p.Cold, ci)
 			fmt.Printf("growth %-7d cold %-11s %-10s heap %+.1f MB (status %d)\n", n, pr.name, ci.Took.Round(time.Microsecond), float64(ci.HeapBytes)/(1<<20), st)
 		}
+		// With -profile: the heap with every index built (go tool pprof
+		// -sample_index=inuse_space), what issue 27's live-heap goal counts.
+		if r.Cfg.ProfileDir != "" {
+			if res, err := http.Get(svc.pprof + "/debug/pprof/heap?gc=1"); err == nil {
+				raw, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("heap-%d", n), raw)
+			}
+		}
 		// A write of one listed camello (an admin toggles its premium flag)
 		// and the next listing: the index is patched, not built again.
 		if len(ds.CamelloIDs) > 0 {
@@ -117,6 +127,13 @@ func runGrowth(r *report, floor *service) []*growthPoint {
 				q := ds.NearQueries[int(nearIdx.Add(1))%len(ds.NearQueries)]
 				return cookieGet(svc.base, "/api/camellos?"+q, "")
 			}},
+			// The same with a service: the narrower of the service's list
+			// and the cells around the client.
+			{name: "listing-near-service", next: func() *http.Request {
+				i := int(nearIdx.Add(1))
+				q := ds.NearQueries[i%len(ds.NearQueries)]
+				return cookieGet(svc.base, "/api/camellos?"+q+"&service="+ds.Combos[i%len(ds.Combos)][1], "")
+			}},
 			// A page of 20 at every size (20 camellos per city at 1,000):
 			// the cost of the same answer over more data.
 			{name: "listing-city", next: func() *http.Request {
@@ -138,7 +155,14 @@ func runGrowth(r *report, floor *service) []*growthPoint {
 				p.RPS[sc.name] = &result{Name: sc.name, Note: fmt.Sprintf("not available (%d)", st)}
 				continue
 			}
+			var prof chan []byte
+			if r.Cfg.ProfileDir != "" && sc.name == "listing-near" {
+				prof = profileAsync(svc.pprof, d)
+			}
 			res := load(client, r.Cfg.Conns, d, sc.next)
+			if prof != nil {
+				saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("load-%s-%d", sc.name, n), <-prof)
+			}
 			res.Name = sc.name
 			p.RPS[sc.name] = res
 			fmt.Printf("growth %-7d %-11s %8.0f req/s p99 %s\n", n, sc.name, res.RPS, res.P99)

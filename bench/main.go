@@ -7,7 +7,7 @@
 // reported against floors measured in the same run: a bare net/http server
 // answering a fixed 2 KB JSON (a second child), the service's health route,
 // a raw SQLite insert loop (writes) and raw webpush-go sends (push). It
-// writes BENCHMARKS.md with the goals of issue #17 and an SVG plot of req/s
+// writes BENCHMARKS.md with the goals of issues 17 and 27 and an SVG plot of req/s
 // against data size.
 //
 //	go run ./bench [-scale small|large] [-d 6s] [-c 32] [-out BENCHMARKS.md] [-profile DIR] [-keep] [-skip a,b]
@@ -79,8 +79,10 @@ func main() {
 		}
 	}
 
+	prev, _ := os.ReadFile(*out) // the report this run replaces: its read ratios must hold
 	start := time.Now()
-	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Skip: *skip, Size: sz, Growth: points, Label: *label})
+	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Skip: *skip, Size: sz, Growth: points, Label: *label,
+		Previous: previousReadRatios(string(prev), sz.Name)})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"camellos/internal/httpapi"
 )
 
 type goal struct {
@@ -82,26 +81,7 @@ func (r *report) goals() []goal {
 		}
 		out = append(out, g)
 	}
-	// "Cerca de mí": the listing by distance against the bare floor of the
-	// same size's minute, at every size, and flat from 1,000 to 100,000.
-	for _, n := range []int{1_000, 10_000, 100_000} {
-		p := r.point(n)
-		g := goal{what: fmt.Sprintf("listing by distance (`?lat=&lng=`) at %s camellos vs bare floor", thousands(n)), target: "≥ 0.40×", missing: true,
-			note: fmt.Sprintf("growth point %s not measured", thousands(n))}
-		if p != nil && p.RPS["listing-near"] != nil && p.RPS["floor"] != nil && p.RPS["floor"].RPS > 0 && p.RPS["listing-near"].Available {
-			v := p.RPS["listing-near"].RPS / p.RPS["floor"].RPS
-			g = goal{what: g.what, target: g.target, value: fmt.Sprintf("%.2f×", v), ok: v >= 0.40}
-		}
-		out = append(out, g)
-	}
-	{
-		g := goal{what: "listing by distance at 100,000 camellos vs at 1,000 (flat)", target: "≥ 0.80×", missing: true, note: "growth points 1,000 and 100,000 not measured"}
-		if lo != nil && hi != nil && lo.RPS["listing-near"] != nil && hi.RPS["listing-near"] != nil && lo.RPS["listing-near"].RPS > 0 && hi.RPS["listing-near"].Available {
-			v := hi.RPS["listing-near"].RPS / lo.RPS["listing-near"].RPS
-			g = goal{what: g.what, target: g.target, value: fmt.Sprintf("%.2f×", v), ok: v >= 0.8}
-		}
-		out = append(out, g)
-	}
+	out = append(out, r.nearGoals()...)
 	if hi != nil && len(hi.Cold) > 0 {
 		var worst coldIndex
 		var total int64
@@ -113,10 +93,10 @@ func (r *report) goals() []goal {
 		}
 		out = append(out, goal{what: fmt.Sprintf("cold index build at 100,000 camellos (slowest: %s)", worst.Name), value: worst.Took.Round(time.Millisecond).String(), target: "≤ 2 s", ok: worst.Took <= 2*time.Second})
 		live := hi.HeapBase + total
-		out = append(out, goal{what: "live heap at 100,000 camellos, every index built", value: mb(live), target: "≤ 150 MB", ok: live <= 150<<20,
+		out = append(out, goal{what: "live heap at 100,000 camellos, every index built (issue 27)", value: mb(live), target: "≤ 100 MB", ok: live <= 100<<20,
 			note: fmt.Sprintf("service at rest %s + indexes %s", mb(hi.HeapBase), mb(total))})
 	} else {
-		out = append(out, goal{what: "cold index build at 100,000 camellos; live heap", target: "≤ 2 s; ≤ 150 MB", missing: true, note: "growth point 100,000 not measured"})
+		out = append(out, goal{what: "cold index build at 100,000 camellos; live heap", target: "≤ 2 s; ≤ 100 MB", missing: true, note: "growth point 100,000 not measured"})
 	}
 	if r.MixedRSS > 0 {
 		g := goal{what: "peak RSS on the " + r.Cfg.Size.Name + " set under mixed load", value: fmt.Sprintf("%d MB", r.MixedRSS/1024), target: "≤ 350 MB", ok: r.MixedRSS <= 350*1024}
@@ -130,19 +110,14 @@ func (r *report) goals() []goal {
 	if w := r.Writes; w != nil && w.Floor != nil && w.Mixed["writes"] != nil && w.Mixed["writes"].Requests > 0 {
 		mw := w.Mixed["writes"]
 		v := mw.RPS / w.Floor.RPS
-		out = append(out, goal{what: "mixed load: writes/s vs raw SQLite insert loop", value: fmt.Sprintf("%.2f× (%.0f vs %.0f/s)", v, mw.RPS, w.Floor.RPS), target: "≥ 0.30×", ok: v >= 0.3})
-		out = append(out, goal{what: "mixed load: write p99", value: ms(mw.P99), target: "≤ 50 ms", ok: mw.P99 <= 50*time.Millisecond})
+		out = append(out, goal{what: "mixed load: write p99", value: ms(mw.P99), target: "≤ 50 ms", ok: mw.P99 <= 50*time.Millisecond,
+			note: fmt.Sprintf("writes/s %.2f× the raw SQLite insert loop (%.0f vs %.0f/s), no longer a goal: a tenth of the mixed load cannot reach 0.30× (issue 27); CPU per write replaces it", v, mw.RPS, w.Floor.RPS)})
 	} else {
-		out = append(out, goal{what: "mixed load writes", target: "≥ 0.30× floor, p99 ≤ 50 ms", missing: true})
+		out = append(out, goal{what: "mixed load: write p99", target: "≤ 50 ms", missing: true})
 	}
-	if reg := r.Results["register"]; reg != nil && reg.Available && r.PoolBcrypt > 0 {
-		v := reg.RPS / r.PoolBcrypt
-		out = append(out, goal{what: "register camello (" + r.Cfg.Size.Name + " set) vs the hashing pool's own bcrypt rate",
-			value: fmt.Sprintf("%.2f× (%.1f vs %.1f/s, p50 %s)", v, reg.RPS, r.PoolBcrypt, ms(reg.P50)), target: "≥ 0.80×", ok: v >= 0.8,
-			note: fmt.Sprintf("raw bcrypt at cost %d with %d goroutine(s), the pool's slots (httpapi.HashWorkers)", r.Cost, httpapi.HashWorkers())})
-	} else {
-		out = append(out, goal{what: "register camello vs the hashing pool's own bcrypt rate", target: "≥ 0.80×", missing: true})
-	}
+	out = append(out, r.writeCPUGoals()...)
+	out = append(out, r.registerGoals()...)
+	out = append(out, r.heldGoals()...)
 	if s := r.Sweep; s != nil && s.Available {
 		out = append(out, goal{what: fmt.Sprintf("reminder sweep (%d sent)", s.Sent), value: s.Took.Round(time.Millisecond).String(), target: "≤ 3 s", ok: s.Took <= 3*time.Second})
 		out = append(out, goal{what: "reminder sweep memory growth", value: fmt.Sprintf("%d MB", s.GrowthKB/1024), target: "≤ 60 MB", ok: s.GrowthKB <= 60*1024})
@@ -298,6 +273,7 @@ func (r *report) Markdown() string {
 		row("mixed (90 % reads)", w.MixedKinds)
 		row("mixed, totals", w.Mixed)
 		fmt.Fprintf(&b, "\n(p50/p99 of a total row are the worst of its classes.)\n")
+		b.WriteString(r.writeCPUTable())
 	}
 
 	// Push.
@@ -395,7 +371,7 @@ func (r *report) Markdown() string {
 	if len(r.Growth) > 0 {
 		fmt.Fprintf(&b, "\n## Cost growth\n\nOne data dir per size (n ACTIVO camellos with one due appointment each, %d clients, the same catalog, slots camello and lanes), a fresh service each. "+
 			"Cold build: the latency of the first request that needs the index, and the live heap it added (HeapAlloc after a full GC, before and after, read in the service).\n\n", growthSizes(1).Clients)
-		fmt.Fprintf(&b, "| camellos | seed | listing `?city=` req/s | listing `?city=&service=` req/s | slots req/s | open board req/s | listing by distance `?lat=&lng=` req/s | bare floor req/s |")
+		fmt.Fprintf(&b, "| camellos | seed | listing `?city=` req/s | listing `?city=&service=` req/s | slots req/s | open board req/s | listing by distance `?lat=&lng=` / `&service=` req/s | bare floor req/s |")
 		names := []string{}
 		if len(r.Growth) > 0 {
 			for _, c := range r.Growth[0].Cold {
@@ -418,7 +394,7 @@ func (r *report) Markdown() string {
 				return "—"
 			}
 			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |", p.Camellos, p.SeedTime.Round(time.Millisecond), cell("listing-city"), cell("listing"), cell("slots"), cell("open-board"),
-				cell("listing-near"), cell("floor"))
+				cell("listing-near")+" / "+cell("listing-near-service"), cell("floor"))
 			for _, c := range p.Cold {
 				if !c.Available {
 					fmt.Fprintf(&b, " — |")
@@ -434,7 +410,7 @@ func (r *report) Markdown() string {
 	}
 
 	// Goals.
-	fmt.Fprintf(&b, "\n## Goals (issue #17)\n\n| goal | measured | target | verdict |\n|---|---:|---:|---|\n")
+	fmt.Fprintf(&b, "\n## Goals (issues 17 and 27)\n\n| goal | measured | target | verdict |\n|---|---:|---:|---|\n")
 	for _, g := range r.goals() {
 		verdict := "met"
 		switch {
@@ -464,6 +440,7 @@ func (r *report) Markdown() string {
 	if analysis != "" {
 		fmt.Fprintf(&b, "\n%s", analysis)
 	}
+	fmt.Fprintf(&b, "\n%s", analysisPerf)
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(&b, "\n## Findings\n\n")
 		for _, f := range r.Findings {

@@ -37,6 +37,7 @@ type config struct {
 	Size       sizes
 	Growth     []int
 	Label      string
+	Previous   map[string]float64 // read ratios to the floor of the report this run replaces (heldGoals)
 }
 
 func (c config) skipped(name string) bool {
@@ -58,6 +59,9 @@ type report struct {
 	// PoolBcrypt is raw hashes/s with as many goroutines as the service's
 	// hashing pool has slots (httpapi.HashWorkers): the ceiling of register.
 	PoolBcrypt float64
+	// RegisterSmall is registration on a data dir of the small set's
+	// users, measured when the main set is the large one.
+	RegisterSmall *result
 	Cost       int
 	PeakRSS    int64        // kB, child VmHWM after the listing load
 	MixedRSS   int64        // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
@@ -395,6 +399,9 @@ func run(cfg config) (*report, error) {
 	if !cfg.skipped("growth") {
 		r.Growth = runGrowth(r, floor)
 	}
+	if !cfg.skipped("register") {
+		r.RegisterSmall = runRegisterSmall(r)
+	}
 	if !cfg.skipped("payments") {
 		r.Payments = runPayments(r)
 	}
@@ -454,7 +461,6 @@ func (r *report) runMain(floor *service) error {
 		return cookieGet(svc.base, "/api/camellos/"+ds.CamelloIDs[int(profIdx.Add(1))%len(ds.CamelloIDs)], "")
 	}
 	slots := slotsPath(ds.SlotCamello)
-	var regSeq atomic.Int64
 
 	reads := []scenario{
 		{name: "floor", next: func() *http.Request { return cookieGet(floor.base, "/", "") }},
@@ -473,11 +479,7 @@ func (r *report) runMain(floor *service) error {
 		{name: "open-board", next: func() *http.Request { return cookieGet(svc.base, "/api/jobs/open", ds.BoardCookie) }},
 	}
 	reads = append(reads, quoteReads(ds, svc)...)
-	reads = append(reads, scenario{name: "register", want: http.StatusCreated, next: func() *http.Request {
-		n := regSeq.Add(1)
-		return cookieJSON(http.MethodPost, svc.base, "/api/register/camello", "", map[string]any{"name": "Camello Bench", "email": fmt.Sprintf("bench%d@example.com", n), "phone": "3001234567",
-			"password": "secreto-123", "confirmPassword": "secreto-123", "acceptTerms": true, "city": "Bogotá", "trades": []string{"pintura"}})
-	}})
+	reads = append(reads, registerScenario(svc.base, "bench"))
 	ext := func() float64 { return svc.metric("camellos_external_commits_total") }
 	phase := func(name string, run func()) {
 		before := ext()

@@ -29,6 +29,7 @@ type writesResult struct {
 	WriteOnly  map[string]*result // per kind, plus "writes" (all)
 	Mixed      map[string]*result // "reads", "writes"
 	MixedKinds map[string]*result
+	CPU        []writeCPU // the service's CPU per write: "all" (write-only), then each class alone
 }
 
 // writer makes the write requests of the lanes: worker w writes in lane
@@ -169,7 +170,10 @@ func runWrites(r *report, client *http.Client, svc *service, ds *dataset, listin
 	if r.Cfg.ProfileDir != "" {
 		prof = profileAsync(svc.pprof, d-time.Second)
 	}
-	out.WriteOnly = loadOps(client, r.Cfg.Conns, d, wr.next)
+	all := measureCPU(svc, "all", func() map[string]*result {
+		out.WriteOnly = loadOps(client, r.Cfg.Conns, d, wr.next)
+		return out.WriteOnly
+	})
 	if prof != nil {
 		saveProfile(r.Cfg.ProfileDir, "write-only", <-prof)
 	}
@@ -228,6 +232,7 @@ func runWrites(r *report, client *http.Client, svc *service, ds *dataset, listin
 	out.Mixed = map[string]*result{"reads": merge("reads", reads, d), "writes": merge("writes", writes, d)}
 	printClasses("mixed", byClass)
 	printClasses("mixed", out.Mixed)
+	out.CPU = append([]writeCPU{all}, runWriteCPU(client, svc, wr, r.Cfg.Conns, d/2)...)
 	return out
 }
 

@@ -324,3 +324,42 @@ func findWrites(pkgs []*goPackage) []write {
 	}
 	return out
 }
+
+// sqlRead finds the tables a raw SELECT reads: its FROM and JOIN clauses
+// (a subquery's FROM "(" names none; its own FROM is found in turn).
+var sqlRead = regexp.MustCompile(`(?i)\b(?:FROM|JOIN)\s+[\x60"']?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// findSQLReads lists the tables read by the raw SQL text of every package
+// (a string expression holding a SELECT: a query's text, a constant, a
+// fragment), as "read" findings: a raw read of another owner's table is
+// refused as a query-builder read is (TestOwnersOwnEveryWrite).
+// Constants of other packages come from byPath (nil: pkgs).
+func findSQLReads(pkgs []*goPackage, byPath map[string]*goPackage) []finding {
+	if byPath == nil {
+		byPath = map[string]*goPackage{}
+		for _, p := range pkgs {
+			byPath[p.path] = p
+		}
+	}
+	var out []finding
+	for _, p := range pkgs {
+		for _, f := range p.files {
+			imports := importsOf(f)
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.BinaryExpr, *ast.BasicLit:
+					s, _ := eval(x.(ast.Expr), p, imports, byPath)
+					if !strings.Contains(strings.ToUpper(s), "SELECT") {
+						return false
+					}
+					for _, m := range sqlRead.FindAllStringSubmatch(s, -1) {
+						out = append(out, finding{p.path, "read", m[1], p.names[f]})
+					}
+					return false // a maximal string expression: its parts are not rescanned
+				}
+				return true
+			})
+		}
+	}
+	return out
+}

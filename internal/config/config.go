@@ -551,7 +551,17 @@ const (
 	// SwitchLedgerOps sets how many random operations the ledger's fault
 	// test runs (CAMELLOS_LEDGER_OPS, default 3000).
 	SwitchLedgerOps = "CAMELLOS_LEDGER_OPS"
+	// SwitchLong runs the long variants of the tests that have a bounded,
+	// seeded default (CAMELLOS_LONG=1): every probe of the bad-input sweep
+	// instead of a sample per route (docs/development.md lists them).
+	SwitchLong = "CAMELLOS_LONG"
+	// SwitchSeed fixes the seed of the tests that sample at random
+	// (CAMELLOS_SEED=N; each such test logs the seed it used).
+	SwitchSeed = "CAMELLOS_SEED"
 )
+
+// Long reports whether the long variants of the tests run (CAMELLOS_LONG=1).
+func Long() bool { return Switch(SwitchLong) == "1" }
 
 // SwitchBinCache is the directory `.ci/run` builds the test tools into
 // (versitygw, litestream) (CAMELLOS_BIN_CACHE, default ~/.cache/camellos-bin).

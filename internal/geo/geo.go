@@ -98,3 +98,16 @@ func ParseQuery(lat, lng string) (p Point, badLat, badLng bool) {
 	badLng = err2 != nil || !(p.Lng >= -180 && p.Lng <= 180)
 	return p, badLat, badLng
 }
+
+// FarthestKm is the greatest distance from p to a point of the cell c:
+// the distance to one of its corners (along a parallel the distance grows
+// with the difference of longitude, along a meridian it has no maximum
+// inside), so a radius past it reaches the whole cell.
+func FarthestKm(p Point, c Cell) float64 {
+	lat0, lng0 := float64(c.Row)*CellDeg, float64(c.Col)*CellDeg
+	far := 0.0
+	for _, q := range [4]Point{{lat0, lng0}, {lat0 + CellDeg, lng0}, {lat0, lng0 + CellDeg}, {lat0 + CellDeg, lng0 + CellDeg}} {
+		far = math.Max(far, DistanceKm(p, q))
+	}
+	return far
+}

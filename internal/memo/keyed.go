@@ -3,6 +3,7 @@ package memo
 import (
 	"container/list"
 	"sync"
+	"time"
 )
 
 // Keyed holds values derived from the database by key (one per job, per
@@ -23,6 +24,10 @@ type Keyed[K comparable, V any] struct {
 	MaxCost int64
 	// Cost is a value's weight (e.g. its bytes); nil counts 1 per value.
 	Cost func(V) int64
+	// MaxAge, when set, is how long a stored value is served: an older one
+	// is built again by its next reader (a safety net for writes made
+	// around the hooks).
+	MaxAge time.Duration
 
 	mu       sync.Mutex
 	items    map[K]*list.Element
@@ -35,6 +40,7 @@ type keyedItem[K comparable, V any] struct {
 	key  K
 	val  V
 	cost int64
+	at   time.Time // when it was built (MaxAge)
 }
 
 type keyedBuild[V any] struct {
@@ -57,10 +63,13 @@ func (c *Keyed[K, V]) Get(key K, build func() (v V, ok bool, err error)) (V, boo
 	for {
 		c.mu.Lock()
 		if el, hit := c.items[key]; hit {
-			c.lru.MoveToFront(el)
-			v := el.Value.(*keyedItem[K, V]).val
-			c.mu.Unlock()
-			return v, true, nil
+			it := el.Value.(*keyedItem[K, V])
+			if c.MaxAge <= 0 || time.Since(it.at) <= c.MaxAge {
+				c.lru.MoveToFront(el)
+				c.mu.Unlock()
+				return it.val, true, nil
+			}
+			c.removeLocked(el) // too old: built again below
 		}
 		if b := c.building[key]; b != nil {
 			c.mu.Unlock()
@@ -118,7 +127,7 @@ func (c *Keyed[K, V]) storeLocked(key K, v V) bool {
 	if el, ok := c.items[key]; ok {
 		c.removeLocked(el)
 	}
-	c.items[key] = c.lru.PushFront(&keyedItem[K, V]{key: key, val: v, cost: cost})
+	c.items[key] = c.lru.PushFront(&keyedItem[K, V]{key: key, val: v, cost: cost, at: time.Now()})
 	c.cost += cost
 	for c.cost > c.MaxCost {
 		c.removeLocked(c.lru.Back())
@@ -172,16 +181,24 @@ func (c *Keyed[K, V]) Patch(key K, fn func(V) (V, bool)) {
 }
 
 // DropAll forgets every value and makes every build in flight unusable.
-func (c *Keyed[K, V]) DropAll() {
+func (c *Keyed[K, V]) DropAll() { c.DropWhere(func(K, V) bool { return true }) }
+
+// DropWhere forgets the values match picks (a user's sessions) and makes
+// every build in flight unusable (its value is not known yet).
+func (c *Keyed[K, V]) DropWhere(match func(K, V) bool) {
 	c.mu.Lock()
-	c.items = nil
-	c.lru.Init()
-	c.cost = 0
+	defer c.mu.Unlock()
+	for el := c.lru.Front(); el != nil; {
+		next, it := el.Next(), el.Value.(*keyedItem[K, V])
+		if match(it.key, it.val) {
+			c.removeLocked(el)
+		}
+		el = next
+	}
 	for k, b := range c.building {
 		b.dropped = true
 		delete(c.building, k)
 	}
-	c.mu.Unlock()
 }
 
 // Len is how many values are stored and their total cost.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The least recently read values go first when the cost passes MaxCost;
@@ -124,5 +125,51 @@ func TestKeyedPatch(t *testing.T) {
 	})
 	if v, _, _ := c.Get("j", func() (int, bool, error) { return 9, true, nil }); v != 9 {
 		t.Fatalf("a build across a patch was kept: %d", v)
+	}
+}
+
+// DropWhere forgets exactly the values it picks, and a build in flight
+// (its value unknown yet) is answered but not kept; MaxAge serves a value
+// while it is younger than it, and builds an older one again.
+func TestKeyedDropWhereAndMaxAge(t *testing.T) {
+	c := NewKeyed[string, string](100, nil)
+	builds := map[string]int{}
+	get := func(k, v string) string {
+		got, _, _ := c.Get(k, func() (string, bool, error) { builds[k]++; return v, true, nil })
+		return got
+	}
+	for _, k := range []string{"u1:a", "u1:b", "u2:a"} {
+		get(k, "user "+k[:2])
+	}
+	c.DropWhere(func(_ string, v string) bool { return v == "user u1" })
+	for _, k := range []string{"u1:a", "u1:b", "u2:a"} {
+		get(k, "user "+k[:2])
+	}
+	if builds["u1:a"] != 2 || builds["u1:b"] != 2 || builds["u2:a"] != 1 {
+		t.Fatalf("builds after DropWhere: %v", builds)
+	}
+	c.Get("f", func() (string, bool, error) {
+		c.DropWhere(func(string, string) bool { return false }) // picks no stored value
+		return "old", true, nil
+	})
+	if v := get("f", "new"); v != "new" {
+		t.Fatalf("a value built across DropWhere was kept: %q", v)
+	}
+
+	for _, tc := range []struct {
+		maxAge  time.Duration
+		rebuilt bool
+	}{{0, false}, {time.Hour, false}, {time.Nanosecond, true}} {
+		c := &Keyed[string, int]{MaxCost: 10, MaxAge: tc.maxAge}
+		n := 0
+		build := func() (int, bool, error) { n++; return n, true, nil }
+		c.Get("k", build)
+		start := time.Now()
+		for time.Since(start) <= tc.maxAge && tc.maxAge < time.Second { // a nanosecond passes
+		}
+		v, _, _ := c.Get("k", build)
+		if rebuilt := v == 2; rebuilt != tc.rebuilt {
+			t.Fatalf("MaxAge %v: got value %d (rebuilt %v, want %v)", tc.maxAge, v, rebuilt, tc.rebuilt)
+		}
 	}
 }

@@ -1,10 +1,10 @@
 package session
 
 import (
-	"sync"
 	"time"
 
 	"camellos/internal/bus"
+	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/modules/users"
 
@@ -20,7 +20,7 @@ const (
 	// commits of other processes (raw SQL, the CLI) on the next request
 	// (internal/dbwatch drops the whole cache): this age is a second line.
 	sessionCacheMaxAge = 15 * time.Second
-	// sessionCacheMax bounds the sessions kept: past it, all are dropped.
+	// sessionCacheMax bounds the sessions kept (the least recently used go).
 	sessionCacheMax = 20000
 
 	storeKeySessionCache = "camellos.session.cache"
@@ -29,65 +29,21 @@ const (
 // cachedSession is a valid session as LoadSession last read it: the session
 // row and its user, who was enabled and whose token key matched.
 type cachedSession struct {
-	id       string
-	userID   string
-	expires  time.Time
-	user     *core.Record // never handed out: each request gets a Clone
-	cachedAt time.Time
+	id      string
+	userID  string
+	expires time.Time
+	user    *core.Record // never handed out: each request gets a Clone
 }
 
-// sessionCache maps token hashes to cachedSession. Every drop bumps gen; a
-// lookup that read the database before a drop cannot store its answer
-// (put compares the gen it saw before reading), so a revoked session or a
-// disabled user is never brought back.
-type sessionCache struct {
-	mu  sync.Mutex
-	gen uint64
-	m   map[string]*cachedSession
-}
+// sessionCache maps token hashes to cachedSession (a memo.Keyed: a lookup
+// that read the database before a drop cannot store its answer, so a
+// revoked session or a disabled user is never brought back).
+type sessionCache = memo.Keyed[string, *cachedSession]
 
 func sessionCacheOf(app core.App) *sessionCache {
 	return app.Store().GetOrSet(storeKeySessionCache, func() any {
-		return &sessionCache{m: map[string]*cachedSession{}}
+		return &sessionCache{MaxCost: sessionCacheMax, MaxAge: sessionCacheMaxAge}
 	}).(*sessionCache)
-}
-
-// get returns the usable cached session of a token hash (nil when absent,
-// expired or too old) and the generation to pass to put.
-func (c *sessionCache) get(hash string, now time.Time) (*cachedSession, uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.m[hash]
-	if s != nil && (!now.Before(s.expires) || now.Sub(s.cachedAt) > sessionCacheMaxAge) {
-		delete(c.m, hash)
-		s = nil
-	}
-	return s, c.gen
-}
-
-// put keeps s unless a drop happened since get returned gen.
-func (c *sessionCache) put(hash string, s *cachedSession, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.gen != gen {
-		return
-	}
-	if len(c.m) >= sessionCacheMax {
-		c.m = map[string]*cachedSession{}
-	}
-	c.m[hash] = s
-}
-
-// drop forgets the sessions that match.
-func (c *sessionCache) drop(match func(hash string, s *cachedSession) bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	for h, s := range c.m {
-		if match(h, s) {
-			delete(c.m, h)
-		}
-	}
 }
 
 // dropSessions forgets the cached sessions that match, now and, inside a
@@ -95,9 +51,9 @@ func (c *sessionCache) drop(match func(hash string, s *cachedSession) bool) {
 // they were before the commit).
 func dropSessions(app core.App, match func(hash string, s *cachedSession) bool) {
 	c := sessionCacheOf(app)
-	c.drop(match)
+	c.DropWhere(match)
 	if tx := app.TxInfo(); tx != nil {
-		tx.OnComplete(func(error) error { c.drop(match); return nil })
+		tx.OnComplete(func(error) error { c.DropWhere(match); return nil })
 	}
 }
 
@@ -122,9 +78,9 @@ func BindSessionCache(app core.App) {
 	// may revoke any session.
 	readmodel.Declare(app, readmodel.Projection{
 		Name: "sessions", Tables: []string{Collection, users.Collection},
-		Bound:  "20,000 sessions (all dropped past it)",
+		Bound:  "20,000 sessions (LRU)",
 		MaxAge: sessionCacheMaxAge,
-		Drop:   func() { sessionCacheOf(app).drop(func(string, *cachedSession) bool { return true }) },
+		Drop:   sessionCacheOf(app).DropAll,
 	})
 	readmodel.OnWrite(app, Collection, func(w readmodel.Write) {
 		dropTokenHash(w.App, w.Record.GetString("tokenHash"))
@@ -138,10 +94,20 @@ func BindSessionCache(app core.App) {
 func lookupSession(app core.App, hash string) *cachedSession {
 	now := time.Now()
 	c := sessionCacheOf(app)
-	s, gen := c.get(hash, now)
-	if s != nil {
-		return s
+	s, _, _ := c.Get(hash, func() (*cachedSession, bool, error) {
+		s := readSession(app, hash, now)
+		return s, s != nil && !s.expires.IsZero(), nil // without a known expiry: valid now, not kept
+	})
+	if s != nil && !s.expires.IsZero() && !now.Before(s.expires) {
+		c.Drop(hash) // expired while kept
+		return nil
 	}
+	return s
+}
+
+// readSession reads the valid session of a token hash with its user (nil:
+// none valid at now).
+func readSession(app core.App, hash string, now time.Time) *cachedSession {
 	var row sessionRow
 	err := app.DB().Select("id", "user", "userTokenKey", "expiresAt").From(Collection).
 		Where(dbx.HashExp{"tokenHash": hash}).
@@ -154,12 +120,9 @@ func lookupSession(app core.App, hash string) *cachedSession {
 	if err != nil || users.Wrap(user).Disabled() || user.TokenKey() != row.UserTokenKey {
 		return nil
 	}
-	s = &cachedSession{id: row.ID, userID: user.Id, user: user, cachedAt: now}
-	expires, err := types.ParseDateTime(row.ExpiresAt)
-	if err != nil || expires.IsZero() {
-		return s // valid now, not kept
+	s := &cachedSession{id: row.ID, userID: user.Id, user: user}
+	if expires, err := types.ParseDateTime(row.ExpiresAt); err == nil {
+		s.expires = expires.Time()
 	}
-	s.expires = expires.Time()
-	c.put(hash, s, gen)
 	return s
 }

@@ -42,11 +42,16 @@ type Kit struct {
 // Option adjusts the app before the server starts (e.g. env-like settings).
 type Option func(app *tests.TestApp)
 
-// New boots the service on a fresh temporary data dir and serves it on a
-// loopback port until the test ends.
+// New boots the service on a fresh temporary data dir (a copy of the
+// migrated template, template.go) and serves it on a loopback port until
+// the test ends.
 func New(t testing.TB, opts ...Option) *Kit {
 	t.Helper()
-	return newOn(t, t.TempDir(), opts...)
+	dir := t.TempDir()
+	if err := writeTemplate(dir); err != nil {
+		t.Fatalf("data dir: %v", err)
+	}
+	return newOn(t, dir, opts...)
 }
 
 // Clone boots a second service on a copy of src's database as it is now
@@ -105,6 +110,12 @@ func newOn(t testing.TB, dataDir string, opts ...Option) *Kit {
 	if err != nil {
 		t.Fatalf("serve: %v", err)
 	}
+	// The scheduler stays stopped: a job registered on it (the 5-minute
+	// sweeps, the reminders) would otherwise fire whenever the wall clock
+	// crosses its minute, racing a test that moved the app's clock and
+	// runs the same sweep itself. The jobs stay registered (tests read
+	// app.Cron().Jobs()); a test runs a sweep by calling it.
+	app.Cron().Stop()
 	// Honour "Expect: 100-continue", so a request refused for its size gets
 	// its 413 instead of a reset connection.
 	tr := srv.Client().Transport.(*http.Transport).Clone()
@@ -322,22 +333,21 @@ func (k *Kit) CreateUser(role string, o ...UserOpts) *core.Record {
 	if opt.Name == "" {
 		opt.Name = "Usuario " + n
 	}
-	col, err := k.App.FindCollectionByNameOrId(users.Collection)
-	if err != nil {
-		k.T.Fatal(err)
+	// Through the owner's commands, as a sign-up creates one (the record
+	// hooks run); a disabled user is disabled afterwards, as an admin does.
+	u, err := users.Prepare(k.App, users.New{Email: opt.Email, Name: opt.Name, Phone: opt.Phone, City: opt.City,
+		Role: role, Password: opt.Password})
+	if err == nil {
+		err = users.Create(k.App, u)
 	}
-	u := core.NewRecord(col)
-	u.SetEmail(opt.Email)
-	users.SetPassword(u, opt.Password)
-	u.Set("name", opt.Name)
-	u.Set("role", role)
-	u.Set("phone", opt.Phone)
-	u.Set("city", opt.City)
-	u.Set("disabled", opt.Disabled)
-	if err := k.App.Save(u); err != nil {
+	if err == nil && opt.Disabled {
+		disabled := true
+		err = users.Update(k.App, u, users.Change{Disabled: &disabled})
+	}
+	if err != nil {
 		k.T.Fatalf("create user: %v", err)
 	}
-	return u
+	return u.Record
 }
 
 // Session opens a session for user and returns its cookie token.

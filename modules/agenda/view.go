@@ -3,7 +3,6 @@ package agenda
 import (
 	"database/sql"
 	"errors"
-	"sync"
 	"time"
 
 	"camellos/internal/bus"
@@ -48,66 +47,37 @@ type view struct {
 	since   time.Time
 }
 
-// views is the app's agenda views, one memo.Cache per camello: one build
-// at a time, and a build that raced a write is handed to its own reader
-// only, never kept.
+// views is the app's agenda views by camello (a memo.Keyed: one build of
+// a key at a time, a build that raced a drop handed to its own reader
+// only, the least recently read dropped past maxViews, none served past
+// viewMaxAge).
 type views struct {
-	mu sync.Mutex
-	m  map[string]*memo.Cache[*view]
+	byCamello *memo.Keyed[string, *view]
 	// the slots answers rendered from them (answers.go)
 	answers answers
 }
 
 func viewsOf(app core.App) *views {
 	return app.Store().GetOrSet(storeKeyViews, func() any {
-		return &views{m: map[string]*memo.Cache[*view]{}}
+		return &views{byCamello: &memo.Keyed[string, *view]{MaxCost: maxViews, MaxAge: viewMaxAge}}
 	}).(*views)
-}
-
-// entry returns the cache of a camello's view, making it when needed.
-func (v *views) entry(id string) *memo.Cache[*view] {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	c := v.m[id]
-	if c == nil {
-		if len(v.m) >= maxViews {
-			for _, old := range v.m {
-				old.Invalidate()
-			}
-			v.m = map[string]*memo.Cache[*view]{}
-		}
-		c = &memo.Cache[*view]{MaxAge: viewMaxAge}
-		v.m[id] = c
-	}
-	return c
 }
 
 // drop forgets the views of the camellos; call it after the commit of a
 // write that can change them.
 func (v *views) drop(ids ...string) {
 	for _, id := range ids {
-		v.mu.Lock()
-		c := v.m[id]
-		v.mu.Unlock()
-		if c != nil {
-			c.Invalidate()
-		}
-	}
-}
-
-// dropAll forgets every view.
-func (v *views) dropAll() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for _, c := range v.m {
-		c.Invalidate()
+		v.byCamello.Drop(id)
 	}
 }
 
 // get returns the camello's view at now (errNoCamello when it does not
 // exist).
 func (v *views) get(app core.App, id string, now time.Time) (*view, error) {
-	val, err := v.entry(id).Get(func() (*view, error) { return buildView(app, id, now) })
+	val, _, err := v.byCamello.Get(id, func() (*view, bool, error) {
+		x, err := buildView(app, id, now)
+		return x, err == nil, err
+	})
 	if err == nil && val.since.After(now.Add(-SlotLength-val.rules.maxPad())) {
 		// The clock went back (a test's clock): the kept bookings may
 		// start too late, read them for this answer only.
@@ -121,9 +91,17 @@ func (v *views) get(app core.App, id string, now time.Time) (*view, error) {
 // can still block a slot (starting after now − SlotLength − the largest
 // pad) in another.
 func buildView(app core.App, id string, now time.Time) (*view, error) {
+	status, zone, err := camellos.StatusAndZone(app, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errNoCamello
+	}
+	if err != nil {
+		return nil, err
+	}
+	if status != camellos.StatusActive {
+		return &view{since: now.Add(-SlotLength)}, nil
+	}
 	var row struct {
-		Status      string `db:"status"`
-		Timezone    string `db:"timezone"`
 		HasSchedule bool   `db:"hasSchedule"`
 		AvailZone   string `db:"availZone"`
 		Weekly      string `db:"weekly"`
@@ -134,24 +112,14 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 		Travel      int    `db:"travel"`
 		Holidays    bool   `db:"holidays"`
 	}
-	err := app.DB().NewQuery("SELECT c.status AS status, c.timezone AS timezone, " +
-		"a.id IS NOT NULL AS hasSchedule, IFNULL(a.timezone, '') AS availZone, " +
-		"IFNULL(a.weekly, '') AS weekly, IFNULL(a.blockedDates, '') AS blocked, " +
-		"IFNULL(a.minNoticeMinutes, -1) AS minNotice, IFNULL(a.bufferMinutes, -1) AS buffer, " +
-		"IFNULL(a.horizonDays, -1) AS horizon, IFNULL(a.travelBufferMinutes, -1) AS travel, " +
-		"IFNULL(a.worksHolidays, 0) AS holidays " +
-		"FROM " + camellos.Collection + " c LEFT JOIN " + AvailabilityCollection + " a ON a.camello = c.id " +
-		"WHERE c.id = {:id} LIMIT 1").Bind(dbx.Params{"id": id}).One(&row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNoCamello
-	}
-	if err != nil {
+	err = app.DB().NewQuery("SELECT 1 AS hasSchedule, IFNULL(timezone, '') AS availZone, IFNULL(weekly, '') AS weekly, " +
+		"IFNULL(blockedDates, '') AS blocked, IFNULL(minNoticeMinutes, -1) AS minNotice, IFNULL(bufferMinutes, -1) AS buffer, " +
+		"IFNULL(horizonDays, -1) AS horizon, IFNULL(travelBufferMinutes, -1) AS travel, IFNULL(worksHolidays, 0) AS holidays " +
+		"FROM " + AvailabilityCollection + " WHERE camello = {:id} LIMIT 1").Bind(dbx.Params{"id": id}).One(&row)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
-	if row.Status != camellos.StatusActive {
-		return &view{since: now.Add(-SlotLength)}, nil
-	}
-	s := emptySchedule(defaultZoneOf(app, row.Timezone))
+	s := emptySchedule(defaultZoneOf(app, zone))
 	if row.HasSchedule {
 		s = scheduleOfJSON(row.AvailZone, row.Weekly, row.Blocked,
 			BookingRules{row.MinNotice, row.Buffer, row.Horizon, row.Travel}, row.Holidays)
@@ -182,7 +150,7 @@ func bindViewHooks(app core.App) {
 		Tables: []string{camellos.Collection, AvailabilityCollection, appointments.Collection},
 		Bound:  "20,000 camellos' views (all dropped past it) and 16 MB of rendered answers",
 		MaxAge: viewMaxAge,
-		Drop:   viewsOf(app).dropAll,
+		Drop:   viewsOf(app).byCamello.DropAll,
 	})
 	bus.Of(app).CamelloChanged.BindFunc(func(e *bus.Change) error {
 		viewsOf(e.App).drop(e.Record.Id)

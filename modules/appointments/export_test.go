@@ -1,5 +1,5 @@
 package appointments
 
-// ClaimDueQuery exposes the claim query to the external tests (its query
-// plan is checked).
-const ClaimDueQuery = claimDue
+// ClaimListedQuery exposes the claim query to the external tests (its
+// query plan is checked).
+const ClaimListedQuery = claimListed

@@ -52,7 +52,7 @@ func TestOnlyTheOwnerWritesAppointments(t *testing.T) {
 // TestRawWritesSignalTheirChange: inside this package, every raw write of
 // the table (an SQL string holding INSERT, UPDATE or DELETE, or a query
 // builder Insert/Update/Delete) sits in update, which fires Changed, or is
-// the reminder claim (claimDue: reminderSentAt changes no slot). A new raw
+// the reminder claim (claimListed: reminderSentAt changes no slot). A new raw
 // write elsewhere here would forget its event (issue 22, leak 1).
 func TestRawWritesSignalTheirChange(t *testing.T) {
 	files, err := filepath.Glob("*.go")
@@ -61,7 +61,7 @@ func TestRawWritesSignalTheirChange(t *testing.T) {
 	}
 	sqlWrite := regexp.MustCompile(`(?i)^\s*(insert|update|delete)\b`)
 	builderWrite := map[string]bool{"Insert": true, "Update": true, "Delete": true, "Upsert": true}
-	allowed := map[string]bool{"update": true, "claimDue": true}
+	allowed := map[string]bool{"update": true, "claimListed": true}
 	found := map[string]int{}
 	fset := token.NewFileSet()
 	for _, f := range files {
@@ -107,7 +107,7 @@ func TestRawWritesSignalTheirChange(t *testing.T) {
 		}
 	}
 	// positive control: the two allowed writes are seen
-	if found["update"] != 1 || found["claimDue"] != 1 {
-		t.Fatalf("raw writes seen: %v (want update and claimDue once each)", found)
+	if found["update"] != 1 || found["claimListed"] != 1 {
+		t.Fatalf("raw writes seen: %v (want update and claimListed once each)", found)
 	}
 }

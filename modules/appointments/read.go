@@ -44,6 +44,16 @@ func FutureOfJob(app core.App, jobID string, now time.Time) (int, error) {
 	return n, err
 }
 
+// BegunOfJob counts the job's PROGRAMADA appointments starting at or
+// before now (a visit due or under way: a no-show can be reported).
+func BegunOfJob(app core.App, jobID string, now time.Time) (int, error) {
+	var n int
+	err := app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection +
+		" WHERE job = {:job} AND status = '" + Scheduled + "' AND start <= {:now}").
+		Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Row(&n)
+	return n, err
+}
+
 // FutureSpansOfJob lists the job's PROGRAMADA appointments starting after
 // now, by start (what completing the job would cancel).
 func FutureSpansOfJob(app core.App, jobID string, now time.Time) ([]Span, error) {

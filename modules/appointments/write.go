@@ -1,6 +1,8 @@
 package appointments
 
 import (
+	"encoding/json"
+	"math"
 	"time"
 
 	"camellos/internal/records"
@@ -115,7 +117,7 @@ func CloseOfJob(app core.App, jobID string, now time.Time) error {
 // the write commits (also when it fails: listeners only drop caches).
 // Every such write goes through here so none can forget its event
 // (TestRawWritesSignalTheirChange reads this package's sources for it);
-// params must hold "now". The reminder claim (claimDue) is the one other
+// params must hold "now". The reminder claim (claimListed) is the one other
 // raw write: reminderSentAt changes no slot.
 func update(app core.App, set, where string, params dbx.Params) (int, error) {
 	var camellos []string
@@ -128,36 +130,55 @@ func update(app core.App, set, where string, params dbx.Params) (int, error) {
 	return len(camellos), nil
 }
 
-// Due is a claimed appointment, as its reminder needs it.
-type Due struct {
-	ID      string `db:"id"`
-	Job     string `db:"job"`
-	Camello string `db:"camello"`
-	Client  string `db:"client"`
-	Start   string `db:"start"` // as stored
+
+// DueQuery selects, without claiming them, up to {:limit} PROGRAMADA
+// appointments whose reminder was not sent, starting by {:until} and
+// after the cursor ({:afterStart}, {:afterRow}) in (start, rowid) order:
+// it walks idx_appointments_reminder_due (its WHERE repeated), whose
+// entries are (start, rowid), from the cursor's start. Columns: the rowid
+// as rid, then a.id, a.job, a.camello, a.client, a.start, then extra (the
+// reader's own columns of the row a). A sweep reads its next batch with
+// it (outside the writer) and claims what it read with ClaimListed.
+func DueQuery(extra string) string {
+	return "SELECT a.rowid AS rid, a.id AS id, a.job AS job, a.camello AS camello, a.client AS client, a.start AS start" + extra +
+		" FROM " + Collection + " a WHERE a.status = '" + Scheduled + "' AND a.reminderSentAt = '' " +
+		"AND a.start >= {:afterStart} AND a.start <= {:until} AND (a.start, a.rowid) > ({:afterStart}, {:afterRow}) " +
+		"ORDER BY a.start, a.rowid LIMIT {:limit}"
 }
 
-// claimDue marks up to {:limit} due appointments reminded and returns
-// them. The inner SELECT repeats the partial index's WHERE (status =
-// 'PROGRAMADA' AND reminderSentAt = ”) so SQLite walks
-// idx_appointments_reminder_due by start, and picks rowids (which the
-// index holds) so the UPDATE reaches each row directly instead of through
-// the id index; the outer conditions make the claim atomic against a
-// concurrent sweep.
-const claimDue = "UPDATE " + Collection + " SET reminderSentAt = {:now}, updated = {:now} " +
-	"WHERE rowid IN (SELECT rowid FROM " + Collection + " " +
-	"WHERE status = '" + Scheduled + "' AND reminderSentAt = '' " +
-	"AND start > {:now} AND start <= {:until} ORDER BY start LIMIT {:limit}) " +
-	"AND reminderSentAt = '' AND status = '" + Scheduled + "' " +
-	"RETURNING id, job, camello, client, start"
+// DueParams are the values of DueQuery's placeholders for the batch after
+// the appointment (afterStart as stored, afterRow) or, when afterStart is
+// empty, for the first batch: the appointments starting in (now, until].
+func DueParams(now, until time.Time, afterStart string, afterRow int64, limit int) dbx.Params {
+	if afterStart == "" { // every start after now: (start, rowid) > (now, the largest rowid)
+		afterStart, afterRow = dbTime(now), math.MaxInt64
+	}
+	return dbx.Params{"until": dbTime(until), "afterStart": afterStart, "afterRow": afterRow, "limit": limit}
+}
 
-// ClaimDue marks up to limit PROGRAMADA appointments starting in (now,
-// until] whose reminder was not sent as reminded, in one conditional
-// UPDATE, and returns exactly those it changed: concurrent or repeated
-// claims never return an appointment twice.
-func ClaimDue(app core.App, now, until time.Time, limit int) ([]Due, error) {
-	var due []Due
-	err := app.DB().NewQuery(claimDue).
-		Bind(dbx.Params{"now": dbTime(now), "until": dbTime(until), "limit": limit}).All(&due)
-	return due, err
+// claimListed marks the appointments of the rowids in {:rows} (a JSON
+// array) reminded when they are still due and unreminded, and returns the
+// ids of those it changed. The conditions repeat DueQuery's, so a row
+// read as due but claimed meanwhile by another sweep, cancelled,
+// completed or moved out of the window is not claimed; rowids reach each
+// row without the id index.
+const claimListed = "UPDATE " + Collection + " SET reminderSentAt = {:now}, updated = {:now} " +
+	"WHERE rowid IN (SELECT value FROM json_each({:rows})) " +
+	"AND status = '" + Scheduled + "' AND reminderSentAt = '' AND start > {:now} AND start <= {:until} " +
+	"RETURNING id"
+
+// ClaimListed marks the listed appointments (rowids read by DueQuery)
+// that are still PROGRAMADA, unreminded and starting in (now, until] as
+// reminded, in one conditional UPDATE, and returns the ids of exactly
+// those it changed: concurrent or repeated claims never return an
+// appointment twice. The ids, not the rowids, say which were claimed: a
+// VACUUM may renumber rowids between the read and the claim, and a row
+// claimed under a rowid that now names another due appointment is still
+// claimed once, with its own id.
+func ClaimListed(app core.App, rowids []int64, now, until time.Time) ([]string, error) {
+	raw, _ := json.Marshal(rowids)
+	var ids []string
+	err := app.DB().NewQuery(claimListed).
+		Bind(dbx.Params{"rows": string(raw), "now": dbTime(now), "until": dbTime(until)}).Column(&ids)
+	return ids, err
 }

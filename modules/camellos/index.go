@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"camellos/internal/bus"
@@ -22,74 +25,104 @@ import (
 )
 
 // entry is one ACTIVO camello of the listing index: what the filters
-// compare, its place in the order, and its public JSON rendered once.
+// compare, its place in the order, and the values of its public JSON
+// rendered once. It has a fixed size and no pointers (its text is spans of
+// the listing's slab, its city and services are indexes), so the array of
+// entries costs the collector nothing to mark.
 type entry struct {
-	id         string
-	user       string
-	cityKey    string
-	searchText string
-	services   []*serviceRef
-	raw        []byte
+	id, user, search span
+	// created is its createdAt (ISO), the listing's "newest" order
+	created span
+	// vals are the rendered values of its JSON that are not shared, each
+	// ended by a 0 byte (never in rendered JSON): description, name,
+	// neighborhood, photo, rating, trades, updatedAt (and the id, when it
+	// needs escaping)
+	vals span
+	svc  span // its services: indexes into listing.svcs
+	// city is its folded city (listing.cityKeys), cityLit its rendered city
+	city, cityLit uint32
+	flags         uint8
 	// the listing's order: premium first, then rating, then newest
-	premium bool
-	rating  float64
-	created string
-	// where it works from (hasBase false: it is not in the spatial grid)
-	hasBase bool
-	base    geo.Point
-	radius  float64 // km
+	rating float64
+	// where it works from (flagBase unset: it is not in the spatial grid)
+	base   geo.Point
+	radius float64 // km
+	// the base point as a unit vector, and the least dot product with a
+	// client's unit vector that its radius reaches (cos of radius/R)
+	vec   [3]float64
+	reach float64
 }
 
-// before reports whether a comes before b in the listing's order.
-func (a *entry) before(b *entry) bool {
-	if a.premium != b.premium {
-		return a.premium
-	}
-	if a.rating != b.rating {
-		return a.rating > b.rating
-	}
-	if a.created != b.created {
-		return a.created > b.created
-	}
-	return a.id > b.id
-}
+const (
+	flagPremium uint8 = 1 << iota
+	flagBase
+	flagVerified
+	flagEscapedID // the rendered id is the last of vals
+)
 
-// serviceRef is a service as the listing filters see it.
+// serviceRef is a service as the listing filters and renders it.
 type serviceRef struct {
 	ServiceSummary
 	category string
+	json     []byte // its ServiceSummary, rendered
 }
 
 // listing is the in-memory projection of the ACTIVO camellos, in the
 // listing's order (premium first, then rating, then newest). A listing is
 // never changed once readers can see it: a patch makes a new one that
 // shares the unchanged parts.
+//
+// It is packed (issue 27): the entries are one array of fixed-size records
+// without pointers, their text one byte slab, their services one array of
+// indexes; every list holds entry indexes (int32); the ids and users are
+// found through open-addressing tables of indexes. recs, text and svcs are
+// append-only: a patch appends the camellos it reads again past their
+// ends (which the listings readers hold never look at) and leaves the old
+// records dead; when the dead ones outweigh the live, the patch compacts.
 type listing struct {
-	entries  []*entry
-	byID     map[string]*entry
-	byUser   map[string]string // user → camello, of the listed camellos
-	services map[string]*serviceRef
-	slugs    map[string]string // service slug → id
-	// the entries, in order, by folded city, service id, category id, and
-	// city and service together (the listing's most common query answered
-	// without filtering, at any size): the candidates of a filtered query
-	byCity        map[string][]*entry
-	byService     map[string][]*entry
-	byCategory    map[string][]*entry
-	byCityService map[cityService][]*entry
-	// the spatial index: the entries with a base point, in order, by grid
-	// cell of that point (internal/geo), and the largest travel radius
-	// (the cells a search visits; a patch only raises it)
-	grid      map[geo.Cell][]*entry
-	maxRadius float64
-}
+	recs []entry
+	text []byte
+	svcs []int32
+	dead int // entries of recs no longer listed
+	// slack is the spare capacity an append-only array grows by: a half
+	// during a build, a sixteenth after (tighten)
+	slack int
 
-// cityService keys byCityService.
-type cityService struct{ city, service string }
+	order []int32 // the listed entries, in order
+	ids   idTable // by id
+	users idTable // by user
+	seed  maphash.Seed
+
+	services   []*serviceRef // the catalog, by index
+	serviceIdx map[string]int32
+	slugs      map[string]int32 // service slug → index
+
+	cityKeys []string // folded cities, by index (append-only)
+	cityIdx  map[string]uint32
+	cityLits [][]byte // rendered cities, by index (append-only)
+	litIdx   map[string]uint32
+
+	// the entries, in order, by city, service, category, and service and
+	// city together (the listing's most common query answered without
+	// filtering, at any size): the candidates of a filtered query
+	byCity        map[uint32][]int32
+	byService     [][]int32
+	byCategory    map[string][]int32
+	byCityService []map[uint32][]int32 // by service, then city
+
+	// the spatial index: the entries with a base point by grid cell of
+	// that point (internal/geo), and the largest travel radius (the cells
+	// a search visits; a patch only raises it)
+	grid      map[geo.Cell]cell
+	maxRadius float64
+
+	// during a patch: the maps of byCityService already copied
+	copied map[int32]bool
+}
 
 // publicIndex is the listing index of one app. A write of one camello (its
 // record, a review, its user's verified flag) patches it: that camello is
-// read again and put in its place (Patch, tens of ms at 100,000 camellos);
+// read again and put in its place (Patch, a few ms at 100,000 camellos);
 // a catalog write or a commit by another process (internal/dbwatch) drops
 // it and the next reader builds it again (1.5 s at 100,000). It has no age
 // limit.
@@ -147,6 +180,7 @@ type camelloRow struct {
 	SearchText   string  `db:"searchText"`
 	Verified     bool    `db:"verified"`
 	User         string  `db:"user"`
+	RowID        int64   `db:"rowid"` // the build's scan only
 }
 
 // rowColumns are the columns of camelloRow, the verified flag read from
@@ -155,31 +189,59 @@ const rowColumns = "id, user, name, trades, status, premium, services, created, 
 	"photo, description, ratingAvg, ratingCount, cityKey, searchText, hasBase, baseLat, baseLng, radiusKm, " +
 	"(SELECT u.verified FROM users u WHERE u.id = camellos.user) AS verified"
 
-// selectRows reads the ACTIVO camellos of ids in the listing's order.
+// selectRows reads the ACTIVO camellos of ids.
 func selectRows(app core.App, ids []string) ([]camelloRow, error) {
 	var rows []camelloRow
 	in := make([]any, len(ids))
 	for i, id := range ids {
 		in[i] = id
 	}
-	err := app.DB().Select(rowColumns).From(Collection).AndWhere(statusActive()).AndWhere(dbx.In("id", in...)).
-		OrderBy("premium DESC", "ratingAvg DESC", "created DESC", "id DESC").All(&rows)
+	err := app.DB().Select(rowColumns).From(Collection).AndWhere(statusActive()).AndWhere(dbx.In("id", in...)).All(&rows)
 	return rows, err
 }
 
-// selectAllRows reads every ACTIVO camello in the table's own order: a
-// scan of the table is a third of the time of a walk of the listing's
-// index with a lookup of each row (0.20 s against 0.51 s for 100,000
-// camellos in the sqlite3 shell); buildListing sorts them.
-func selectAllRows(app core.App) ([]camelloRow, error) {
-	var rows []camelloRow
-	err := app.DB().NewQuery("SELECT " + rowColumns + " FROM " + Collection + " NOT INDEXED WHERE status = {:status}").
-		Bind(dbx.Params{"status": StatusActive}).All(&rows)
-	return rows, err
+// eachActiveRow reads every ACTIVO camello in the table's own order, a
+// batch of rows at a time (the rows of 100,000 camellos at once would
+// double the build's peak): a scan of the table is a third of the time of
+// a walk of the listing's index with a lookup of each row (0.20 s against
+// 0.51 s for 100,000 camellos in the sqlite3 shell); buildListing sorts.
+func eachActiveRow(app core.App, fn func(*camelloRow) error) error {
+	const batch = 2000
+	var after int64
+	for {
+		var rows []camelloRow
+		err := app.DB().NewQuery("SELECT rowid AS rowid, " + rowColumns + " FROM " + Collection +
+			" NOT INDEXED WHERE status = {:status} AND rowid > {:after} ORDER BY rowid LIMIT " + fmt.Sprint(batch)).
+			Bind(dbx.Params{"status": StatusActive, "after": after}).All(&rows)
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			if err := fn(&rows[i]); err != nil {
+				return err
+			}
+		}
+		if len(rows) < batch {
+			return nil
+		}
+		after = rows[len(rows)-1].RowID
+	}
 }
 
-// buildListing reads every ACTIVO camello and every service in two queries
-// and renders each camello's public JSON exactly as JSON(app, recs, false).
+// newListing is an empty listing over the catalog.
+func newListing(services []*serviceRef, n int) *listing {
+	l := &listing{recs: make([]entry, 0, n), text: make([]byte, 0, n*300), svcs: make([]int32, 0, n*2),
+		slack: 2, seed: maphash.MakeSeed(), services: services, serviceIdx: make(map[string]int32, len(services)),
+		slugs: make(map[string]int32, len(services)), cityIdx: map[string]uint32{}, litIdx: map[string]uint32{}}
+	for i, s := range services {
+		l.serviceIdx[s.ID] = int32(i)
+		l.slugs[s.Slug] = int32(i)
+	}
+	return l
+}
+
+// buildListing reads every ACTIVO camello and every service and renders
+// each camello's public JSON exactly as JSON(app, recs, false).
 func buildListing(app core.App) (*listing, error) {
 	var svcRows []struct {
 		ID       string `db:"id"`
@@ -187,110 +249,287 @@ func buildListing(app core.App) (*listing, error) {
 		Slug     string `db:"slug"`
 		Category string `db:"category"`
 	}
-	if err := app.DB().Select("id", "name", "slug", "category").From("services").All(&svcRows); err != nil {
+	if err := app.DB().Select("id", "name", "slug", "category").From("services").OrderBy("id").All(&svcRows); err != nil {
 		return nil, err
 	}
-	services := make(map[string]*serviceRef, len(svcRows))
-	slugs := make(map[string]string, len(svcRows))
+	services := make([]*serviceRef, 0, len(svcRows))
 	for _, s := range svcRows {
-		services[s.ID] = &serviceRef{ServiceSummary: ServiceSummary{ID: s.ID, Name: s.Name, Slug: s.Slug}, category: s.Category}
-		slugs[s.Slug] = s.ID
-	}
-	rows, err := selectAllRows(app)
-	if err != nil {
-		return nil, err
-	}
-	entries := make([]*entry, 0, len(rows))
-	for i := range rows {
-		en, err := newEntry(&rows[i], services)
+		ref := &serviceRef{ServiceSummary: ServiceSummary{ID: s.ID, Name: s.Name, Slug: s.Slug}, category: s.Category}
+		raw, err := json.Marshal(ref.ServiceSummary)
 		if err != nil {
 			return nil, err
 		}
-		entries = append(entries, en)
+		ref.json = raw
+		services = append(services, ref)
 	}
-	rows = nil
-	slices.SortFunc(entries, func(a, b *entry) int {
-		switch {
-		case a.before(b):
-			return -1
-		case b.before(a):
-			return 1
-		}
-		return 0
+	var n int
+	_ = app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection + " WHERE status = {:status}").
+		Bind(dbx.Params{"status": StatusActive}).Row(&n)
+	l := newListing(services, n)
+	err := eachActiveRow(app, func(r *camelloRow) error {
+		_, err := l.addRow(r)
+		return err
 	})
-	return assemble(entries, services, slugs), nil
+	if err != nil {
+		return nil, err
+	}
+	l.order = make([]int32, len(l.recs))
+	for i := range l.order {
+		l.order[i] = int32(i)
+	}
+	slices.SortFunc(l.order, l.compare)
+	l.index()
+	l.tighten()
+	return l, nil
 }
 
-// newEntry renders one camello's row.
-func newEntry(r *camelloRow, services map[string]*serviceRef) (*entry, error) {
-	en := &entry{id: r.ID, user: r.User, cityKey: r.CityKey, searchText: r.SearchText,
-		premium: r.Premium, rating: r.RatingAvg, created: r.Created,
-		hasBase: r.HasBase, base: geo.Point{Lat: r.BaseLat, Lng: r.BaseLng}, radius: r.RadiusKm}
-	svc := []ServiceSummary{}
-	for _, id := range list.ToUniqueStringSlice(r.Services) {
-		if s, ok := services[id]; ok {
-			en.services = append(en.services, s)
-			svc = append(svc, s.ServiceSummary)
-		}
+// intern returns the index of s in the append-only list and its map,
+// adding it (the map copied first when copy is set: a patch).
+func intern[T any](list *[]T, idx *map[string]uint32, key string, val T, copyMap bool) uint32 {
+	if i, ok := (*idx)[key]; ok {
+		return i
 	}
+	if copyMap {
+		*idx = maps.Clone(*idx)
+	}
+	*list = grow(*list, 1, 16)
+	*list = append(*list, val)
+	i := uint32(len(*list) - 1)
+	(*idx)[key] = i
+	return i
+}
+
+// addRow renders one camello's row as a new entry (not yet listed).
+func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
+	copyMaps := len(patching) > 0
+	e := entry{rating: r.RatingAvg, radius: r.RadiusKm, base: geo.Point{Lat: r.BaseLat, Lng: r.BaseLng}}
+	if r.Premium {
+		e.flags |= flagPremium
+	}
+	if r.Verified {
+		e.flags |= flagVerified
+	}
+	if r.HasBase {
+		e.flags |= flagBase
+		e.vec = unitVector(e.base)
+		e.reach = math.Cos(e.radius / geo.EarthRadiusKm)
+	}
+	e.city = intern(&l.cityKeys, &l.cityIdx, r.CityKey, r.CityKey, copyMaps)
+	city, err := json.Marshal(r.City)
+	if err != nil {
+		return 0, err
+	}
+	e.cityLit = intern(&l.cityLits, &l.litIdx, string(city), city, copyMaps)
+	e.id = l.putText([]byte(r.ID))
+	e.user = l.putText([]byte(r.User))
+	e.search = l.putText([]byte(r.SearchText))
+	e.created = l.putText([]byte(timefmt.ISOOfStored(r.Created)))
 	photo := ""
 	if r.Photo != "" {
 		photo = "/uploads/camellos/" + r.Photo
 	}
-	raw, err := json.Marshal(publicJSON{
-		City: r.City, CreatedAt: timefmt.ISOOfStored(r.Created), Description: r.Description, ID: r.ID,
-		Name: r.Name, Neighborhood: r.Neighborhood, Photo: photo, Premium: r.Premium,
-		Rating: ratingJSON{Average: r.RatingAvg, Count: int(r.RatingCount)}, Services: svc,
-		Status: r.Status, Trades: tradesOf(r.Trades), UpdatedAt: timefmt.ISOOfStored(r.Updated), Verified: r.Verified,
-	})
-	if err != nil {
-		return nil, err
+	var vals [][]byte
+	for _, v := range []any{r.Description, r.Name, r.Neighborhood, photo,
+		ratingJSON{Average: r.RatingAvg, Count: int(r.RatingCount)}, tradesOf(r.Trades), timefmt.ISOOfStored(r.Updated)} {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return 0, err
+		}
+		vals = append(vals, raw, []byte{0})
 	}
-	en.raw = raw
-	return en, nil
+	if id, _ := json.Marshal(r.ID); string(id) != `"`+r.ID+`"` {
+		e.flags |= flagEscapedID
+		vals = append(vals, id, []byte{0})
+	}
+	e.vals = l.putText(vals...)
+	ids := list.ToUniqueStringSlice(r.Services)
+	l.svcs = grow(l.svcs, len(ids), l.slack)
+	e.svc.off = uint32(len(l.svcs))
+	for _, id := range ids {
+		if s, ok := l.serviceIdx[id]; ok {
+			l.svcs = append(l.svcs, s)
+		}
+	}
+	e.svc.n = uint32(len(l.svcs)) - e.svc.off
+	l.recs = grow(l.recs, 1, l.slack)
+	l.recs = append(l.recs, e)
+	return int32(len(l.recs) - 1), nil
 }
 
-// assemble makes the listing of entries (in order): the lookups and the
-// lists.
-func assemble(entries []*entry, services map[string]*serviceRef, slugs map[string]string) *listing {
-	l := &listing{entries: entries, byID: make(map[string]*entry, len(entries)), byUser: make(map[string]string, len(entries)),
-		services: services, slugs: slugs, byCity: map[string][]*entry{}, byService: map[string][]*entry{},
-		byCategory: map[string][]*entry{}, byCityService: map[cityService][]*entry{}, grid: map[geo.Cell][]*entry{}}
-	for _, en := range entries {
-		if en.hasBase {
-			c := geo.CellOf(en.base)
-			l.grid[c] = append(l.grid[c], en)
-			l.maxRadius = max(l.maxRadius, en.radius)
+// copyEntry copies entry i of from (its text and services) into l.
+func (l *listing) copyEntry(from *listing, i int32) int32 {
+	e := from.recs[i]
+	e.id = l.putText(from.bytesOf(e.id))
+	e.user = l.putText(from.bytesOf(e.user))
+	e.search = l.putText(from.bytesOf(e.search))
+	e.created = l.putText(from.bytesOf(e.created))
+	e.vals = l.putText(from.bytesOf(e.vals))
+	svc := from.svcs[e.svc.off : e.svc.off+e.svc.n]
+	l.svcs = grow(l.svcs, len(svc), l.slack)
+	e.svc.off = uint32(len(l.svcs))
+	l.svcs = append(l.svcs, svc...)
+	l.recs = grow(l.recs, 1, l.slack)
+	l.recs = append(l.recs, e)
+	return int32(len(l.recs) - 1)
+}
+
+// index makes the lists and the lookups of l.order (in order).
+func (l *listing) index() {
+	n := len(l.order)
+	l.ids, l.users = newTable(n), newTable(n)
+	l.byCity = map[uint32][]int32{}
+	l.byService = make([][]int32, len(l.services))
+	l.byCategory = map[string][]int32{}
+	l.byCityService = make([]map[uint32][]int32, len(l.services))
+	l.grid = map[geo.Cell]cell{}
+	for k, i := range l.order {
+		e := &l.recs[i]
+		l.ids = l.tableSet(l.ids, i, entryID, k, false)
+		l.users = l.tableSet(l.users, i, entryUser, k, true)
+		l.byCity[e.city] = append(l.byCity[e.city], i)
+		for _, s := range l.servicesOf(e) {
+			l.byService[s] = append(l.byService[s], i)
+			if l.byCityService[s] == nil {
+				l.byCityService[s] = map[uint32][]int32{}
+			}
+			l.byCityService[s][e.city] = append(l.byCityService[s][e.city], i)
 		}
-		l.byCity[en.cityKey] = append(l.byCity[en.cityKey], en)
-		for _, s := range en.services {
-			l.byService[s.ID] = append(l.byService[s.ID], en)
-			k := cityService{en.cityKey, s.ID}
-			l.byCityService[k] = append(l.byCityService[k], en)
+		for _, c := range l.categories(e) {
+			l.byCategory[c] = append(l.byCategory[c], i)
 		}
-		for _, c := range en.categories() {
-			l.byCategory[c] = append(l.byCategory[c], en)
+		if e.flags&flagBase != 0 {
+			at := geo.CellOf(e.base)
+			c := l.grid[at]
+			c.recs = append(c.recs, l.recOf(i))
+			c.maxRadius = max(c.maxRadius, e.radius)
+			l.grid[at] = c
+			l.maxRadius = max(l.maxRadius, e.radius)
 		}
-		l.byID[en.id] = en
-		l.byUser[en.user] = en.id
 	}
-	return l
+	for at, c := range l.grid {
+		c.recs = slices.Clip(c.recs)
+		slices.SortFunc(c.recs, byRadius)
+		l.grid[at] = c
+	}
+}
+
+// servicesOf are the entry's services (indexes into l.services).
+func (l *listing) servicesOf(e *entry) []int32 {
+	return l.svcs[e.svc.off : e.svc.off+e.svc.n : e.svc.off+e.svc.n]
 }
 
 // categories lists the entry's categories, each once.
-func (en *entry) categories() []string {
+func (l *listing) categories(e *entry) []string {
 	var out []string
-	for _, s := range en.services {
-		if !slices.Contains(out, s.category) {
-			out = append(out, s.category)
+	for _, s := range l.servicesOf(e) {
+		if c := l.services[s].category; !slices.Contains(out, c) {
+			out = append(out, c)
 		}
 	}
 	return out
 }
 
+// compare orders entries i and j as the listing does: premium first, then
+// rating, then newest, then by id (descending).
+func (l *listing) compare(i, j int32) int {
+	a, b := &l.recs[i], &l.recs[j]
+	if pa, pb := a.flags&flagPremium != 0, b.flags&flagPremium != 0; pa != pb {
+		if pa {
+			return -1
+		}
+		return 1
+	}
+	if a.rating != b.rating {
+		if a.rating > b.rating {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(l.str(b.created), l.str(a.created)); c != 0 {
+		return c
+	}
+	return strings.Compare(l.str(b.id), l.str(a.id))
+}
+
+// appendJSON appends entry i's public JSON, the bytes json.Marshal writes
+// for JSON(app, recs, false) (publicJSON: its keys in that order), with
+// extra put first inside the object when not empty (`"distanceKm":3.2,`).
+func (l *listing) appendJSON(buf []byte, i int32, extra []byte) []byte {
+	e := &l.recs[i]
+	vals := l.bytesOf(e.vals)
+	var description, name, neighborhood, photo, rating, trades, updated, id []byte
+	for _, v := range []*[]byte{&description, &name, &neighborhood, &photo, &rating, &trades, &updated, &id} {
+		if k := bytes.IndexByte(vals, 0); k >= 0 {
+			*v, vals = vals[:k], vals[k+1:]
+		}
+	}
+	buf = append(buf, '{')
+	buf = append(buf, extra...)
+	buf = append(buf, `"city":`...)
+	buf = append(buf, l.cityLits[e.cityLit]...)
+	buf = append(buf, `,"createdAt":"`...)
+	buf = append(buf, l.bytesOf(e.created)...)
+	buf = append(buf, `","description":`...)
+	buf = append(buf, description...)
+	buf = append(buf, `,"id":`...)
+	if e.flags&flagEscapedID != 0 {
+		buf = append(buf, id...)
+	} else {
+		buf = append(buf, '"')
+		buf = append(buf, l.bytesOf(e.id)...)
+		buf = append(buf, '"')
+	}
+	buf = append(buf, `,"name":`...)
+	buf = append(buf, name...)
+	buf = append(buf, `,"neighborhood":`...)
+	buf = append(buf, neighborhood...)
+	buf = append(buf, `,"photo":`...)
+	buf = append(buf, photo...)
+	buf = append(buf, `,"premium":`...)
+	buf = strconv.AppendBool(buf, e.flags&flagPremium != 0)
+	buf = append(buf, `,"rating":`...)
+	buf = append(buf, rating...)
+	buf = append(buf, `,"services":[`...)
+	for k, s := range l.servicesOf(e) {
+		if k > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, l.services[s].json...)
+	}
+	buf = append(buf, `],"status":"`+StatusActive+`","trades":`...)
+	buf = append(buf, trades...)
+	buf = append(buf, `,"updatedAt":`...)
+	buf = append(buf, updated...)
+	buf = append(buf, `,"verified":`...)
+	buf = strconv.AppendBool(buf, e.flags&flagVerified != 0)
+	return append(buf, '}')
+}
+
+// rendered is entry i's public JSON, in a new slice.
+func (l *listing) rendered(i int32) []byte {
+	return l.appendJSON(make([]byte, 0, 512), i, nil)
+}
+
+// find returns the listed entry of the camello id.
+func (l *listing) find(id string) (int32, bool) {
+	return l.lookup(l.ids, id, entryID)
+}
+
+// camellosOfUser returns the listed camellos of a user (one, unless a
+// profile was moved to a user that has one), sorted.
+func (l *listing) camellosOfUser(user string) []string {
+	var out []string
+	for _, i := range l.lookupAll(l.users, user, entryUser) {
+		out = append(out, l.str(l.recs[i].id))
+	}
+	sort.Strings(out)
+	return out
+}
+
 // VerifyIndex compares app's listing index, when built, with a full build
-// read now: entries, their order and bytes, and every position list. For
-// tests and diagnostics; built is false when there is no index to compare.
+// read now: entries, their order and bytes, every position list and the
+// lookups. For tests and diagnostics; built is false when there is no
+// index to compare.
 func VerifyIndex(app core.App) (built bool, err error) {
 	x, ok := app.Store().Get(indexKey).(*publicIndex)
 	if !ok {
@@ -304,143 +543,209 @@ func VerifyIndex(app core.App) (built bool, err error) {
 	if err != nil {
 		return true, err
 	}
-	if len(l.entries) != len(full.entries) {
-		return true, fmt.Errorf("%d entries, a full build has %d", len(l.entries), len(full.entries))
+	if len(l.order) != len(full.order) {
+		return true, fmt.Errorf("%d entries, a full build has %d", len(l.order), len(full.order))
 	}
-	for i := range l.entries {
-		if l.entries[i].id != full.entries[i].id || !bytes.Equal(l.entries[i].raw, full.entries[i].raw) {
-			return true, fmt.Errorf("entry %d: %s, a full build has %s", i, l.entries[i].raw, full.entries[i].raw)
+	for k := range l.order {
+		a, b := l.rendered(l.order[k]), full.rendered(full.order[k])
+		if !bytes.Equal(a, b) {
+			return true, fmt.Errorf("entry %d: %s, a full build has %s", k, a, b)
 		}
 	}
-	ids := func(m map[string][]*entry) string {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var b strings.Builder
-		for _, k := range keys {
-			if len(m[k]) == 0 {
-				continue
-			}
-			b.WriteString(k + ":")
-			for _, en := range m[k] {
-				b.WriteString(" " + en.id)
-			}
-			b.WriteString("\n")
-		}
-		return b.String()
+	if a, b := l.describe(), full.describe(); a != b {
+		return true, fmt.Errorf("lists differ:\n%s\n%s", a, b)
 	}
-	cells := func(m map[geo.Cell][]*entry) map[string][]*entry {
-		out := make(map[string][]*entry, len(m))
-		for k, v := range m {
-			out[fmt.Sprint(k)] = v
+	for _, i := range l.order {
+		id, user := l.str(l.recs[i].id), l.str(l.recs[i].user)
+		if j, ok := l.find(id); !ok || j != i {
+			return true, fmt.Errorf("camello %s not found by its id", id)
 		}
-		return out
-	}
-	pairs := func(m map[cityService][]*entry) map[string][]*entry {
-		out := make(map[string][]*entry, len(m))
-		for k, v := range m {
-			out[k.city+"|"+k.service] = v
-		}
-		return out
-	}
-	for _, m := range []struct {
-		name string
-		a, b map[string][]*entry
-	}{{"city", l.byCity, full.byCity}, {"service", l.byService, full.byService},
-		{"category", l.byCategory, full.byCategory}, {"city+service", pairs(l.byCityService), pairs(full.byCityService)},
-		{"grid", cells(l.grid), cells(full.grid)}} {
-		if a, b := ids(m.a), ids(m.b); a != b {
-			return true, fmt.Errorf("%s lists differ:\n%s\n%s", m.name, a, b)
+		if got, want := l.camellosOfUser(user), full.camellosOfUser(user); !slices.Contains(got, id) || fmt.Sprint(got) != fmt.Sprint(want) {
+			return true, fmt.Errorf("the user %s finds camellos %v, a full build %v", user, got, want)
 		}
 	}
-	if fmt.Sprint(l.byUser) != fmt.Sprint(full.byUser) {
-		return true, fmt.Errorf("the users of the listed camellos differ")
+	if dead := len(l.recs) - len(l.order); dead != l.dead {
+		return true, fmt.Errorf("%d dead entries counted, %d in fact", l.dead, dead)
 	}
 	return true, nil
+}
+
+// describe writes every list of l by its keys' names, the grid's cells'
+// entries sorted by id: what two listings of the same camellos share.
+func (l *listing) describe() string {
+	var b strings.Builder
+	ids := func(list []int32, sorted bool) string {
+		out := make([]string, 0, len(list))
+		for _, i := range list {
+			out = append(out, l.str(l.recs[i].id))
+		}
+		if sorted {
+			sort.Strings(out)
+		}
+		return strings.Join(out, " ")
+	}
+	var lines []string
+	add := func(kind, key string, list []int32, sorted bool) {
+		if len(list) > 0 {
+			lines = append(lines, kind+" "+key+": "+ids(list, sorted))
+		}
+	}
+	for c, list := range l.byCity {
+		add("city", l.cityKeys[c], list, false)
+	}
+	for s, list := range l.byService {
+		add("service", l.services[s].ID, list, false)
+	}
+	for c, list := range l.byCategory {
+		add("category", c, list, false)
+	}
+	for s, m := range l.byCityService {
+		for c, list := range m {
+			add("city+service", l.cityKeys[c]+"|"+l.services[s].ID, list, false)
+		}
+	}
+	for k, c := range l.grid {
+		list := make([]int32, 0, len(c.recs))
+		r := 0.0
+		for _, rec := range c.recs {
+			list = append(list, rec.idx)
+			r = max(r, l.recs[rec.idx].radius)
+		}
+		if len(list) > 0 && r != c.maxRadius {
+			lines = append(lines, fmt.Sprintf("cell %v: largest radius %v, its entries' %v", k, c.maxRadius, r))
+		}
+		add("cell", fmt.Sprint(k), list, true)
+	}
+	sort.Strings(lines)
+	for _, line := range lines {
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
 
 // patched is a new listing with the camellos ids read again: each one
 // leaves its place, and comes back in its place in the order if it is
 // still ACTIVO. l is not changed (readers may hold it): the new listing
-// has new copies of the lists that change and shares the others, so a
-// patch costs the copies of the entries' order and of the lookups (a few
-// ms at 100,000 camellos), not a build.
+// appends the entries read to the shared arrays, copies the lists that
+// change and shares the others, so a patch costs the copies of the order,
+// of the two lookup tables and of the lists it touches (a few ms at
+// 100,000 camellos), not a build.
 func (l *listing) patched(app core.App, ids []string) (*listing, error) {
 	rows, err := selectRows(app, ids)
 	if err != nil {
 		return nil, err
 	}
-	n := &listing{entries: l.entries, byID: maps.Clone(l.byID), byUser: maps.Clone(l.byUser),
-		services: l.services, slugs: l.slugs, byCity: maps.Clone(l.byCity), byService: maps.Clone(l.byService),
-		byCategory: maps.Clone(l.byCategory), byCityService: maps.Clone(l.byCityService),
-		grid: maps.Clone(l.grid), maxRadius: l.maxRadius}
+	return l.withRows(ids, rows)
+}
+
+// withRows is the new listing of patched: the camellos ids leave their
+// places, rows (those of them still ACTIVO) come back.
+func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
+	n := *l
+	n.ids, n.users = slices.Clone(l.ids), slices.Clone(l.users)
+	n.byCity, n.byCategory, n.grid = maps.Clone(l.byCity), maps.Clone(l.byCategory), maps.Clone(l.grid)
+	n.byService, n.byCityService = slices.Clone(l.byService), slices.Clone(l.byCityService)
+	n.copied = map[int32]bool{}
 	for _, id := range ids {
-		if old := n.byID[id]; old != nil {
-			n.place(old, false)
+		if i, ok := n.find(id); ok {
+			n.place(i, false)
+			n.dead++
 		}
 	}
-	for i := range rows {
-		en, err := newEntry(&rows[i], l.services)
+	for k := range rows {
+		i, err := n.addRow(&rows[k], true)
 		if err != nil {
 			return nil, err
 		}
-		n.place(en, true)
+		if _, ok := n.find(rows[k].ID); ok { // an id read twice
+			n.dead++
+			continue
+		}
+		n.place(i, true)
 	}
-	return n, nil
+	n.copied = nil
+	if n.dead > 1024 && n.dead > len(n.order) {
+		return n.compacted(), nil
+	}
+	return &n, nil
 }
 
-// place adds en to (in) or removes it from (!in) every list it belongs to,
-// each list copied first.
-func (l *listing) place(en *entry, in bool) {
-	l.entries = placed(l.entries, en, in)
-	l.byCity[en.cityKey] = placed(l.byCity[en.cityKey], en, in)
-	for _, s := range en.services {
-		l.byService[s.ID] = placed(l.byService[s.ID], en, in)
-		k := cityService{en.cityKey, s.ID}
-		l.byCityService[k] = placed(l.byCityService[k], en, in)
+// compacted is l without its dead entries: a new set of arrays.
+func (l *listing) compacted() *listing {
+	n := newListing(l.services, len(l.order))
+	n.order = make([]int32, 0, len(l.order))
+	for _, i := range l.order {
+		e := l.recs[i]
+		j := n.copyEntry(l, i)
+		n.recs[j].city = intern(&n.cityKeys, &n.cityIdx, l.cityKeys[e.city], l.cityKeys[e.city], false)
+		lit := l.cityLits[e.cityLit]
+		n.recs[j].cityLit = intern(&n.cityLits, &n.litIdx, string(lit), lit, false)
+		n.order = append(n.order, j)
 	}
-	for _, c := range en.categories() {
-		l.byCategory[c] = placed(l.byCategory[c], en, in)
+	n.index()
+	n.tighten()
+	return n
+}
+
+// place adds entry i to (in) or removes it from (!in) every list it
+// belongs to, each list copied first.
+func (l *listing) place(i int32, in bool) {
+	e := &l.recs[i]
+	l.order = l.placed(l.order, i, in)
+	l.byCity[e.city] = l.placed(l.byCity[e.city], i, in)
+	for _, s := range l.servicesOf(e) {
+		l.byService[s] = l.placed(l.byService[s], i, in)
+		if !l.copied[s] {
+			l.byCityService[s] = maps.Clone(l.byCityService[s])
+			if l.byCityService[s] == nil {
+				l.byCityService[s] = map[uint32][]int32{}
+			}
+			l.copied[s] = true
+		}
+		l.byCityService[s][e.city] = l.placed(l.byCityService[s][e.city], i, in)
 	}
-	if en.hasBase {
-		c := geo.CellOf(en.base)
-		l.grid[c] = placed(l.grid[c], en, in)
+	for _, c := range l.categories(e) {
+		l.byCategory[c] = l.placed(l.byCategory[c], i, in)
+	}
+	if e.flags&flagBase != 0 {
+		c := geo.CellOf(e.base)
 		if in {
-			l.maxRadius = max(l.maxRadius, en.radius)
+			l.grid[c] = l.grid[c].with(l, i)
+			l.maxRadius = max(l.maxRadius, e.radius)
+		} else {
+			l.grid[c] = l.grid[c].without(l, i)
 		}
 	}
 	if in {
-		l.byID[en.id] = en
-		l.byUser[en.user] = en.id
+		l.ids = l.tableSet(l.ids, i, entryID, len(l.order), false)
+		l.users = l.tableSet(l.users, i, entryUser, len(l.order), true)
 	} else {
-		delete(l.byID, en.id)
-		delete(l.byUser, en.user)
+		l.tableDelete(l.ids, i, entryID)
+		l.tableDelete(l.users, i, entryUser)
 	}
 }
 
-// placed is a copy of the ordered list with en inserted in its place (in)
-// or removed.
-func placed(list []*entry, en *entry, in bool) []*entry {
-	i := sort.Search(len(list), func(i int) bool { return !list[i].before(en) })
+// placed is a copy of the ordered list with entry i inserted in its place
+// (in) or removed.
+func (l *listing) placed(list []int32, i int32, in bool) []int32 {
+	k := sort.Search(len(list), func(k int) bool { return l.compare(list[k], i) >= 0 })
 	if in {
-		out := make([]*entry, 0, len(list)+1)
-		out = append(out, list[:i]...)
-		out = append(out, en)
-		return append(out, list[i:]...)
+		out := make([]int32, 0, len(list)+1)
+		out = append(out, list[:k]...)
+		out = append(out, i)
+		return append(out, list[k:]...)
 	}
-	if i == len(list) || list[i].id != en.id {
+	if k == len(list) || list[k] != i {
 		return list // not there
 	}
-	out := make([]*entry, 0, len(list)-1)
-	out = append(out, list[:i]...)
-	return append(out, list[i+1:]...)
+	out := make([]int32, 0, len(list)-1)
+	out = append(out, list[:k]...)
+	return append(out, list[k+1:]...)
 }
 
 // publicJSON is the public Camello object of JSON(app, recs, false), its
-// fields in the order encoding/json writes that map's keys (sorted), so
-// both render the same bytes with less work.
+// fields in the order encoding/json writes that map's keys (sorted):
+// appendJSON writes the same bytes from the values rendered once.
 type publicJSON struct {
 	City         string           `json:"city"`
 	CreatedAt    string           `json:"createdAt"`
@@ -482,7 +787,9 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	// was listed.
 	readmodel.OnWrite(app, Collection, func(w readmodel.Write) {
 		l, built := x.cache.Peek()
-		if !built || w.Record.GetString("status") == StatusActive || l.byID[w.Record.Id] != nil {
+		if !built || w.Record.GetString("status") == StatusActive {
+			x.patch(w.Record.Id)
+		} else if _, listed := l.find(w.Record.Id); listed {
 			x.patch(w.Record.Id)
 		}
 	})
@@ -508,8 +815,8 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	ev.UserChanged.BindFunc(func(e *bus.Change) error {
 		l, built := x.cache.Peek()
 		if built {
-			if id := l.byUser[e.Record.Id]; id != "" {
-				x.patch(id)
+			if ids := l.camellosOfUser(e.Record.Id); len(ids) > 0 {
+				x.patch(ids...)
 			}
 		} else if users.Wrap(e.Record).Role() == users.RoleCamello || hasProfile(e.App, e.Record.Id) {
 			// a build under way may have read the user before this write
@@ -526,7 +833,7 @@ func declareIndex(app core.App, x *publicIndex) {
 	readmodel.Declare(app, readmodel.Projection{
 		Name:   "listing",
 		Tables: []string{Collection, ReviewsCollection, users.Collection, "services", "categories"},
-		Bound:  "every ACTIVO camello (~1 KB each: 102 MB at 100,000)",
+		Bound:  "every ACTIVO camello, packed (~0.5 KB each: see SCALING.md)",
 		Drop:   x.cache.Invalidate,
 		Check: func(app core.App) (int, error) {
 			if built, err := VerifyIndex(app); built && err != nil {
@@ -565,53 +872,57 @@ type filter struct {
 // conditions. exact is true when every entry returned matches f as it is
 // (no words, trades or further list to check): the caller then needs no
 // filtering at all, and the total is the list's length.
-func (l *listing) candidates(f *filter) (list []*entry, all, exact bool) {
+func (l *listing) candidates(f *filter) (list []int32, all, exact bool) {
 	plain := len(f.words) == 0 && len(f.trades) == 0
-	var services []string
+	var services []int32
 	if f.service != "" {
-		services = append(services, f.service)
-		if id, ok := l.slugs[f.service]; ok && id != f.service {
-			services = append(services, id)
+		if s, ok := l.serviceIdx[f.service]; ok {
+			services = append(services, s)
+		}
+		if s, ok := l.slugs[f.service]; ok && !slices.Contains(services, s) {
+			services = append(services, s)
 		}
 	}
-	var cities []string
+	var cities []uint32
 	if f.city != "" {
-		for k := range l.byCity {
+		for c, k := range l.cityKeys {
 			if k == f.city || strings.HasPrefix(k, f.cityPrefix) {
-				cities = append(cities, k)
+				cities = append(cities, uint32(c))
 			}
 		}
 	}
-	var lists [][]*entry
+	var lists [][]int32
 	switch {
 	case f.city != "" && f.service != "":
-		var parts [][]*entry
+		var parts [][]int32
 		for _, c := range cities {
 			for _, s := range services {
-				if p := l.byCityService[cityService{c, s}]; len(p) > 0 {
+				if p := l.byCityService[s][c]; len(p) > 0 {
 					parts = append(parts, p)
 				}
 			}
 		}
-		lists = append(lists, union(parts))
+		lists = append(lists, l.union(parts))
 	case f.city != "":
-		var parts [][]*entry
+		var parts [][]int32
 		for _, c := range cities {
-			parts = append(parts, l.byCity[c])
+			if p := l.byCity[c]; len(p) > 0 {
+				parts = append(parts, p)
+			}
 		}
-		lists = append(lists, union(parts))
+		lists = append(lists, l.union(parts))
 	case f.service != "":
-		var parts [][]*entry
+		var parts [][]int32
 		for _, s := range services {
 			parts = append(parts, l.byService[s])
 		}
-		lists = append(lists, union(parts))
+		lists = append(lists, l.union(parts))
 	}
 	if f.category != "" {
 		lists = append(lists, l.byCategory[f.category])
 	}
 	if len(lists) == 0 {
-		return l.entries, true, plain
+		return l.order, true, plain
 	}
 	best := lists[0]
 	for _, p := range lists[1:] {
@@ -623,39 +934,35 @@ func (l *listing) candidates(f *filter) (list []*entry, all, exact bool) {
 }
 
 // union merges ordered lists into one, in order, without repeats.
-func union(parts [][]*entry) []*entry {
+func (l *listing) union(parts [][]int32) []int32 {
 	switch len(parts) {
 	case 0:
 		return nil
 	case 1:
 		return parts[0]
 	}
-	var out []*entry
+	var out []int32
 	for _, p := range parts {
 		out = append(out, p...)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].before(out[j]) })
-	uniq := out[:0]
-	for i, en := range out {
-		if i == 0 || en != out[i-1] {
-			uniq = append(uniq, en)
-		}
-	}
-	return uniq
+	slices.SortFunc(out, l.compare)
+	return slices.Compact(out)
 }
 
-// match reports whether the camello passes every condition, as the SQL of
+// match reports whether camello i passes every condition, as the SQL of
 // publicFilter would.
-func (f *filter) match(en *entry) bool {
+func (l *listing) match(f *filter, i int32) bool {
+	e := &l.recs[i]
+	search := l.str(e.search)
 	for _, w := range f.words {
-		if !strings.Contains(en.searchText, w) {
+		if !strings.Contains(search, w) {
 			return false
 		}
 	}
 	if len(f.trades) > 0 {
 		ok := false
 		for _, t := range f.trades {
-			if strings.Contains(en.searchText, t) {
+			if strings.Contains(search, t) {
 				ok = true
 				break
 			}
@@ -664,69 +971,23 @@ func (f *filter) match(en *entry) bool {
 			return false
 		}
 	}
-	if f.city != "" && en.cityKey != f.city && !strings.HasPrefix(en.cityKey, f.cityPrefix) {
+	if city := l.cityKeys[e.city]; f.city != "" && city != f.city && !strings.HasPrefix(city, f.cityPrefix) {
 		return false
 	}
-	if f.category != "" && !en.offers(func(s *serviceRef) bool { return s.category == f.category }) {
+	if f.category != "" && !l.offers(e, func(s *serviceRef) bool { return s.category == f.category }) {
 		return false
 	}
-	if f.service != "" && !en.offers(func(s *serviceRef) bool { return s.ID == f.service || s.Slug == f.service }) {
+	if f.service != "" && !l.offers(e, func(s *serviceRef) bool { return s.ID == f.service || s.Slug == f.service }) {
 		return false
 	}
 	return true
 }
 
-func (en *entry) offers(ok func(*serviceRef) bool) bool {
-	for _, s := range en.services {
-		if ok(s) {
+func (l *listing) offers(e *entry, ok func(*serviceRef) bool) bool {
+	for _, s := range l.servicesOf(e) {
+		if ok(l.services[s]) {
 			return true
 		}
 	}
 	return false
-}
-
-// nearby is a camello within reach of the client and its distance.
-type nearby struct {
-	en *entry
-	km float64
-}
-
-// near lists the camellos matching f whose travel radius reaches p,
-// nearest first (then in the listing's order), from the spatial grid: only
-// the cells within the largest radius are visited, a cell farther than it
-// skipped whole, so a search costs the camellos around p, not all of them.
-func (l *listing) near(f *filter, p geo.Point) []nearby {
-	var out []nearby
-	if l.maxRadius <= 0 {
-		return out
-	}
-	rows, cols := geo.CellsWithin(p, l.maxRadius)
-	for r := rows[0]; r <= rows[1]; r++ {
-		for c := cols[0]; c <= cols[1]; c++ {
-			cell := geo.Cell{Row: r, Col: c}
-			list := l.grid[cell]
-			if len(list) == 0 || geo.NearestKm(p, cell) > l.maxRadius {
-				continue
-			}
-			for _, en := range list {
-				if d := geo.DistanceKm(p, en.base); d <= en.radius && f.match(en) {
-					out = append(out, nearby{en, d})
-				}
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b nearby) int {
-		switch {
-		case a.km < b.km:
-			return -1
-		case a.km > b.km:
-			return 1
-		case a.en.before(b.en):
-			return -1
-		case b.en.before(a.en):
-			return 1
-		}
-		return 0
-	})
-	return out
 }

@@ -2,14 +2,19 @@ package camellos_test
 
 import (
 	"fmt"
+	"math/rand"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 
 	"camellos/internal/bounds"
+	"camellos/internal/geo"
 	"camellos/internal/testkit"
 	"camellos/modules/camellos"
 	"camellos/modules/places"
+
+	"github.com/pocketbase/pocketbase/core"
 )
 
 // placeID is the id of a seeded place of the gazetteer.
@@ -248,4 +253,124 @@ func containsNone(s string, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// The listing by distance answers, for any position, page and filter, what
+// a full scan of every camello's area finds (the haversine distance within
+// its radius; nearest first, then in the listing's order; the total of all
+// in reach), before and after camellos move, premium and rating change.
+// The cases cover ties (two camellos on one point), every page size from 1
+// to 7 across several pages, the service filter, and areas from 1 to 40 km.
+func TestListingByDistanceMatchesAFullScan(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	k.CreateRecord("categories", map[string]any{"id": "hogar", "name": "Hogar"})
+	svc := []string{
+		k.CreateRecord("services", map[string]any{"name": "Plomería general", "slug": "plomeria-general", "category": "hogar"}).Id,
+		k.CreateRecord("services", map[string]any{"name": "Pintura de casas", "slug": "pintura-casas", "category": "hogar"}).Id,
+	}
+	slugs := map[string]string{svc[0]: "plomeria-general", svc[1]: "pintura-casas"}
+	rng := rand.New(rand.NewSource(26))
+	type area struct {
+		p       geo.Point
+		radius  float64
+		service string
+		cookie  string
+		rec     *core.Record
+	}
+	var areas []*area
+	place := func(a *area) {
+		t.Helper()
+		testkit.Expect(t, setArea(t, k, a.cookie, map[string]any{"lat": a.p.Lat, "lng": a.p.Lng, "radiusKm": a.radius}), http.StatusOK, "")
+	}
+	randomPoint := func() geo.Point {
+		return geo.Point{Lat: 4.45 + rng.Float64()*0.35, Lng: -74.25 + rng.Float64()*0.3}
+	}
+	for i := 0; i < 40; i++ {
+		s := svc[i%2]
+		_, rec, cookie := k.CreateCamello(testkit.CamelloOpts{City: "Bogotá", Services: []string{s}, Premium: i%7 == 0})
+		a := &area{p: randomPoint(), radius: float64(1 + rng.Intn(40)), service: s, cookie: cookie, rec: rec}
+		if i%10 == 9 { // on the point of the one before: the same distance
+			a.p = areas[i-1].p
+		}
+		areas = append(areas, a)
+		place(a)
+	}
+	check := func(round string) {
+		t.Helper()
+		// the listing's order, for ties
+		rank := map[string]int{}
+		all := k.Get("/api/camellos?perPage=100", "")
+		testkit.Expect(t, all, http.StatusOK, "")
+		for i, c := range all.Get("camellos").([]any) {
+			rank[c.(map[string]any)["id"].(string)] = i
+		}
+		for q := 0; q < 40; q++ {
+			p := randomPoint()
+			if q%8 == 0 {
+				p = areas[rng.Intn(len(areas))].p // on a camello's own point
+			}
+			service := ""
+			if q%3 == 0 {
+				service = svc[rng.Intn(2)]
+			}
+			type hit struct {
+				id string
+				km float64
+			}
+			var want []hit
+			for _, a := range areas {
+				if d := geo.DistanceKm(p, a.p); d <= a.radius && (service == "" || a.service == service) {
+					want = append(want, hit{a.rec.Id, d})
+				}
+			}
+			sort.Slice(want, func(i, j int) bool {
+				if want[i].km != want[j].km {
+					return want[i].km < want[j].km
+				}
+				return rank[want[i].id] < rank[want[j].id]
+			})
+			perPage := 1 + q%7
+			for page := 1; page <= 4; page++ {
+				query := fmt.Sprintf("lat=%v&lng=%v&perPage=%d&page=%d", p.Lat, p.Lng, perPage, page)
+				if service != "" {
+					query += "&service=" + slugs[service]
+				}
+				r := k.Get("/api/camellos?"+query, "")
+				testkit.Expect(t, r, http.StatusOK, "")
+				var got []string
+				for _, c := range r.Get("camellos").([]any) {
+					m := c.(map[string]any)
+					got = append(got, fmt.Sprintf("%s %v", m["id"], m["distanceKm"]))
+				}
+				var exp []string
+				for i := (page - 1) * perPage; i < min(len(want), page*perPage); i++ {
+					exp = append(exp, fmt.Sprintf("%s %v", want[i].id, geo.RoundKm(want[i].km)))
+				}
+				if fmt.Sprint(got) != fmt.Sprint(exp) || int(r.Get("total").(float64)) != len(want) {
+					t.Fatalf("%s, %s: total %v, got %v\nwant total %d, %v", round, query, r.Get("total"), got, len(want), exp)
+				}
+			}
+		}
+	}
+	check("as placed")
+	// Moves, premium and rating changes: the index patched, not rebuilt.
+	for i := 0; i < 12; i++ {
+		a := areas[rng.Intn(len(areas))]
+		a.p, a.radius = randomPoint(), float64(1+rng.Intn(40))
+		place(a)
+		fresh, err := k.App.FindRecordById("camellos", a.rec.Id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh.Set("premium", rng.Intn(3) == 0)
+		fresh.Set("ratingAvg", float64(rng.Intn(51))/10)
+		if err := k.App.Save(fresh); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if built, err := camellos.VerifyIndex(k.App); !built || err != nil {
+		t.Fatalf("index after the moves: built %v, %v", built, err)
+	}
+	check("after the moves")
 }

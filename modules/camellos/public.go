@@ -128,66 +128,63 @@ func (x *publicIndex) camellosList(e *core.RequestEvent) error {
 	}
 	offset := page.Offset()
 	if f.near != nil {
-		return writeNear(e, page, l.near(f, *f.near), offset)
+		found, total := l.near(f, *f.near, int(offset)+page.PerPage)
+		return writeNear(e, l, page, found, int64(total), offset)
 	}
 	list, _, exact := l.candidates(f)
 	// The page's entries, and the total.
 	var total int64
-	var shown []*entry
+	var shown []int32
 	if exact {
 		total = int64(len(list))
 		if offset < total {
 			shown = list[offset:min(total, offset+int64(page.PerPage))]
 		}
 	} else {
-		for _, en := range list {
-			if !f.match(en) {
+		for _, i := range list {
+			if !l.match(f, i) {
 				continue
 			}
 			if total >= offset && len(shown) < page.PerPage {
-				shown = append(shown, en)
+				shown = append(shown, i)
 			}
 			total++
 		}
 	}
-	size := 64
-	for _, en := range shown {
-		size += len(en.raw) + 1
-	}
-	buf := make([]byte, 0, size)
+	buf := make([]byte, 0, 64+len(shown)*renderedSize)
 	buf = append(buf, `{"camellos":[`...)
-	for i, en := range shown {
-		if i > 0 {
+	for k, i := range shown {
+		if k > 0 {
 			buf = append(buf, ',')
 		}
-		buf = append(buf, en.raw...)
+		buf = l.appendJSON(buf, i, nil)
 	}
 	return httpapi.WriteRendered(e, appendPageEnd(buf, page, total))
 }
 
-// writeNear answers the page of camellos within reach, nearest first, each
-// with its distance ("distanceKm", rounded: geo.RoundKm) put in front of
-// its pre-rendered JSON.
-func writeNear(e *core.RequestEvent, page httpapi.Page, found []nearby, offset int64) error {
-	total := int64(len(found))
+// renderedSize is about the size of a camello's public JSON (a buffer's
+// first capacity).
+const renderedSize = 640
+
+// writeNear answers the page of camellos within reach, nearest first (found:
+// the first offset+perPage of total), each with its distance
+// ("distanceKm", rounded: geo.RoundKm) put first in its JSON.
+func writeNear(e *core.RequestEvent, l *listing, page httpapi.Page, found []nearby, total, offset int64) error {
 	var shown []nearby
-	if offset < total {
-		shown = found[offset:min(total, offset+int64(page.PerPage))]
+	if n := int64(len(found)); offset < n {
+		shown = found[offset:min(n, offset+int64(page.PerPage))]
 	}
-	size := 64
-	for _, n := range shown {
-		size += len(n.en.raw) + 24
-	}
-	buf := make([]byte, 0, size)
+	buf := make([]byte, 0, 64+len(shown)*(renderedSize+24))
 	buf = append(buf, `{"camellos":[`...)
-	for i, n := range shown {
-		if i > 0 {
+	var extra []byte
+	for k, n := range shown {
+		if k > 0 {
 			buf = append(buf, ',')
 		}
-		buf = append(buf, `{"distanceKm":`...)
-		buf = strconv.AppendFloat(buf, geo.RoundKm(n.km), 'f', -1, 64)
-		buf = append(buf, ',')
-		buf = append(buf, n.en.raw[1:]...)
+		extra = append(extra[:0], `"distanceKm":`...)
+		extra = strconv.AppendFloat(extra, geo.RoundKm(n.km), 'f', -1, 64)
+		extra = append(extra, ',')
+		buf = l.appendJSON(buf, n.idx, extra)
 	}
 	return httpapi.WriteRendered(e, appendPageEnd(buf, page, total))
 }
@@ -227,13 +224,13 @@ func (x *publicIndex) camelloView(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	en := l.byID[id]
-	if en == nil {
+	i, ok := l.find(id)
+	if !ok {
 		return httpapi.NotFound(MsgCamelloNotFound)
 	}
-	body := make([]byte, 0, len(en.raw)+16)
+	body := make([]byte, 0, renderedSize+16)
 	body = append(body, `{"camello":`...)
-	body = append(body, en.raw...)
+	body = l.appendJSON(body, i, nil)
 	body = append(body, "}\n"...)
 	return httpapi.WriteRendered(e, body)
 }

@@ -1,6 +1,8 @@
 package camellos
 
 import (
+	"strings"
+
 	"camellos/internal/bus"
 	"camellos/modules/search"
 
@@ -17,16 +19,23 @@ func bindSearchSource(app core.App, x *publicIndex) {
 			return err
 		}
 		f := &filter{trades: e.Trades, city: e.City, cityPrefix: e.City + " "}
+		candidate := func(i int32) search.Candidate {
+			en := &l.recs[i]
+			return search.Candidate{ID: strings.Clone(l.str(en.id)), Text: strings.Clone(l.str(en.search)), Raw: l.rendered(i)}
+		}
 		if e.Near != nil {
-			for _, n := range l.near(f, *e.Near) {
-				e.Out = append(e.Out, search.Candidate{ID: n.en.id, Text: n.en.searchText, Raw: n.en.raw, DistanceKm: n.km})
+			found, _ := l.near(f, *e.Near, -1)
+			for _, n := range found {
+				c := candidate(n.idx)
+				c.DistanceKm = n.km
+				e.Out = append(e.Out, c)
 			}
 			return e.Next()
 		}
 		list, _, exact := l.candidates(f)
-		for _, en := range list {
-			if exact || f.match(en) {
-				e.Out = append(e.Out, search.Candidate{ID: en.id, Text: en.searchText, Raw: en.raw})
+		for _, i := range list {
+			if exact || l.match(f, i) {
+				e.Out = append(e.Out, candidate(i))
 			}
 		}
 		return e.Next()

@@ -83,7 +83,7 @@ func Assign(app core.App, jobID, camelloID string) error {
 			return httpapi.Conflict(MsgNotPending)
 		}
 		job.Set("provider", camello.Id)
-		changedAfterCommit(txApp, job.Id)
+		changedAfterCommit(txApp, job.Id, camellos.Wrap(camello).UserID())
 		if err := providerSet(txApp, job.Id, camello.Id); err != nil {
 			return err
 		}

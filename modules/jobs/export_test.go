@@ -1,6 +1,10 @@
 package jobs
 
-import "github.com/pocketbase/pocketbase/core"
+import (
+	"time"
+
+	"github.com/pocketbase/pocketbase/core"
+)
 
 // ReminderBatch is how many appointments one sweep transaction claims
 // (tests only).
@@ -16,3 +20,18 @@ var LoadParties = loadParties
 
 // BoardRow is the columns of a job the board renders (benchmarks).
 type BoardRow = boardRow
+
+// DueAppointment is an appointment as the sweep reads it before claiming
+// it (tests only).
+type DueAppointment = dueAppointment
+
+// ReadDueBatch reads the sweep's first batch at now without claiming it
+// (tests only).
+func ReadDueBatch(app core.App, now time.Time) ([]DueAppointment, error) {
+	b := readDueBatch(app, now.UTC(), now.UTC().Add(ReminderWindow), "", 0)
+	return b.due, b.err
+}
+
+// ClaimedDue is what the sweep reminds of a read batch once its claim
+// changed ids (tests only).
+var ClaimedDue = claimedDue

@@ -146,8 +146,10 @@ func OnJobCancelled(app core.App) *hook.Hook[*JobCancelled] {
 }
 
 // changedAfterCommit fires OnJobChanged for a job written by a raw UPDATE
-// in the transaction txApp, once it commits (no record hook sees such a write).
-func changedAfterCommit(txApp core.App, jobID string) {
+// in the transaction txApp, once it commits (no record hook sees such a
+// write). providerUser is the user of the provider the UPDATE set, which
+// the caller has read already (one read of the camello less per write).
+func changedAfterCommit(txApp core.App, jobID, providerUser string) {
 	dropPartiesAfterCommit(txApp, jobID)
 	tx := txApp.TxInfo()
 	if tx == nil {
@@ -165,7 +167,6 @@ func changedAfterCommit(txApp core.App, jobID string) {
 	if err != nil {
 		return
 	}
-	providerUser := ProviderUserID(txApp, job)
 	tx.OnComplete(func(txErr error) error {
 		if txErr == nil {
 			if err := OnJobChanged(txApp).Trigger(newJobChange(txApp, job, providerUser)); err != nil {
@@ -198,7 +199,7 @@ func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return httpapi.Conflict(MsgNoLongerPending)
 	}
-	changedAfterCommit(txApp, jobID)
+	changedAfterCommit(txApp, jobID, camellos.Wrap(c).UserID())
 	return nil
 }
 

@@ -175,6 +175,18 @@ func CamelloOfUser(app core.App, userID string) *core.Record {
 	return rec
 }
 
+// IDsOfClient lists the ids of a client's jobs, every state (an export's
+// conversations and quotes).
+func IDsOfClient(app core.App, userID string) ([]any, error) {
+	var ids []string
+	err := app.DB().Select("id").From(Collection).Where(dbx.HashExp{"client": userID}).Column(&ids)
+	out := make([]any, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, id)
+	}
+	return out, err
+}
+
 // Party says how the signed-in user relates to a job.
 type Party struct {
 	Client   bool // the job's client

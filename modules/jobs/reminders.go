@@ -37,94 +37,201 @@ const (
 	reminderBatch = 5000
 )
 
-// dueAppointment is what a reminder needs of an appointment: the claimed
-// columns (appointments.Due) and, read once per batch by describeDue, the
-// camello's user and time zone (its availability's, else its profile's)
-// and the job's title.
+// dueAppointment is what a reminder needs of an appointment: its columns
+// as read by appointments.DueQuery and, in the same statement
+// (dueColumns), the camello's user and time zone (its availability's,
+// else its profile's) as "user|zone" (user ids have no "|") and the job's
+// title.
 type dueAppointment struct {
-	appointments.Due
-	CamelloUser string
-	Zone        string
-	Title       string
-}
-
-// camello is the camello's user and time zone.
-func (a dueAppointment) camello() (user, zone string) { return a.CamelloUser, a.Zone }
-
-// dueDescription is one row of describeDueQuery.
-type dueDescription struct {
+	RowID       int64  `db:"rid"`
 	ID          string `db:"id"`
+	Job         string `db:"job"`
+	Camello     string `db:"camello"`
+	Client      string `db:"client"`
+	Start       string `db:"start"` // as stored
 	CamelloInfo string `db:"camelloInfo"`
 	Title       string `db:"title"`
 }
 
-// describeDueQuery reads, in one statement for a claimed batch (the
-// appointments' ids as a JSON array), each one's camello user and zone as
-// "user|zone" (user ids have no "|") and its job's title.
-const describeDueQuery = "SELECT a.id AS id, " +
-	"COALESCE((SELECT c.user || '|' || COALESCE(NULLIF(av.timezone, ''), c.timezone, '') FROM camellos c " +
-	"LEFT JOIN availability av ON av.camello = c.id WHERE c.id = a.camello), '') AS camelloInfo, " +
-	"COALESCE((SELECT j.title FROM jobs j WHERE j.id = a.job), '') AS title " +
-	"FROM appointments a WHERE a.id IN (SELECT value FROM json_each({:ids}))"
+// camello is the camello's user and time zone.
+func (a dueAppointment) camello() (user, zone string) {
+	user, zone, _ = strings.Cut(a.CamelloInfo, "|")
+	return user, zone
+}
 
-// describeDue completes the claimed appointments with what their
-// reminders show, in one query whatever the batch's size.
-func describeDue(app core.App, claimed []appointments.Due) ([]dueAppointment, error) {
-	ids := make([]string, len(claimed))
-	for i, d := range claimed {
-		ids[i] = d.ID
+// dueColumns are the columns a reminder reads besides the appointment's
+// own, for the appointments row a.
+const dueColumns = ", COALESCE((SELECT c.user || '|' || COALESCE(NULLIF(av.timezone, ''), c.timezone, '') FROM camellos c " +
+	"LEFT JOIN availability av ON av.camello = c.id WHERE c.id = a.camello), '') AS camelloInfo, " +
+	"COALESCE((SELECT j.title FROM jobs j WHERE j.id = a.job), '') AS title"
+
+// describeDueQuery reads the appointments of {:ids} (a JSON array) as
+// dueAppointment rows, for those a claim changed that were not read before
+// it (see claimedDue).
+const describeDueQuery = "SELECT a.rowid AS rid, a.id AS id, a.job AS job, a.camello AS camello, a.client AS client, a.start AS start" +
+	dueColumns + " FROM appointments a WHERE a.id IN (SELECT value FROM json_each({:ids}))"
+
+// dueBatch is one batch of due appointments read before its claim, with
+// the recipients of their reminders.
+type dueBatch struct {
+	due    []dueAppointment
+	recips notifications.Recipients
+	err    error
+	last   bool // no batch after this one
+}
+
+// readDueBatch reads, without claiming them, the next reminderBatch due
+// appointments after the cursor (afterStart, afterRow) and their
+// recipients.
+func readDueBatch(app core.App, now, until time.Time, afterStart string, afterRow int64) dueBatch {
+	var b dueBatch
+	b.err = app.DB().NewQuery(appointments.DueQuery(dueColumns)).
+		Bind(appointments.DueParams(now, until, afterStart, afterRow, reminderBatch)).All(&b.due)
+	b.last = b.err != nil || len(b.due) < reminderBatch
+	if b.err != nil || len(b.due) == 0 {
+		return b
 	}
-	raw, _ := json.Marshal(ids)
-	var rows []dueDescription
-	if err := app.DB().NewQuery(describeDueQuery).Bind(dbx.Params{"ids": string(raw)}).All(&rows); err != nil {
+	users := make([]string, 0, 2*len(b.due))
+	seen := make(map[string]bool, 2*len(b.due))
+	for _, a := range b.due {
+		camelloUser, _ := a.camello()
+		for _, u := range []string{a.Client, camelloUser} {
+			if u != "" && !seen[u] {
+				seen[u] = true
+				users = append(users, u)
+			}
+		}
+	}
+	b.recips, b.err = notifications.ReadRecipients(app, users)
+	return b
+}
+
+// readDue sends the due appointments to out batch by batch, in start
+// order, then closes it; it stops early when stop closes. Outside a
+// transaction it runs beside the writer, which claims batch k while this
+// reads batch k+1 on another connection.
+func readDue(app core.App, now, until time.Time, out chan<- dueBatch, stop <-chan struct{}) {
+	defer close(out)
+	afterStart, afterRow := "", int64(0)
+	for {
+		b := readDueBatch(app, now, until, afterStart, afterRow)
+		if b.err == nil && len(b.due) == 0 {
+			return
+		}
+		select {
+		case out <- b:
+		case <-stop:
+			return
+		}
+		if b.last {
+			return
+		}
+		last := b.due[len(b.due)-1]
+		afterStart, afterRow = last.Start, last.RowID
+	}
+}
+
+// claimedDue keeps the appointments of read that the claim changed (ids),
+// in start order, reading those it changed but had not read (a rowid
+// renumbered by a VACUUM between the read and the claim).
+func claimedDue(app core.App, read []dueAppointment, ids []string) ([]dueAppointment, error) {
+	claimed := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		claimed[id] = true
+	}
+	out := make([]dueAppointment, 0, len(ids))
+	for _, a := range read {
+		if claimed[a.ID] {
+			out = append(out, a)
+			delete(claimed, a.ID)
+		}
+	}
+	if len(claimed) == 0 {
+		return out, nil
+	}
+	missing := make([]string, 0, len(claimed))
+	for id := range claimed {
+		missing = append(missing, id)
+	}
+	raw, _ := json.Marshal(missing)
+	var more []dueAppointment
+	if err := app.DB().NewQuery(describeDueQuery).Bind(dbx.Params{"ids": string(raw)}).All(&more); err != nil {
 		return nil, err
 	}
-	byID := make(map[string]dueDescription, len(rows))
-	for _, r := range rows {
-		byID[r.ID] = r
-	}
-	out := make([]dueAppointment, len(claimed))
-	for i, d := range claimed {
-		r := byID[d.ID]
-		user, zone, _ := strings.Cut(r.CamelloInfo, "|")
-		out[i] = dueAppointment{Due: d, CamelloUser: user, Zone: zone, Title: r.Title}
-	}
+	out = append(out, more...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out, nil
 }
 
 // SendReminders reminds every PROGRAMADA appointment starting in (now,
 // now+24h] whose reminder was not sent, and returns how many it marked.
-// It works in batches, one transaction each: a single conditional UPDATE
-// claims up to reminderBatch due appointments whose reminderSentAt is
-// still empty (appointments.ClaimDue: only rows this sweep changed
-// count), one query reads what their reminders show, then the
-// client's and the camello's inbox notifications are written in the same
-// transaction. Concurrent or repeated sweeps never remind twice; a crash
-// rolls back the claim with its notifications, so nothing is lost; memory
-// holds one batch at a time.
+// It works in batches of reminderBatch, in start order: a reader reads
+// batch k+1 (the appointments, what their reminders show and the
+// recipients' preferences, one query each) on its own connection while
+// the writer runs batch k's transaction, which claims the batch's rows
+// with one conditional UPDATE (appointments.ClaimListed: only rows this
+// sweep changed count) and writes the client's and the camello's inbox
+// notifications. Concurrent or repeated sweeps never remind twice; a
+// crash rolls back the claim with its notifications, so nothing is lost;
+// memory holds two batches at a time. An appointment booked into the
+// window behind the reader's cursor while it runs waits for the next
+// sweep.
 func SendReminders(app core.App, now time.Time) (int, error) {
 	now = now.UTC()
+	until := now.Add(ReminderWindow)
 	sent := 0
 	fallback := config.Of(app).Zone()
 	zones := map[string]*time.Location{}
+	batches := make(chan dueBatch, 1)
+	stop := make(chan struct{})
+	if app.TxInfo() == nil {
+		go readDue(app, now, until, batches, stop)
+		defer func() {
+			close(stop)
+			for range batches { // wait for the reader to end
+			}
+		}()
+	} else { // one connection: read each batch before its claim
+		close(batches)
+		batches = nil
+	}
+	afterStart, afterRow := "", int64(0)
 	for {
+		var b dueBatch
+		if batches != nil {
+			var ok bool
+			if b, ok = <-batches; !ok {
+				return sent, nil
+			}
+		} else {
+			b = readDueBatch(app, now, until, afterStart, afterRow)
+			if b.err == nil && len(b.due) == 0 {
+				return sent, nil
+			}
+		}
+		if b.err != nil {
+			return sent, b.err
+		}
 		claimed := 0
 		err := writer.Transaction(app, func(txApp core.App) error {
 			claimed = 0
-			claimedDue, err := appointments.ClaimDue(txApp, now, now.Add(ReminderWindow), reminderBatch)
-			if err != nil || len(claimedDue) == 0 {
+			rowids := make([]int64, len(b.due))
+			for i, a := range b.due {
+				rowids[i] = a.RowID
+			}
+			ids, err := appointments.ClaimListed(txApp, rowids, now, until)
+			if err != nil || len(ids) == 0 {
 				return err
 			}
-			due, err := describeDue(txApp, claimedDue)
+			due, err := claimedDue(txApp, b.due, ids)
 			if err != nil {
 				return err
 			}
-			sort.SliceStable(due, func(i, j int) bool { return due[i].Start < due[j].Start })
 			items := make([]notifications.Addressed, 0, 2*len(due))
 			for _, a := range due {
 				items = appendReminders(items, a, zones, fallback)
 			}
-			if err := notifications.NotifyMany(txApp, items); err != nil {
+			if err := notifications.NotifyManyKnown(txApp, items, b.recips); err != nil {
 				return err
 			}
 			claimed = len(due)
@@ -135,9 +242,11 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 		}
 		sent += claimed
 		remindersCounter(app).Add(int64(claimed))
-		if claimed < reminderBatch {
+		if b.last {
 			return sent, nil
 		}
+		last := b.due[len(b.due)-1]
+		afterStart, afterRow = last.Start, last.RowID
 	}
 }
 

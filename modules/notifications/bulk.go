@@ -64,12 +64,34 @@ const maxDataBytes = 16 << 10
 // SQLite a statement journal, so a failing statement keeps its earlier
 // rows until the rollback.
 func NotifyMany(app core.App, items []Addressed) error {
+	return NotifyManyKnown(app, items, nil)
+}
+
+// Recipients are users' preferences, push subscriptions and confirmed
+// WhatsApp numbers as ReadRecipients found them, for NotifyManyKnown.
+type Recipients map[string]*recipient
+
+// ReadRecipients reads what deliveries need of users (distinct ids) with
+// one query, outside any transaction: a caller preparing its next batch
+// while the writer is busy with the last one (the reminder sweep) hands it
+// to NotifyManyKnown. A user that does not exist is left out (the write
+// then reads it again and fails like NotifyMany).
+func ReadRecipients(app core.App, userIDs []string) (Recipients, error) {
+	return readRecipients(app, userIDs)
+}
+
+// NotifyManyKnown is NotifyMany with the recipients already read (known,
+// by ReadRecipients; nil reads them all): users missing from known are
+// read in the write. A preference changed between that read and the write
+// takes effect from the next notification, as if it had changed just
+// after it.
+func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
 	if len(items) == 0 {
 		return nil
 	}
 	if app.TxInfo() == nil {
 		return writer.Transaction(app, func(txApp core.App) error {
-			return NotifyMany(txApp, items)
+			return NotifyManyKnown(txApp, items, known)
 		})
 	}
 
@@ -95,7 +117,7 @@ func NotifyMany(app core.App, items []Addressed) error {
 			users = append(users, items[i].UserID)
 		}
 	}
-	recips, err := loadRecipients(app, users)
+	recips, err := knownRecipients(app, users, known)
 	if err != nil {
 		return err
 	}
@@ -182,10 +204,52 @@ func idsParam(ids []string) string {
 	return string(raw)
 }
 
+// knownRecipients is loadRecipients of the users (distinct ids) missing
+// from known, merged with known's.
+func knownRecipients(app core.App, userIDs []string, known Recipients) (map[string]*recipient, error) {
+	if len(known) == 0 {
+		return loadRecipients(app, userIDs)
+	}
+	var missing []string
+	for _, u := range userIDs {
+		if known[u] == nil {
+			missing = append(missing, u)
+		}
+	}
+	if len(missing) == 0 {
+		return known, nil
+	}
+	more, err := loadRecipients(app, missing)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*recipient, len(userIDs))
+	for _, u := range userIDs {
+		if r := known[u]; r != nil {
+			out[u] = r
+		} else {
+			out[u] = more[u]
+		}
+	}
+	return out, nil
+}
+
 // loadRecipients reads the preferences and push subscriptions (oldest
 // first) of users (distinct ids) with one query, failing like a relation
 // check when one of them does not exist.
 func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, error) {
+	out, err := readRecipients(app, userIDs)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) != len(userIDs) {
+		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
+	}
+	return out, nil
+}
+
+// readRecipients reads the recipients among userIDs (distinct) that exist.
+func readRecipients(app core.App, userIDs []string) (map[string]*recipient, error) {
 	var rows []struct {
 		ID       string `db:"id"`
 		Prefs    string `db:"prefs"`
@@ -224,9 +288,6 @@ func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 			rc.subs = append(rc.subs, subscription{ID: r.SubID, Endpoint: r.Endpoint, P256dh: r.P256dh, Auth: r.Auth})
 			created[r.SubID] = r.Created
 		}
-	}
-	if len(out) != len(userIDs) {
-		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
 	}
 	for _, rc := range out {
 		if len(rc.subs) > 1 {

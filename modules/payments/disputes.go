@@ -11,6 +11,7 @@ import (
 	"camellos/modules/jobs"
 	"camellos/modules/ledger"
 	"camellos/modules/messages"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -78,20 +79,14 @@ func disputeView(app core.App, p *Payment, withMessages bool) (map[string]any, e
 	if err != nil {
 		return nil, err
 	}
-	names := map[string]string{}
-	var rows []struct {
-		ID   string `db:"id"`
-		Name string `db:"name"`
-	}
-	_ = app.DB().NewQuery("SELECT id, name FROM users WHERE id = {:a} OR id IN (SELECT user FROM camellos WHERE id = {:c})").
-		Bind(dbx.Params{"a": p.ClientID(), "c": p.CamelloID()}).All(&rows)
-	for _, r := range rows {
-		names[r.ID] = r.Name
-	}
-	camelloName := ""
+	ids := []any{p.ClientID()}
+	camelloUser := ""
 	if c, err := camellos.Find(app, p.CamelloID()); err == nil {
-		camelloName = names[c.UserID()]
+		camelloUser = c.UserID()
+		ids = append(ids, camelloUser)
 	}
+	names, _ := users.Names(app, ids) // a name not found reads ""
+	camelloName := names[camelloUser]
 	out["job"] = map[string]any{"id": job.Id, "title": job.Title(), "status": job.Status()}
 	out["client"] = map[string]any{"id": p.ClientID(), "name": names[p.ClientID()]}
 	out["camello"] = map[string]any{"id": p.CamelloID(), "name": camelloName}

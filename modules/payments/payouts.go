@@ -66,8 +66,9 @@ type payoutRow struct {
 	Reference  string `db:"reference" json:"reference"`
 }
 
-const payoutSelect = "SELECT p.id, p.batch, p.camello, COALESCE(c.name, '') AS name, COALESCE(c.documentId, '') AS documentId, " +
-	"COALESCE(c.phone, '') AS phone, p.amount, p.status, p.createdAt, p.settledAt, p.reference FROM payouts p LEFT JOIN camellos c ON c.id = p.camello "
+// payoutSelect reads payouts; their camellos' bank data comes from the
+// camellos' owner (camellos.Payees).
+const payoutSelect = "SELECT p.id, p.batch, p.camello, p.amount, p.status, p.createdAt, p.settledAt, p.reference FROM payouts p "
 
 // RunPayoutBatch pays every balance owed, in one transaction (see above).
 // It answers the batch id and its rows; 409 when nothing is owed.
@@ -114,10 +115,20 @@ func payoutsOf(app core.App, where string, params dbx.Params, limit, offset int)
 	params["limit"], params["offset"] = limit, offset
 	err := app.DB().NewQuery(payoutSelect + "WHERE " + where + " ORDER BY p.createdAt DESC, p.id LIMIT {:limit} OFFSET {:offset}").
 		Bind(params).All(&out)
+	if err != nil {
+		return out, err
+	}
+	ids := make([]any, 0, len(out))
+	for _, p := range out {
+		ids = append(ids, p.CamelloID)
+	}
+	payees, err := camellos.Payees(app, ids)
 	// Every route that answers payouts is for admins; the bank needs the
 	// camello's document and phone (privacy's table: self or admin).
 	admin := privacy.Relation{Admin: true}
 	for i := range out {
+		c := payees[out[i].CamelloID]
+		out[i].Name, out[i].DocumentID, out[i].Phone = c.Name, c.DocumentID, c.Phone
 		if !privacy.Visible(privacy.DocumentID, admin) {
 			out[i].DocumentID = ""
 		}

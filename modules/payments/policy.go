@@ -316,9 +316,8 @@ func NoShow(app core.App, jobID, reporterID string) (*Payment, error) {
 			return httpapi.Conflict(MsgNotConfirmable)
 		}
 		now := clock.Now(tx)
-		var begun int
-		if err := tx.DB().NewQuery("SELECT COUNT(*) FROM appointments WHERE job = {:job} AND status = 'PROGRAMADA' AND start <= {:now}").
-			Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Row(&begun); err != nil {
+		begun, err := appointments.BegunOfJob(tx, jobID, now)
+		if err != nil {
 			return err
 		}
 		if begun == 0 {

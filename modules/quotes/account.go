@@ -16,8 +16,12 @@ import (
 // the clients' history.
 func bindDataRights(app core.App) {
 	bus.Of(app).UserExporting.BindFunc(func(e *bus.Export) error {
-		where := dbx.Expression(dbx.NewExp("job IN (SELECT id FROM "+jobs.Collection+" WHERE client = {:u})", dbx.Params{"u": e.User.Id}))
-		if cam, err := e.App.FindFirstRecordByData(camellos.Collection, "user", e.User.Id); err == nil {
+		own, err := jobs.IDsOfClient(e.App, e.User.Id)
+		if err != nil {
+			return err
+		}
+		where := dbx.Expression(dbx.In("job", own...))
+		if cam, err := camellos.OfUser(e.App, e.User.Id); err == nil {
 			where = dbx.Or(where, dbx.HashExp{"camello": cam.Id})
 		}
 		recs, err := e.App.FindAllRecords(Collection, where)

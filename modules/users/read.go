@@ -63,3 +63,10 @@ func Names(app core.App, ids []any) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// NameSQL is the SQL expression of the name of the user whose id is idExpr
+// ("" when there is none): how another owner's projection query (the open
+// board) reads a name in the same statement. The owner writes the text.
+func NameSQL(idExpr string) string {
+	return "COALESCE((SELECT u.name FROM " + Collection + " u WHERE u.id = " + idExpr + "), '')"
+}
