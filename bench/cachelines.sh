@@ -22,6 +22,8 @@ internal/dbwatch/stmtcache.go
 internal/stmtcache/stmtcache.go
 internal/session/cache.go
 modules/camellos/index.go
+modules/camellos/index_near.go
+modules/camellos/index_table.go
 modules/camellos/summaries.go
 modules/agenda/view.go
 modules/agenda/answers.go

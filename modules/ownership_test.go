@@ -292,37 +292,54 @@ func eval(e ast.Expr, p *goPackage, imports map[string]string, byPath map[string
 // findWrites lists the raw writes of every package: SQL statements in
 // string expressions (unknown parts read as "?") and dbx builder calls.
 func findWrites(pkgs []*goPackage) []write {
-	byPath := map[string]*goPackage{}
-	for _, p := range pkgs {
-		byPath[p.path] = p
-	}
 	var out []write
+	walkSQL(pkgs, nil, func(p *goPackage, file, s string) {
+		for _, m := range sqlWrite.FindAllStringSubmatch(s, -1) {
+			out = append(out, write{pkg: p.path, table: m[1], at: file})
+		}
+	}, func(p *goPackage, file string, call *ast.CallExpr, eval func(ast.Expr) (string, bool)) {
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || !builderWrites[sel.Sel.Name] || len(call.Args) < 2 {
+			return
+		}
+		if table, ok := eval(call.Args[0]); ok {
+			out = append(out, write{pkg: p.path, table: table, at: file})
+		}
+	})
+	return out
+}
+
+// walkSQL hands every maximal string expression of pkgs to str, evaluated
+// (unknown parts read as "?"; its parts are not handed again), and every
+// call to call (nil: none). Constants of other packages come from byPath
+// (nil: pkgs).
+func walkSQL(pkgs []*goPackage, byPath map[string]*goPackage, str func(p *goPackage, file, s string),
+	call func(p *goPackage, file string, c *ast.CallExpr, eval func(ast.Expr) (string, bool))) {
+	if byPath == nil {
+		byPath = map[string]*goPackage{}
+		for _, p := range pkgs {
+			byPath[p.path] = p
+		}
+	}
 	for _, p := range pkgs {
 		for _, f := range p.files {
 			imports := importsOf(f)
-			fileName := p.names[f]
+			ev := func(e ast.Expr) (string, bool) { return eval(e, p, imports, byPath) }
 			ast.Inspect(f, func(n ast.Node) bool {
 				switch x := n.(type) {
 				case *ast.BinaryExpr, *ast.BasicLit:
-					s, _ := eval(x.(ast.Expr), p, imports, byPath)
-					for _, m := range sqlWrite.FindAllStringSubmatch(s, -1) {
-						out = append(out, write{pkg: p.path, table: m[1], at: fileName})
-					}
-					return false // a maximal string expression: its parts are not rescanned
+					s, _ := ev(x.(ast.Expr))
+					str(p, p.names[f], s)
+					return false
 				case *ast.CallExpr:
-					sel, ok := x.Fun.(*ast.SelectorExpr)
-					if !ok || !builderWrites[sel.Sel.Name] || len(x.Args) < 2 {
-						return true
-					}
-					if table, ok := eval(x.Args[0], p, imports, byPath); ok {
-						out = append(out, write{pkg: p.path, table: table, at: fileName})
+					if call != nil {
+						call(p, p.names[f], x, ev)
 					}
 				}
 				return true
 			})
 		}
 	}
-	return out
 }
 
 // sqlRead finds the tables a raw SELECT reads: its FROM and JOIN clauses
@@ -335,31 +352,14 @@ var sqlRead = regexp.MustCompile(`(?i)\b(?:FROM|JOIN)\s+[\x60"']?([A-Za-z_][A-Za
 // refused as a query-builder read is (TestOwnersOwnEveryWrite).
 // Constants of other packages come from byPath (nil: pkgs).
 func findSQLReads(pkgs []*goPackage, byPath map[string]*goPackage) []finding {
-	if byPath == nil {
-		byPath = map[string]*goPackage{}
-		for _, p := range pkgs {
-			byPath[p.path] = p
-		}
-	}
 	var out []finding
-	for _, p := range pkgs {
-		for _, f := range p.files {
-			imports := importsOf(f)
-			ast.Inspect(f, func(n ast.Node) bool {
-				switch x := n.(type) {
-				case *ast.BinaryExpr, *ast.BasicLit:
-					s, _ := eval(x.(ast.Expr), p, imports, byPath)
-					if !strings.Contains(strings.ToUpper(s), "SELECT") {
-						return false
-					}
-					for _, m := range sqlRead.FindAllStringSubmatch(s, -1) {
-						out = append(out, finding{p.path, "read", m[1], p.names[f]})
-					}
-					return false // a maximal string expression: its parts are not rescanned
-				}
-				return true
-			})
+	walkSQL(pkgs, byPath, func(p *goPackage, file, s string) {
+		if !strings.Contains(strings.ToUpper(s), "SELECT") {
+			return
 		}
-	}
+		for _, m := range sqlRead.FindAllStringSubmatch(s, -1) {
+			out = append(out, finding{p.path, "read", m[1], file})
+		}
+	}, nil)
 	return out
 }

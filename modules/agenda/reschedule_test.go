@@ -8,7 +8,7 @@ import (
 	"camellos/internal/clock"
 	"camellos/internal/testkit"
 	"camellos/modules/agenda"
-	"camellos/modules/appointments"
+	"camellos/modules/jobs"
 	"camellos/modules/users"
 )
 
@@ -53,9 +53,8 @@ func TestReschedule(t *testing.T) {
 
 	t.Run("moves, same id, reminder re-armed, other party told", func(t *testing.T) {
 		// The reminder went out already.
-		if due, err := appointments.ClaimDue(k.App, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC),
-			time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC), 10); err != nil || len(due) != 1 {
-			t.Fatalf("claim: %v %v", due, err)
+		if n, err := jobs.SendReminders(k.App, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)); err != nil || n != 1 {
+			t.Fatalf("reminders sent: %d %v", n, err)
 		}
 		told := func() int {
 			return k.Count("notifications", "user = {:u} AND kind = 'APPOINTMENT_RESCHEDULED'", map[string]any{"u": w.camUser.Id})
@@ -85,9 +84,8 @@ func TestReschedule(t *testing.T) {
 			t.Fatalf("client told %d times", n)
 		}
 		// The reminder is sent again for the new time.
-		if due, err := appointments.ClaimDue(k.App, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC),
-			time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC), 10); err != nil || len(due) != 1 {
-			t.Fatalf("re-armed claim: %v %v", due, err)
+		if n, err := jobs.SendReminders(k.App, time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)); err != nil || n != 1 {
+			t.Fatalf("re-armed reminders sent: %d %v", n, err)
 		}
 	})
 

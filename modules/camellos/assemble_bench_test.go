@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
-	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -49,13 +48,7 @@ func benchListingOf(b *testing.B, n int) (*listing, []camelloRow) {
 			b.Fatal(err)
 		}
 	}
-	l.order = make([]int32, len(l.recs))
-	for i := range l.order {
-		l.order[i] = int32(i)
-	}
-	slices.SortFunc(l.order, l.compare)
-	l.index()
-	l.tighten()
+	l.finish()
 	return l, rows
 }
 

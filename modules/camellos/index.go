@@ -273,6 +273,13 @@ func buildListing(app core.App) (*listing, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.finish()
+	return l, nil
+}
+
+// finish ends a build of l from its entries: every entry listed, in
+// order, the lists made, the spare capacity dropped.
+func (l *listing) finish() {
 	l.order = make([]int32, len(l.recs))
 	for i := range l.order {
 		l.order[i] = int32(i)
@@ -280,7 +287,6 @@ func buildListing(app core.App) (*listing, error) {
 	slices.SortFunc(l.order, l.compare)
 	l.index()
 	l.tighten()
-	return l, nil
 }
 
 // intern returns the index of s in the append-only list and its map,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"testing"
@@ -264,11 +265,7 @@ func containsNone(s string, parts ...string) bool {
 func TestListingByDistanceMatchesAFullScan(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
-	k.CreateRecord("categories", map[string]any{"id": "hogar", "name": "Hogar"})
-	svc := []string{
-		k.CreateRecord("services", map[string]any{"name": "Plomería general", "slug": "plomeria-general", "category": "hogar"}).Id,
-		k.CreateRecord("services", map[string]any{"name": "Pintura de casas", "slug": "pintura-casas", "category": "hogar"}).Id,
-	}
+	svc := twoServices(k)
 	slugs := map[string]string{svc[0]: "plomeria-general", svc[1]: "pintura-casas"}
 	rng := rand.New(rand.NewSource(26))
 	type area struct {
@@ -373,4 +370,59 @@ func TestListingByDistanceMatchesAFullScan(t *testing.T) {
 		t.Fatalf("index after the moves: built %v, %v", built, err)
 	}
 	check("after the moves")
+}
+
+// The barrios, comunas and localidades placed by hand in Cali,
+// Barranquilla, Cartagena and Bucaramanga (main_cities.csv) work in the
+// listing: a camello working from one is found from another of the same
+// city at the distance between their points, and not from the next city.
+func TestListingByBarrioInTheMainCities(t *testing.T) {
+	t.Setenv("AUTH_IP_LIMIT", "0")
+	k := testkit.New(t)
+	for _, c := range []struct {
+		city, from, client string
+	}{
+		{"Cali", "Granada", "Comuna 19 (San Fernando)"},
+		{"Barranquilla", "El Prado", "Riomar"},
+		{"Cartagena", "Bocagrande", "Getsemaní"},
+		{"Bucaramanga", "Cabecera del Llano", "Centro"},
+	} {
+		t.Run(c.city, func(t *testing.T) {
+			from, ok, err := places.Resolve(k.App, c.from, c.city)
+			if err != nil || !ok {
+				t.Fatalf("%s (%s): %v %v", c.from, c.city, ok, err)
+			}
+			client, ok, err := places.Resolve(k.App, c.client, c.city)
+			if err != nil || !ok {
+				t.Fatalf("%s (%s): %v %v", c.client, c.city, ok, err)
+			}
+			if !strings.Contains(from.Source, "colocada a mano") || !strings.Contains(client.Source, "colocada a mano") {
+				t.Fatalf("sources: %q, %q", from.Source, client.Source)
+			}
+			_, cam, cookie := k.CreateCamello(testkit.CamelloOpts{City: c.city})
+			testkit.Expect(t, setArea(t, k, cookie, map[string]any{"placeId": from.ID, "radiusKm": 15}), http.StatusOK, "")
+			r := k.Get("/api/camellos?barrio="+url.QueryEscape(c.client)+"&city="+url.QueryEscape(c.city), "")
+			testkit.Expect(t, r, http.StatusOK, "")
+			want := geo.RoundKm(geo.DistanceKm(from.Point(), client.Point()))
+			found := false
+			for _, x := range r.Get("camellos").([]any) {
+				m := x.(map[string]any)
+				if m["id"] == cam.Id {
+					found = true
+					if m["distanceKm"] != want || m["neighborhood"] != c.from {
+						t.Fatalf("%s from %s: %v", c.from, c.client, m)
+					}
+				}
+			}
+			if !found || want <= 0 || want > 15 {
+				t.Fatalf("%s not found from %s (%v km): %s", c.from, c.client, want, r.Raw)
+			}
+		})
+	}
+	// Cali's camello does not reach Barranquilla (about 700 km away).
+	r := k.Get("/api/camellos?barrio=Riomar&city=Barranquilla", "")
+	testkit.Expect(t, r, http.StatusOK, "")
+	if total := r.Get("total").(float64); total != 1 {
+		t.Fatalf("from Riomar: %v camellos in reach, want the one of Barranquilla: %s", total, r.Raw)
+	}
 }

@@ -17,11 +17,7 @@ import (
 func TestPatchedIndexEqualsAFullBuild(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
-	k.CreateRecord("categories", map[string]any{"id": "hogar", "name": "Hogar"})
-	svc := []string{
-		k.CreateRecord("services", map[string]any{"name": "Plomería general", "slug": "plomeria-general", "category": "hogar"}).Id,
-		k.CreateRecord("services", map[string]any{"name": "Pintura de casas", "slug": "pintura-casas", "category": "hogar"}).Id,
-	}
+	svc := twoServices(k)
 	cities := []string{"Bogotá", "Medellín", "Cali"}
 	var cams []*core.Record
 	var camUsers []*core.Record
@@ -123,5 +119,15 @@ func TestBadgeFollowsAProfileMovedToAnotherRole(t *testing.T) {
 				t.Fatalf("%s user verified=%v: profile %d %s", role, flag, r.Status, r.Raw)
 			}
 		}
+	}
+}
+
+// twoServices creates the category "hogar" and two of its services
+// (slugs plomeria-general and pintura-casas) and returns their ids.
+func twoServices(k *testkit.Kit) []string {
+	k.CreateRecord("categories", map[string]any{"id": "hogar", "name": "Hogar"})
+	return []string{
+		k.CreateRecord("services", map[string]any{"name": "Plomería general", "slug": "plomeria-general", "category": "hogar"}).Id,
+		k.CreateRecord("services", map[string]any{"name": "Pintura de casas", "slug": "pintura-casas", "category": "hogar"}).Id,
 	}
 }

@@ -93,10 +93,28 @@ func Delete(app core.App, id string) error {
 //go:embed places.csv
 var seedCSV []byte
 
+// mainCitiesCSV are the comunas, localidades and some barrios of Cali,
+// Barranquilla, Cartagena and Bucaramanga, placed by hand (no public data
+// set carries them; docs/gazetteer.md), seeded by migration 1764400200.
+//
+//go:embed main_cities.csv
+var mainCitiesCSV []byte
+
 // SeedRows parses the embedded seed (places.csv: name, kind, city,
 // department, lat, lng, source).
 func SeedRows() ([]Info, error) {
-	r := csv.NewReader(bytes.NewReader(seedCSV))
+	return parseSeed(seedCSV)
+}
+
+// MainCitiesRows parses the second seed, main_cities.csv (as SeedRows).
+func MainCitiesRows() ([]Info, error) {
+	return parseSeed(mainCitiesCSV)
+}
+
+// parseSeed parses a seed file: name, kind, city, department, lat, lng,
+// source.
+func parseSeed(raw []byte) ([]Info, error) {
+	r := csv.NewReader(bytes.NewReader(raw))
 	head, err := r.Read()
 	if err != nil {
 		return nil, err
@@ -132,6 +150,50 @@ func Seed(app core.App) error {
 	if err != nil {
 		return err
 	}
+	return insertSeed(app, rows)
+}
+
+// SeedMainCities inserts the rows of main_cities.csv that the gazetteer
+// lacks (no place of that name in that city: an admin may have added one).
+func SeedMainCities(app core.App) error {
+	rows, err := MainCitiesRows()
+	if err != nil {
+		return err
+	}
+	var missing []Info
+	for _, p := range rows {
+		var n int
+		err := app.DB().Select("COUNT(*)").From(Collection).
+			Where(dbx.HashExp{FieldNameKey: p.NameKey, FieldCity: p.City}).Row(&n)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			missing = append(missing, p)
+		}
+	}
+	return insertSeed(app, missing)
+}
+
+// UnseedMainCities deletes the rows SeedMainCities inserted (as they were
+// seeded: an admin's edit of one keeps it).
+func UnseedMainCities(app core.App) error {
+	rows, err := MainCitiesRows()
+	if err != nil {
+		return err
+	}
+	for _, p := range rows {
+		_, err := app.DB().Delete(Collection, dbx.HashExp{FieldNameKey: p.NameKey, FieldCity: p.City,
+			FieldSource: p.Source, FieldLat: p.Lat, FieldLng: p.Lng}).Execute()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertSeed inserts seed rows.
+func insertSeed(app core.App, rows []Info) error {
 	now := types.NowDateTime().String()
 	for _, p := range rows {
 		_, err := app.DB().Insert(Collection, dbx.Params{
