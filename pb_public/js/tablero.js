@@ -33,6 +33,10 @@ function quoteForm(job, card) {
       formError(f, msg, { fieldErrors: { amount: ['Entre $10.000 y $100.000.000, sin decimales'] } });
       return;
     }
+    // The card keeps its height and the answer's line is taken at the tap:
+    // a late answer moves no card below (issue 24).
+    card.style.minHeight = `${card.offsetHeight}px`;
+    showAlert(msg, 'Enviando la cotización…', 'ok', false);
     try {
       await busy(f.querySelector('button'), () => api('POST', `/api/jobs/${encodeURIComponent(id)}/quotes`, { amount, message: d.message.trim(), validDays: Number(d.validDays) }));
       f.replaceWith(el('p', {}, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(id) }, 'Ver tu cotización y escribir al cliente')));

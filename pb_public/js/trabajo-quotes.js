@@ -3,10 +3,10 @@
 // or the form to send one. Loaded only when the job has quotes or the
 // reader may quote it.
 import {
-  api, el, $, statusLabel, fmtDateTz, fmtSpanTz, avatar, money, confirmDialog, busy, msgBox, formError, clearFieldErrors,
+  api, el, $, statusLabel, fmtDateTz, fmtSpanTz, avatar, money, confirmDialog, busy, msgBox, formError, clearFieldErrors, showAlert,
 } from './app.js';
 import { conflictsText } from './slots.js';
-import { S, enc, isClient, say, reload } from './trabajo.js';
+import { S, enc, isClient, say, reload, hush } from './trabajo.js';
 import { repeatFields, repeatText, slotPicker } from './trabajo-book.js';
 
 function quoteCard(q) {
@@ -23,7 +23,8 @@ function quoteCard(q) {
     q.message ? el('p', { class: 'pre' }, q.message) : null);
   const actions = el('div', { class: 'actions' });
   const decided = async (path, body, text) => {
-    await api('POST', path, body);
+    hush();
+    await api('POST', path, body).catch((e) => { showAlert($('#job-msg'), ''); throw e; });
     await reload();
     say($('#job-msg'), text);
   };

@@ -22,6 +22,10 @@ export const bookable = () => S.job.provider && (['ASIGNADO', 'EN_PROGRESO'].inc
 
 // say answers in the job's message line (a toast only when no line in view says it).
 export function say(box, text, kind = 'ok') { showAlert(box, text, kind, false); toast(text, kind); }
+// hush takes the job's message line at the tap, before the answer: the
+// redraw keeps it and the answer fills it, so nothing below moves however
+// slow the machine (issue 24).
+export const hush = () => showAlert($('#job-msg'), 'Un momento…', 'ok', false);
 
 // nextStep says in one line what the job waits for, and from whom.
 function nextStep() {
@@ -88,6 +92,7 @@ function details() {
 
 async function step(btn, msg, action, okText, question, okLabel = 'Sí, continuar') {
   if (!await confirmDialog(question, okLabel)) return;
+  hush();
   try {
     await busy(btn, () => api('POST', `/api/jobs/${enc(S.id)}/${action}`));
     await reload();
@@ -103,6 +108,7 @@ async function complete(btn, msg) {
     ? `Completar cancela ${list.length === 1 ? 'esta cita futura' : `estas ${list.length} citas futuras`}: ${list.map((a) => fmtSpan(a.start, a.end)).join('; ')} (${tzName()}). Se avisará al cliente. ¿Completar y cancelarlas?`
     : '¿Marcar el trabajo como completado? No tiene citas futuras.', list.length ? 'Sí, completar y cancelar citas' : 'Sí, completar');
   if (!await ask(future)) return;
+  hush();
   for (;;) {
     try {
       const r = await busy(btn, () => api('POST', `/api/jobs/${enc(S.id)}/complete`, { endFutureVisits: future.length > 0 }));
