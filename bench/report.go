@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
 )
 
 type goal struct {

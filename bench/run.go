@@ -62,27 +62,27 @@ type report struct {
 	// RegisterSmall is registration on a data dir of the small set's
 	// users, measured when the main set is the large one.
 	RegisterSmall *result
-	Cost       int
-	PeakRSS    int64        // kB, child VmHWM after the listing load
-	MixedRSS   int64        // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
-	PeakReset  bool         // VmHWM could be reset before the mixed load and the sweep
-	RunHWM     int64        // kB, the highest VmHWM seen over the run
-	External   []phaseCount // commits the service took for another process's (each drops its caches)
-	Sweep      *sweepResult
-	Writes     *writesResult
-	Push       *pushResult
-	Payments   *paymentsResult
-	PushLat    []*pushLatencyResult // receivers answering after pushDelay, 10,000 and 100,000 subscribers
-	Events     *eventsResult
-	Flood      *floodResult
-	Growth     []*growthPoint
-	Total      time.Duration
-	Machine    string
-	Findings   []string
-	FinalHWM   int64
-	LoadAvg    string
-	LoadEnd    string
-	PlotFile   string
+	Cost          int
+	PeakRSS       int64        // kB, child VmHWM after the listing load
+	MixedRSS      int64        // kB, child VmHWM after the mixed load (peak of the mixed load when PeakReset)
+	PeakReset     bool         // VmHWM could be reset before the mixed load and the sweep
+	RunHWM        int64        // kB, the highest VmHWM seen over the run
+	External      []phaseCount // commits the service took for another process's (each drops its caches)
+	Sweep         *sweepResult
+	Writes        *writesResult
+	Push          *pushResult
+	Payments      *paymentsResult
+	PushLat       []*pushLatencyResult // receivers answering after pushDelay, 10,000 and 100,000 subscribers
+	Events        *eventsResult
+	Flood         *floodResult
+	Growth        []*growthPoint
+	Total         time.Duration
+	Machine       string
+	Findings      []string
+	FinalHWM      int64
+	LoadAvg       string
+	LoadEnd       string
+	PlotFile      string
 }
 
 // phaseCount is a counter's growth over one phase of the run.

@@ -130,7 +130,6 @@ func update(app core.App, set, where string, params dbx.Params) (int, error) {
 	return len(camellos), nil
 }
 
-
 // DueQuery selects, without claiming them, up to {:limit} PROGRAMADA
 // appointments whose reminder was not sent, starting by {:until} and
 // after the cursor ({:afterStart}, {:afterRow}) in (start, rowid) order:
