@@ -37,19 +37,21 @@ func ScheduledOf(app core.App, camelloID string, after, before time.Time) ([]Spa
 
 // FutureOfJob counts the job's PROGRAMADA appointments starting after now.
 func FutureOfJob(app core.App, jobID string, now time.Time) (int, error) {
-	var n int
-	err := app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection +
-		" WHERE job = {:job} AND status = '" + Scheduled + "' AND start > {:now}").
-		Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Row(&n)
-	return n, err
+	return scheduledOfJob(app, jobID, now, ">")
 }
 
 // BegunOfJob counts the job's PROGRAMADA appointments starting at or
 // before now (a visit due or under way: a no-show can be reported).
 func BegunOfJob(app core.App, jobID string, now time.Time) (int, error) {
+	return scheduledOfJob(app, jobID, now, "<=")
+}
+
+// scheduledOfJob counts the job's PROGRAMADA appointments whose start
+// compares with now by op (">" or "<=", constants of this file only).
+func scheduledOfJob(app core.App, jobID string, now time.Time, op string) (int, error) {
 	var n int
 	err := app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection +
-		" WHERE job = {:job} AND status = '" + Scheduled + "' AND start <= {:now}").
+		" WHERE job = {:job} AND status = '" + Scheduled + "' AND start " + op + " {:now}").
 		Bind(dbx.Params{"job": jobID, "now": dbTime(now)}).Row(&n)
 	return n, err
 }
