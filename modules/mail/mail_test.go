@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	netmail "net/mail"
 	"net/smtp"
 	"strings"
 	"sync"
@@ -331,4 +332,43 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestNoMailQueuedForAnErasedUser closes the window that made TestErasure
+// flake in CI: the notification dispatcher reads the addressee's e-mail,
+// the account is erased (its outbox rows deleted), then the dispatcher
+// queues the mail. Queue checks the user in the insert's transaction, so
+// that late mail is never written; a mail to an enabled user, or to no
+// user, still is.
+func TestNoMailQueuedForAnErasedUser(t *testing.T) {
+	mb := testkit.NewMailbox(t)
+	k := boot(t, mb, "off")
+	mb.Fail(550) // keep rows in the outbox: nothing here is about sending
+	erased := k.CreateUser(users.RoleClient)
+	erasedAddress := erased.Email()
+	if err := users.Erase(k.App, users.Wrap(erased)); err != nil {
+		t.Fatal(err)
+	}
+	enabled := k.CreateUser(users.RoleCamello)
+	cases := []struct {
+		name string
+		user string
+		to   string
+		rows int
+	}{
+		{"erased user, address read before the erasure", erased.Id, erasedAddress, 0},
+		{"enabled user", enabled.Id, enabled.Email(), 1},
+		{"unknown user", "nadie123456789a", "nadie@example.com", 0},
+		{"no user (an address only)", "", "buzon@example.com", 1},
+	}
+	for _, tc := range cases {
+		err := mail.Queue(k.App, mail.Message{UserID: tc.user, Kind: "prueba", To: netmail.Address{Address: tc.to},
+			Subject: "Aviso", HTML: "<p>hola</p>", Text: "hola"})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if n := k.Count(mail.Collection, "toAddress = {:a}", map[string]any{"a": tc.to}); n != tc.rows {
+			t.Errorf("%s: %d rows, want %d", tc.name, n, tc.rows)
+		}
+	}
 }

@@ -3,10 +3,13 @@ package mail
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"net/mail"
 	"time"
 
 	"camellos/internal/outbox"
+	"camellos/internal/writer"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -82,11 +85,26 @@ func Enabled(app core.App) bool { return app.Settings().SMTP.Enabled }
 // Queue writes m to the outbox with app (which may be a transaction: the
 // mail then exists only if the caller's write commits) and wakes the
 // sender once it is committed. Nothing is written when mail is disabled.
+//
+// A mail to a user (m.UserID set) is written only while that user is
+// enabled, checked in the insert's own transaction: an erasure committed
+// before it leaves nothing behind, one committed after deletes it
+// (EraseUser). Nothing is written, and nil returned, for an erased user.
 func Queue(app core.App, m Message) error {
 	if !Enabled(app) {
 		return nil
 	}
-	if _, err := insert(app, m, time.Now()); err != nil {
+	err := writer.Transaction(app, func(tx core.App) error {
+		if m.UserID != "" && !users.Enabled(tx, m.UserID) {
+			return errErased
+		}
+		_, err := insert(tx, m, time.Now())
+		return err
+	})
+	if errors.Is(err, errErased) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
 	if tx := app.TxInfo(); tx != nil {
@@ -101,6 +119,9 @@ func Queue(app core.App, m Message) error {
 	workerOf(app).wake()
 	return nil
 }
+
+// errErased stops a Queue whose addressee was erased (or disabled).
+var errErased = errors.New("mail: addressee erased")
 
 // EraseUser deletes every mail of a user still in the outbox (account
 // erasure): their address leaves with them.

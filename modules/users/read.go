@@ -18,6 +18,19 @@ func EmailOf(app core.App, id string) string {
 	return row.Email
 }
 
+// Enabled reports whether the user id exists and is not disabled (an
+// erased account is disabled). Read with a transaction's app, the answer
+// holds until that transaction ends: the outboxes check it in the same
+// transaction as their insert, so a mail or a message can never be queued
+// for an account erased meanwhile.
+func Enabled(app core.App, id string) bool {
+	var row struct {
+		Disabled bool `db:"disabled"`
+	}
+	err := app.DB().Select("disabled").From(Collection).Where(dbx.HashExp{"id": id}).Limit(1).One(&row)
+	return err == nil && !row.Disabled
+}
+
 // EnabledIDs returns the ids of the enabled users, ordered by id: those
 // with role when role is not "", else those among ids.
 func EnabledIDs(app core.App, role string, ids []string) ([]string, error) {

@@ -10,6 +10,8 @@ import (
 
 	"camellos/internal/config"
 	"camellos/internal/outbox"
+	"camellos/internal/writer"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -77,7 +79,41 @@ type row struct {
 
 // queue inserts r as PENDIENTE, due now, and wakes the sender once the
 // write is committed.
+//
+// The row is written only while its user is enabled, checked in the
+// insert's own transaction (as mail.Queue does): a message is never queued
+// for an account erased meanwhile.
 func queue(app core.App, r row, params []string) error {
+	err := writer.Transaction(app, func(tx core.App) error {
+		if r.UserID != "" && !users.Enabled(tx, r.UserID) {
+			return errErased
+		}
+		return insert(tx, r, params)
+	})
+	if errors.Is(err, errErased) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if tx := app.TxInfo(); tx != nil {
+		tx.OnComplete(func(txErr error) error {
+			if txErr == nil {
+				workerOf(app).wake()
+			}
+			return nil
+		})
+		return nil
+	}
+	workerOf(app).wake()
+	return nil
+}
+
+// errErased stops a queue whose addressee was erased (or disabled).
+var errErased = errors.New("whatsapp: addressee erased")
+
+// insert writes r as PENDIENTE, due now.
+func insert(app core.App, r row, params []string) error {
 	col, err := app.FindCachedCollectionByNameOrId(Collection)
 	if err != nil {
 		return err
@@ -97,20 +133,7 @@ func queue(app core.App, r row, params []string) error {
 	rec.Set("status", StatusPending)
 	rec.Set("attempts", 0)
 	rec.Set("nextAttemptAt", types.NowDateTime())
-	if err := app.Save(rec); err != nil {
-		return err
-	}
-	if tx := app.TxInfo(); tx != nil {
-		tx.OnComplete(func(txErr error) error {
-			if txErr == nil {
-				workerOf(app).wake()
-			}
-			return nil
-		})
-		return nil
-	}
-	workerOf(app).wake()
-	return nil
+	return app.Save(rec)
 }
 
 // sendDue sends every due message, each claimed with one conditional
