@@ -94,7 +94,7 @@ func registerClient(t *testing.T, k *testkit.Kit) string {
 func settle(t *testing.T, k *testkit.Kit) {
 	t.Helper()
 	auth.WaitBackground(k.App)
-	if !mail.WaitIdle(k.App, 10*time.Second) {
+	if !mail.WaitIdle(k.App, time.Minute) {
 		t.Fatal("outbox did not drain")
 	}
 }

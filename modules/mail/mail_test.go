@@ -101,7 +101,7 @@ func TestStartTLSWithATestCertificate(t *testing.T) {
 	if m.Subject != "Restablece tu contraseña de Camellos" {
 		t.Fatalf("subject %q", m.Subject)
 	}
-	if !mail.WaitIdle(k.App, 10*time.Second) {
+	if !mail.WaitIdle(k.App, time.Minute) {
 		t.Fatal("outbox did not drain")
 	}
 	if rec := outboxRow(t, k, to); rec.GetString("status") != mail.StatusSent || rec.GetString("html") != "" || rec.GetString("text") != "" {
@@ -150,7 +150,7 @@ func TestServerDownThenBack(t *testing.T) {
 	}
 	mb.Start()
 	mb.Wait(to, 1, 10*time.Second)
-	if !mail.WaitIdle(k.App, 10*time.Second) {
+	if !mail.WaitIdle(k.App, time.Minute) {
 		t.Fatal("outbox did not drain")
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -177,7 +177,7 @@ func TestServerAnswering5xx(t *testing.T) {
 	}
 	mb.Fail(0)
 	mb.Wait(to, 1, 10*time.Second)
-	if !mail.WaitIdle(k.App, 10*time.Second) {
+	if !mail.WaitIdle(k.App, time.Minute) {
 		t.Fatal("outbox did not drain")
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -234,7 +234,7 @@ func TestOutboxSurvivesTheProcess(t *testing.T) {
 		t.Fatalf("mail: %q %q", m.Subject, m.Text)
 	}
 	// The server has the mail before the sender records it sent: wait for the record.
-	if !mail.WaitIdle(k.App, 10*time.Second) {
+	if !mail.WaitIdle(k.App, time.Minute) {
 		t.Fatal("the outbox did not drain")
 	}
 	if n, _ := k.App.CountRecords(mail.Collection, dbx.HashExp{"status": mail.StatusSent}); n != 1 {
