@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -118,7 +119,24 @@ func newBrowser(t *testing.T, k *testkit.Kit) *browser {
 		return err
 	}))
 	b.viewport(1366, 900)
+	if ms := latency(); ms > 0 {
+		b.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+				MatchedNetworkConditions: []*network.Conditions{{Latency: float64(ms), DownloadThroughput: -1, UploadThroughput: -1}}})
+			return err
+		}))
+	}
 	return b
+}
+
+// latency is $E2E_LATENCY_MS: every request of the browser then waits that
+// long for its answer (DevTools' network emulation). At 700 every answer
+// comes after Chrome's 500 ms input window, as on a slow phone network or a
+// busy machine: a layout shift that only a late answer causes is then seen
+// on every run, on a quiet machine too (docs/web.md).
+func latency() int {
+	ms, _ := strconv.Atoi(os.Getenv("E2E_LATENCY_MS"))
+	return ms
 }
 
 // clsObserver sums the layout shifts not caused by input, as CLS does

@@ -281,12 +281,17 @@ let placesPage = 1;
 let placesShown = 0;
 let editing = null; // the place being corrected, null when adding
 
-async function loadPlaces(append) {
+// keep: the list, with its «more» bar, keeps at least the height it has
+// (after a save: the form below it never moves up when the list shrinks to
+// the saved place; a search the admin asks for sizes it anew).
+async function loadPlaces(append, keep) {
   const ul = $('#places-list');
+  const more = $('#places-more');
+  const box = keep ? ul.offsetHeight + more.offsetHeight : 0;
   const q = $('#places-q').value.trim();
   try {
     const r = await api('GET', '/api/admin/places?' + new URLSearchParams({ q, page: placesPage, perPage: 10 }));
-    if (!append) { ul.replaceChildren(); placesShown = 0; }
+    if (!append) { ul.replaceChildren(); placesShown = 0; ul.style.minHeight = ''; }
     for (const p of r.places || []) {
       ul.append(el('li', { class: 'row', 'data-id': p.id },
         el('div', {}, el('strong', {}, p.name), ` · ${p.kind.toLowerCase()} de ${p.city}`,
@@ -295,8 +300,9 @@ async function loadPlaces(append) {
       placesShown++;
     }
     if (!placesShown) ul.append(el('li', { class: 'empty' }, 'Ningún lugar con ese nombre.'));
-    renderMore($('#places-more'), placesShown, r.total, async () => { placesPage++; await loadPlaces(true); });
+    renderMore(more, placesShown, r.total, async () => { placesPage++; await loadPlaces(true); });
   } catch (e) { ul.replaceChildren(el('li', { class: 'muted' }, e.message)); }
+  if (keep) ul.style.minHeight = `${Math.max(0, box - more.offsetHeight)}px`;
 }
 
 function editPlace(p) {
@@ -334,7 +340,7 @@ function places() {
       editPlace(r.place);
       $('#places-q').value = r.place.name;
       placesPage = 1;
-      await loadPlaces(false);
+      await loadPlaces(false, true);
     } catch (e) { formError(f, msg, e); }
   });
   $('#place-delete').addEventListener('click', async () => {
@@ -344,7 +350,7 @@ function places() {
       say(msg, `${editing.name} eliminado.`);
       editPlace(null);
       placesPage = 1;
-      await loadPlaces(false);
+      await loadPlaces(false, true);
     } catch (e) { say(msg, e.message, 'error'); }
   });
   return loadPlaces(false);
