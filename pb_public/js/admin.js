@@ -45,8 +45,9 @@ function pendingItem(c) {
     showAlert(msg, 'Guardando la decisión…', 'ok', false);
     try {
       await api('PATCH', `/api/admin/camellos/${encodeURIComponent(c.id)}`, reason ? { status, reason } : { status });
-      if (rejectForm) rejectForm.hidden = true;
-      li.querySelectorAll('button').forEach((b) => { b.disabled = true; });
+      // The reason's form stays where it is, read-only: a late answer
+      // that folded it would pull the cards below up.
+      li.querySelectorAll('button, textarea').forEach((b) => { b.disabled = true; });
       li.dataset.status = status;
       say(msg, text);
     } catch (e) {
@@ -305,7 +306,9 @@ async function loadPlaces(append, keep) {
   if (keep) ul.style.minHeight = `${Math.max(0, box - more.offsetHeight)}px`;
 }
 
-function editPlace(p) {
+// focus: the name field takes the focus (a correction asked from the
+// list); after a save the focus stays by the answer's line.
+function editPlace(p, focus = true) {
   editing = p;
   const f = $('#place-form');
   clearFieldErrors(f);
@@ -314,7 +317,7 @@ function editPlace(p) {
   $('#place-form-title').textContent = p ? `Corregir ${p.name}` : 'Agregar un lugar';
   $('#place-delete').hidden = !p;
   $('#place-new').hidden = !p;
-  if (p) f.elements.name.focus();
+  if (p && focus) f.elements.name.focus();
 }
 
 function places() {
@@ -337,7 +340,7 @@ function places() {
         ? api('PATCH', `/api/admin/places/${encodeURIComponent(editing.id)}`, body)
         : api('POST', '/api/admin/places', body)), 'Guardando…');
       say(msg, editing ? `${r.place.name} corregido.` : `${r.place.name} agregado.`);
-      editPlace(r.place);
+      editPlace(r.place, false);
       $('#places-q').value = r.place.name;
       placesPage = 1;
       await loadPlaces(false, true);
