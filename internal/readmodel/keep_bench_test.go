@@ -1,0 +1,79 @@
+package readmodel_test
+
+import (
+	"net/http"
+	"testing"
+
+	"camellos/internal/readmodel"
+	"camellos/internal/testkit"
+)
+
+// BenchmarkKeep measures, over HTTP, each route a small projection serves
+// with the projection kept ("kept") and dropped before every request, so
+// that the route runs its plain query ("query"): issue 22's rule, a cache
+// that a plain indexed query matches within 10 % is not worth keeping.
+//
+//	go test ./internal/readmodel -run x -bench Keep -benchtime 400x -count 5
+func BenchmarkKeep(b *testing.B) {
+	b.Setenv("AUTH_IP_LIMIT", "0")
+	p := testkit.NewParties(b)
+	k := p.K
+	job := p.Job("PUBLICADO")
+	var camCookies []string
+	var camID string
+	for i := 0; i < 8; i++ {
+		_, c, ck := k.CreateCamello(testkit.CamelloOpts{Services: []string{job.GetString("service")}})
+		camCookies = append(camCookies, ck)
+		camID = c.Id
+	}
+	camCookie := camCookies[len(camCookies)-1]
+	for _, ck := range camCookies {
+		testkit.Expect(b, k.Post("/api/jobs/"+job.Id+"/quotes", ck, map[string]any{"amount": 50000, "message": "Puedo ir mañana"}), http.StatusCreated, "")
+	}
+	for i := 0; i < 40; i++ {
+		ck, body := p.ClientCookie, map[string]any{"body": "Mensaje " + testkit.Unique(), "toCamelloId": camID}
+		if i%2 == 1 {
+			ck, body = camCookie, map[string]any{"body": "Mensaje " + testkit.Unique()}
+		}
+		testkit.Expect(b, k.Post("/api/jobs/"+job.Id+"/messages", ck, body), http.StatusCreated, "")
+	}
+	cases := []struct {
+		name, method, path, cookie string
+		body                       any
+		projections                []string
+	}{
+		{"categories", "GET", "/api/categories", "", nil, []string{"categories"}},
+		{"quotes", "GET", "/api/jobs/" + job.Id + "/quotes", p.ClientCookie, nil, []string{"quote-lists"}},
+		{"quotes-summaries", "GET", "/api/jobs/" + job.Id + "/quotes", p.ClientCookie, nil, []string{"camello-summaries"}},
+		{"quotes-parties", "GET", "/api/jobs/" + job.Id + "/quotes", p.ClientCookie, nil, []string{"job-parties"}},
+		{"messages", "GET", "/api/jobs/" + job.Id + "/messages", p.ClientCookie, nil, []string{"message-lists"}},
+		{"messages-authors", "GET", "/api/jobs/" + job.Id + "/messages", p.ClientCookie, nil, []string{"message-authors"}},
+		{"messages-camello", "GET", "/api/jobs/" + job.Id + "/messages", camCookie, nil, []string{"camello-of-user"}},
+		{"slots", "GET", "/api/camellos/" + camID + "/slots", p.ClientCookie, nil, []string{"agenda"}},
+		{"sessions", "GET", "/api/me", p.ClientCookie, nil, []string{"sessions"}},
+		{"vocabulary", "POST", "/api/search/interpret", "", map[string]any{"query": "plomero en bogotá mañana"}, []string{"vocabulary"}},
+		{"search-reviews", "GET", "/api/search?query=plomero%20puntual", "", nil, []string{"search-reviews"}},
+	}
+	for _, c := range cases {
+		req := testkit.Req{Method: c.method, Path: c.path, Cookie: c.cookie, Body: c.body}
+		if r := k.Do(req); r.Status != http.StatusOK {
+			b.Fatalf("%s: %d %s", c.name, r.Status, r.Raw)
+		}
+		for _, mode := range []string{"kept", "query"} {
+			b.Run(c.name+"/"+mode, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if mode == "query" {
+						for _, name := range c.projections {
+							if !readmodel.DropNamed(k.App, name) {
+								b.Fatalf("no projection %s", name)
+							}
+						}
+					}
+					if r := k.Do(req); r.Status != http.StatusOK {
+						b.Fatalf("%d %s", r.Status, r.Raw)
+					}
+				}
+			})
+		}
+	}
+}
