@@ -28,24 +28,28 @@ import (
 // counters is one reading of the foreign counts per table (nil: unknown).
 type counters map[string]int64
 
-// countersQuery reads the global and own counts, the counter triggers and
-// the schema version (kind 0, 1, 2, 3).
+// countersQuery reads the global and own counts and the schema version
+// (kind 0, 1, 2); prepared once on the probe.
 const countersQuery = "SELECT 0, tbl, n FROM change_counters UNION ALL " +
 	"SELECT 1, tbl, n FROM change_own WHERE proc = ? UNION ALL " +
-	"SELECT 2, '', COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'change_counter_*' UNION ALL " +
-	"SELECT 3, '', schema_version FROM pragma_schema_version"
+	"SELECT 2, '', schema_version FROM pragma_schema_version"
 
-// readCounters reads the foreign counts and the schema version on c; the
-// counts are nil when they cannot tell (no tables, missing triggers).
-func readCounters(c driver.Conn, proc string) (counters, int64, error) {
-	rows, err := c.(driver.QueryerContext).QueryContext(context.Background(), countersQuery,
-		[]driver.NamedValue{{Ordinal: 1, Value: proc}})
+// triggersQuery counts the counter triggers (read again when the schema
+// version moved).
+const triggersQuery = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'change_counter_*'"
+
+// readCounters reads the foreign counts and the schema version with the
+// probe's statement; triggers gives the counter triggers of a schema
+// version. The counts are nil when they cannot tell (no tables, missing
+// triggers).
+func readCounters(st driver.Stmt, proc string, triggers func(schema int64) (int64, error)) (counters, int64, error) {
+	rows, err := st.(driver.StmtQueryContext).QueryContext(context.Background(), []driver.NamedValue{{Ordinal: 1, Value: proc}})
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
 	out, own := counters{}, counters{}
-	var triggers, schema int64
+	var schema int64
 	vals := make([]driver.Value, 3)
 	for {
 		if err := rows.Next(vals); err == io.EOF {
@@ -53,27 +57,43 @@ func readCounters(c driver.Conn, proc string) (counters, int64, error) {
 		} else if err != nil {
 			return nil, 0, err
 		}
-		kind, _ := vals[0].(int64)
 		name, _ := vals[1].(string)
 		n, _ := vals[2].(int64)
-		switch kind {
+		switch vals[0].(int64) {
 		case 0:
 			out[name] += n
 		case 1:
 			own[name] += n
 		case 2:
-			triggers = n
-		case 3:
 			schema = n
 		}
 	}
-	if len(out) == 0 || triggers < 3*int64(len(out)) {
+	have, err := triggers(schema)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(out) == 0 || have < 3*int64(len(out)) {
 		return nil, schema, nil
 	}
 	for t, n := range own {
 		out[t] -= n
 	}
 	return out, schema, nil
+}
+
+// countTriggers runs triggersQuery on c.
+func countTriggers(c driver.Conn) (int64, error) {
+	rows, err := c.(driver.QueryerContext).QueryContext(context.Background(), triggersQuery, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 1)
+	if err := rows.Next(vals); err != nil {
+		return 0, err
+	}
+	n, _ := vals[0].(int64)
+	return n, nil
 }
 
 // changed is the tables whose foreign counts differ between old and now

@@ -59,9 +59,11 @@ type Watcher struct {
 	drv      driver.Driver
 	dsn      string // of data.db, with its pragmas
 	probe    driver.Conn
-	seen     counters // foreign counts at the last reading (nil: unknown)
-	read     bool     // a reading succeeded once: seen is a baseline
-	schema   int64    // schema_version at the last reading
+	stmt     driver.Stmt // countersQuery, prepared on the probe
+	triggers int64       // counter triggers at schema version schema
+	seen     counters    // foreign counts at the last reading (nil: unknown)
+	read     bool        // a reading succeeded once: seen is a baseline
+	schema   int64       // schema_version at the last reading
 	lastErr  error
 	closed   bool
 	started  atomic.Int64 // readings started
@@ -113,11 +115,15 @@ func (w *Watcher) Close() error {
 func (w *Watcher) closeProbeLocked() error {
 	w.snap.Store(nil)
 	w.shm.Swap(nil).close()
+	if w.stmt != nil {
+		_ = w.stmt.Close()
+		w.stmt = nil
+	}
 	if w.probe == nil {
 		return nil
 	}
 	err := w.probe.Close()
-	w.probe = nil
+	w.probe, w.schema = nil, 0
 	return err
 }
 
@@ -182,7 +188,21 @@ func (w *Watcher) readLocked() (counters, int64, error) {
 		}
 		w.probe = c
 	}
-	return readCounters(w.probe, w.proc)
+	if w.stmt == nil {
+		st, err := w.probe.(driver.ConnPrepareContext).PrepareContext(context.Background(), countersQuery)
+		if err != nil {
+			return nil, 0, err
+		}
+		w.stmt = st
+	}
+	return readCounters(w.stmt, w.proc, func(schema int64) (int64, error) {
+		if schema == w.schema {
+			return w.triggers, nil
+		}
+		n, err := countTriggers(w.probe)
+		w.triggers = n
+		return n, err
+	})
 }
 
 // fireLocked runs the OnExternalCommit handlers for a foreign commit that
