@@ -1,6 +1,7 @@
 package readmodel_test
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"testing"
@@ -23,10 +24,12 @@ func BenchmarkKeep(b *testing.B) {
 	job := p.Job("PUBLICADO")
 	var camCookies []string
 	var camID string
+	var camIDs []string
 	for i := 0; i < 8; i++ {
 		_, c, ck := k.CreateCamello(testkit.CamelloOpts{Services: []string{job.GetString("service")}})
 		camCookies = append(camCookies, ck)
 		camID = c.Id
+		camIDs = append(camIDs, c.Id)
 	}
 	camCookie := camCookies[len(camCookies)-1]
 	for _, ck := range camCookies {
@@ -38,6 +41,16 @@ func BenchmarkKeep(b *testing.B) {
 			ck, body = camCookie, map[string]any{"body": "Mensaje " + testkit.Unique()}
 		}
 		testkit.Expect(b, k.Post("/api/jobs/"+job.Id+"/messages", ck, body), http.StatusCreated, "")
+	}
+	// Reviews for the search's ranking (raw rows: the review rules are not
+	// what is measured here).
+	for i := 0; i < 400; i++ {
+		id := fmt.Sprintf("rv%013d", i)
+		if _, err := k.App.DB().NewQuery("INSERT INTO reviews (id, job, camello, client, rating, comment, sealed, publishAt, created) "+
+			"VALUES ({:id}, {:id}, {:cam}, {:client}, 5, 'Muy puntual, limpio y amable; volvería a llamarlo', FALSE, '', {:t})").
+			Bind(map[string]any{"id": id, "cam": camIDs[i%len(camIDs)], "client": p.Client.Id, "t": "2026-01-01 10:00:00.000Z"}).Execute(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	cases := []struct {
 		name, method, path, cookie string
@@ -54,7 +67,7 @@ func BenchmarkKeep(b *testing.B) {
 		{"slots", "GET", "/api/camellos/" + camID + "/slots", p.ClientCookie, nil, []string{"agenda"}},
 		{"sessions", "GET", "/api/me", p.ClientCookie, nil, []string{"sessions"}},
 		{"vocabulary", "POST", "/api/search/interpret", "", map[string]any{"query": "plomero en bogotá mañana"}, []string{"vocabulary"}},
-		{"search-reviews", "GET", "/api/search?query=plomero%20puntual", "", nil, []string{"search-reviews"}},
+		{"search-reviews", "GET", "/api/search?query=puntual%20amable", "", nil, []string{"search-reviews"}},
 	}
 	for _, c := range cases {
 		req := testkit.Req{Method: c.method, Path: c.path, Cookie: c.cookie, Body: c.body}
