@@ -46,7 +46,7 @@ func BenchmarkKeep(b *testing.B) {
 	// what is measured here).
 	for i := 0; i < 400; i++ {
 		id := fmt.Sprintf("rv%013d", i)
-		if _, err := k.App.DB().NewQuery("INSERT INTO reviews (id, job, camello, client, rating, comment, sealed, publishAt, created) "+
+		if _, err := k.App.DB().NewQuery("INSERT INTO reviews (id, job, camello, client, rating, comment, sealed, publishAt, created) " +
 			"VALUES ({:id}, {:id}, {:cam}, {:client}, 5, 'Muy puntual, limpio y amable; volvería a llamarlo', FALSE, '', {:t})").
 			Bind(map[string]any{"id": id, "cam": camIDs[i%len(camIDs)], "client": p.Client.Id, "t": "2026-01-01 10:00:00.000Z"}).Execute(); err != nil {
 			b.Fatal(err)
