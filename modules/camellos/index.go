@@ -113,8 +113,11 @@ type listing struct {
 	// the spatial index: the entries with a base point by grid cell of
 	// that point (internal/geo), and the largest travel radius (the cells
 	// a search visits; a patch only raises it)
-	grid      map[geo.Cell]cell
+	grid      map[geo.Cell]*cell
 	maxRadius float64
+	// by service, its entries with a base point by cell (index_near.go):
+	// the candidates of a search by distance with a service
+	svcCells [][]cellRef
 
 	// during a patch: the maps of byCityService already copied
 	copied map[int32]bool
@@ -387,7 +390,6 @@ func (l *listing) index() {
 	l.byService = make([][]int32, len(l.services))
 	l.byCategory = map[string][]int32{}
 	l.byCityService = make([]map[uint32][]int32, len(l.services))
-	l.grid = map[geo.Cell]cell{}
 	for k, i := range l.order {
 		e := &l.recs[i]
 		l.ids = l.tableSet(l.ids, i, entryID, k, false)
@@ -403,20 +405,8 @@ func (l *listing) index() {
 		for _, c := range l.categories(e) {
 			l.byCategory[c] = append(l.byCategory[c], i)
 		}
-		if e.flags&flagBase != 0 {
-			at := geo.CellOf(e.base)
-			c := l.grid[at]
-			c.recs = append(c.recs, l.recOf(i))
-			c.maxRadius = max(c.maxRadius, e.radius)
-			l.grid[at] = c
-			l.maxRadius = max(l.maxRadius, e.radius)
-		}
 	}
-	for at, c := range l.grid {
-		c.recs = slices.Clip(c.recs)
-		slices.SortFunc(c.recs, byRadius)
-		l.grid[at] = c
-	}
+	l.indexSpatial()
 }
 
 // servicesOf are the entry's services (indexes into l.services).
@@ -610,18 +600,7 @@ func (l *listing) describe() string {
 			add("city+service", l.cityKeys[c]+"|"+l.services[s].ID, list, false)
 		}
 	}
-	for k, c := range l.grid {
-		list := make([]int32, 0, len(c.recs))
-		r := 0.0
-		for _, rec := range c.recs {
-			list = append(list, rec.idx)
-			r = max(r, l.recs[rec.idx].radius)
-		}
-		if len(list) > 0 && r != c.maxRadius {
-			lines = append(lines, fmt.Sprintf("cell %v: largest radius %v, its entries' %v", k, c.maxRadius, r))
-		}
-		add("cell", fmt.Sprint(k), list, true)
-	}
+	l.describeSpatial(add, &lines)
 	sort.Strings(lines)
 	for _, line := range lines {
 		b.WriteString(line + "\n")
@@ -650,7 +629,7 @@ func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 	n := *l
 	n.ids, n.users = slices.Clone(l.ids), slices.Clone(l.users)
 	n.byCity, n.byCategory, n.grid = maps.Clone(l.byCity), maps.Clone(l.byCategory), maps.Clone(l.grid)
-	n.byService, n.byCityService = slices.Clone(l.byService), slices.Clone(l.byCityService)
+	n.byService, n.byCityService, n.svcCells = slices.Clone(l.byService), slices.Clone(l.byCityService), slices.Clone(l.svcCells)
 	n.copied = map[int32]bool{}
 	for _, id := range ids {
 		if i, ok := n.find(id); ok {
@@ -713,15 +692,7 @@ func (l *listing) place(i int32, in bool) {
 	for _, c := range l.categories(e) {
 		l.byCategory[c] = l.placed(l.byCategory[c], i, in)
 	}
-	if e.flags&flagBase != 0 {
-		c := geo.CellOf(e.base)
-		if in {
-			l.grid[c] = l.grid[c].with(l, i)
-			l.maxRadius = max(l.maxRadius, e.radius)
-		} else {
-			l.grid[c] = l.grid[c].without(l, i)
-		}
-	}
+	l.placeSpatial(i, in)
 	if in {
 		l.ids = l.tableSet(l.ids, i, entryID, len(l.order), false)
 		l.users = l.tableSet(l.users, i, entryUser, len(l.order), true)
