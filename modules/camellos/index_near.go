@@ -457,6 +457,7 @@ func (s *nearSearch) narrow() {
 	}
 	s.cands = kept
 }
+
 // nthLargest is the n-th largest of xs (1-based; xs is reordered).
 func nthLargest(xs []float64, n int) float64 {
 	lo, hi, want := 0, len(xs)-1, n-1
