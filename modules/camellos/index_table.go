@@ -158,6 +158,14 @@ func (l *listing) putText(parts ...[]byte) span {
 	return s
 }
 
+// putString appends s to the slab and returns its span.
+func (l *listing) putString(s string) span {
+	l.text = grow(l.text, len(s), l.slack)
+	sp := span{off: uint32(len(l.text)), n: uint32(len(s))}
+	l.text = append(l.text, s...)
+	return sp
+}
+
 // grow makes room for n more items past len(s), a 1/frac of its length
 // spare: an append-only array is shared by the listings patched from one
 // build (each writes only past the end the others know), and after a
