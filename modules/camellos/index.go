@@ -615,13 +615,19 @@ func (l *listing) patched(app core.App, ids []string) (*listing, error) {
 // places, rows (those of them still ACTIVO) come back.
 func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 	n := *l
-	n.ids, n.users = slices.Clone(l.ids), slices.Clone(l.users)
+	n.ids, n.users = l.ids.shared(), l.users.shared()
 	n.byCity, n.byCategory, n.grid = maps.Clone(l.byCity), maps.Clone(l.byCategory), maps.Clone(l.grid)
 	n.byService, n.byCityService, n.svcCells = slices.Clone(l.byService), slices.Clone(l.byCityService), slices.Clone(l.svcCells)
 	n.copied = map[int32]bool{}
+	// The order is copied once, at the end, with every camello that left
+	// and came back (it is the largest list: 400 KB at 100,000).
+	var gone, back []int32
+	live := len(l.order)
 	for _, id := range ids {
 		if i, ok := n.find(id); ok {
-			n.place(i, false)
+			live--
+			n.place(i, false, live)
+			gone = append(gone, i)
 			n.dead++
 		}
 	}
@@ -634,8 +640,11 @@ func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 			n.dead++
 			continue
 		}
-		n.place(i, true)
+		live++
+		n.place(i, true, live)
+		back = append(back, i)
 	}
+	n.order = n.reordered(l.order, gone, back)
 	n.copied = nil
 	if n.dead > 1024 && n.dead > len(n.order) {
 		return n.compacted(), nil
@@ -661,10 +670,10 @@ func (l *listing) compacted() *listing {
 }
 
 // place adds entry i to (in) or removes it from (!in) every list it
-// belongs to, each list copied first.
-func (l *listing) place(i int32, in bool) {
+// belongs to but the order (reordered), each list copied first; live is
+// the number of entries listed with it.
+func (l *listing) place(i int32, in bool, live int) {
 	e := &l.recs[i]
-	l.order = l.placed(l.order, i, in)
 	l.byCity[e.city] = l.placed(l.byCity[e.city], i, in)
 	for _, s := range l.servicesOf(e) {
 		l.byService[s] = l.placed(l.byService[s], i, in)
@@ -682,12 +691,58 @@ func (l *listing) place(i int32, in bool) {
 	}
 	l.placeSpatial(i, in)
 	if in {
-		l.ids = l.tableSet(l.ids, i, entryID, len(l.order), false)
-		l.users = l.tableSet(l.users, i, entryUser, len(l.order), true)
+		l.ids = l.tableSet(l.ids, i, entryID, live, false)
+		l.users = l.tableSet(l.users, i, entryUser, live, true)
 	} else {
 		l.tableDelete(l.ids, i, entryID)
 		l.tableDelete(l.users, i, entryUser)
 	}
+}
+
+// reordered is a copy of the ordered list without the entries gone and
+// with the entries back in their places, made in one pass.
+func (l *listing) reordered(order, gone, back []int32) []int32 {
+	type cut struct {
+		at   int
+		drop bool
+		i    int32
+	}
+	cuts := make([]cut, 0, len(gone)+len(back))
+	for _, i := range gone {
+		k := sort.Search(len(order), func(k int) bool { return l.compare(order[k], i) >= 0 })
+		if k < len(order) && order[k] == i {
+			cuts = append(cuts, cut{k, true, i})
+		}
+	}
+	for _, i := range back {
+		cuts = append(cuts, cut{sort.Search(len(order), func(k int) bool { return l.compare(order[k], i) >= 0 }), false, i})
+	}
+	// by place; at one place, the entries back (in order) before the
+	// entry there leaves
+	slices.SortFunc(cuts, func(a, b cut) int {
+		switch {
+		case a.at != b.at:
+			return a.at - b.at
+		case a.drop != b.drop:
+			if a.drop {
+				return 1
+			}
+			return -1
+		}
+		return l.compare(a.i, b.i)
+	})
+	out := make([]int32, 0, len(order)+len(back))
+	from := 0
+	for _, c := range cuts {
+		out = append(out, order[from:c.at]...)
+		from = c.at
+		if c.drop {
+			from++
+		} else {
+			out = append(out, c.i)
+		}
+	}
+	return append(out, order[from:]...)
 }
 
 // placed is a copy of the ordered list with entry i inserted in its place
