@@ -199,8 +199,7 @@ func (b *openBoard) build() (*board, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	st.entries.tighten()
-	st.slab.tighten()
+	st.built()
 	refs, err := serviceRefs(b.app, slices.Collect(maps.Keys(jobsOf)))
 	if err != nil {
 		return nil, err

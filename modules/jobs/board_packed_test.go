@@ -107,8 +107,7 @@ func TestBoardStoreViewsNeverChange(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	base.entries.tighten()
-	base.slab.tighten()
+	base.built()
 	render := func(st *store) (out []string) {
 		for i := range st.entries.s {
 			out = append(out, string(st.appendJSON(nil, int32(i), []byte("{}"))))
