@@ -443,6 +443,7 @@ func (r *report) Markdown() string {
 		fmt.Fprintf(&b, "\n%s", analysis)
 	}
 	fmt.Fprintf(&b, "\n%s", analysisPerf)
+	fmt.Fprintf(&b, "\n%s", analysisMemory)
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(&b, "\n## Findings\n\n")
 		for _, f := range r.Findings {
