@@ -205,6 +205,17 @@ func dropDisabled(app core.App, items []Addressed, userIDs []string, recips map[
 	return kept, nil
 }
 
+// disabledAmong returns the ids among ids (distinct) of disabled users,
+// with one query (the recipients' own read of users; a call into the users
+// package here would climb back up the walk of a sign-up).
+func disabledAmong(app core.App, ids []string) ([]string, error) {
+	out := []string{}
+	err := app.DB().NewQuery("SELECT id FROM " + users.Collection +
+		" WHERE id IN (SELECT value FROM json_each({:ids})) AND disabled = TRUE").
+		Bind(dbx.Params{"ids": idsParam(ids)}).Column(&out)
+	return out, err
+}
+
 // validateAddressed checks an item against the bounds of the
 // notifications collection (what a record save would check).
 func validateAddressed(it *Addressed) error {

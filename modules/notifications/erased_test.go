@@ -2,15 +2,11 @@ package notifications_test
 
 import (
 	"net/http"
-	"sync"
 	"testing"
 
 	"camellos/internal/testkit"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
-
-	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tests"
 )
 
 // TestNothingWrittenForAnErasedUser closes, for the inbox and the push
@@ -99,26 +95,8 @@ func TestNothingWrittenForAnErasedUser(t *testing.T) {
 // and no preferences: 401, and no row. The erasure is made in that window
 // by a middleware that runs after the session's.
 func TestRoutesWriteNothingForAUserErasedMeanwhile(t *testing.T) {
-	var eraseFirst sync.Map // user id → true: erased once its session is read
-	k := newKit(t, nil, func(app *tests.TestApp) {
-		app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-			se.Router.BindFunc(func(e *core.RequestEvent) error {
-				if e.Auth != nil {
-					if _, ok := eraseFirst.LoadAndDelete(e.Auth.Id); ok {
-						u, err := e.App.FindRecordById(users.Collection, e.Auth.Id)
-						if err != nil {
-							return err
-						}
-						if err := users.Erase(e.App, users.Wrap(u)); err != nil {
-							return err
-						}
-					}
-				}
-				return e.Next()
-			})
-			return se.Next()
-		})
-	})
+	midRequest, eraseFirst, pending := testkit.EraseMidRequest()
+	k := newKit(t, nil, midRequest)
 	cases := []struct {
 		name string
 		col  string
@@ -142,12 +120,12 @@ func TestRoutesWriteNothingForAUserErasedMeanwhile(t *testing.T) {
 			t.Fatalf("%s, user enabled: %d rows", tc.name, n)
 		}
 		u, cookie = k.UserWithSession(users.RoleClient)
-		eraseFirst.Store(u.Id, true)
+		eraseFirst(u.Id)
 		res := tc.send(cookie)
 		if res.Status != http.StatusUnauthorized || res.Error() != "No autenticado" {
 			t.Errorf("%s, user erased meanwhile: %d %s", tc.name, res.Status, res.Raw)
 		}
-		if _, pending := eraseFirst.Load(u.Id); pending {
+		if pending(u.Id) {
 			t.Fatalf("%s: the erasure did not run", tc.name)
 		}
 		if n := k.Count(tc.col, "user = {:u}", map[string]any{"u": u.Id}); n != 0 {

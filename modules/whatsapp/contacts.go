@@ -18,6 +18,7 @@ import (
 	"camellos/internal/session"
 	"camellos/internal/timefmt"
 	"camellos/internal/writer"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -192,6 +193,11 @@ func whatsappStart(e *core.RequestEvent) error {
 	expires, _ := types.ParseDateTime(now.Add(CodeTTL))
 	sent, _ := types.ParseDateTime(now)
 	err = writer.Transaction(e.App, func(tx core.App) error {
+		// The session's user as of this transaction: a number is never
+		// kept for an account erased since the session was read.
+		if !users.Enabled(tx, userID) {
+			return httpapi.Unauthorized(httpapi.MsgUnauthenticated)
+		}
 		rec, err := tx.FindFirstRecordByData(ContactsCollection, "user", userID)
 		if errors.Is(err, sql.ErrNoRows) {
 			col, cerr := tx.FindCachedCollectionByNameOrId(ContactsCollection)

@@ -677,3 +677,34 @@ func TestPendingSentAfterRestart(t *testing.T) {
 		t.Fatalf("outbox %v", rows)
 	}
 }
+
+// TestNoNumberKeptForAUserErasedMeanwhile: a request to register a number
+// whose session was read before its user was erased (the window between
+// the session middleware and the handler's transaction) keeps no number and
+// sends no code: 401. The same request of an enabled user keeps it.
+func TestNoNumberKeptForAUserErasedMeanwhile(t *testing.T) {
+	midRequest, eraseFirst, pending := testkit.EraseMidRequest()
+	w := newWorld(t, false, midRequest)
+	for _, erase := range []bool{false, true} {
+		u, cookie := w.K.UserWithSession(users.RoleClient)
+		if erase {
+			eraseFirst(u.Id)
+		}
+		r := w.K.Put("/api/notifications/whatsapp", cookie, map[string]any{"phone": "3001234567"})
+		want, rows := http.StatusAccepted, 1
+		if erase {
+			want, rows = http.StatusUnauthorized, 0
+			if pending(u.Id) {
+				t.Fatal("the erasure did not run")
+			}
+		}
+		if r.Status != want {
+			t.Errorf("erased %v: %d %s", erase, r.Status, r.Raw)
+		}
+		for _, col := range []string{whatsapp.ContactsCollection, whatsapp.Collection} {
+			if n := w.K.Count(col, "user = {:u}", map[string]any{"u": u.Id}); n != rows {
+				t.Errorf("erased %v: %s: %d rows, want %d", erase, col, n, rows)
+			}
+		}
+	}
+}
