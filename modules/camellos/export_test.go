@@ -11,3 +11,16 @@ func BuildListingForBench(app core.App) (int, error) {
 	}
 	return len(l.order), nil
 }
+
+// ListedIDsForTest is a full build's camellos, in the listing's order.
+func ListedIDsForTest(app core.App) ([]string, error) {
+	l, err := buildListing(app)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(l.order))
+	for _, i := range l.order {
+		out = append(out, l.str(l.recs[i].id))
+	}
+	return out, nil
+}

@@ -89,6 +89,8 @@ func TestNearOverDenseCellsMatchesAFullScan(t *testing.T) {
 		s.json = []byte(`{}`)
 		services = append(services, s)
 	}
+	// one service's slug is another's id: a filter naming both
+	services[11].Slug = services[0].ID
 	rng := rand.New(rand.NewSource(27))
 	rows := denseRows(6000, rng, services)
 	build := func(rows []camelloRow) *listing {
