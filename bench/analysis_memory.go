@@ -13,7 +13,12 @@ const analysisMemory = `## Analysis (issue 27: memory at 100,000 camellos, 2026-
     sources interned; a page renders its jobs from these parts, the same bytes as before. At the
     growth point: the board 26.2 MB (slab 20.2 MB, entries 3.8 MB, lists 1.5 MB), the listing 57.2 MB,
     the service at rest 4.1 MB. Patches append to the store (shared by successive snapshots, each
-    seeing its own prefix) and compact it once dead entries pass a quarter of the live ones.
+    seeing its own prefix) and compact it once dead entries pass a quarter of the live ones. Again
+    after merging the listing's latest work (00:00): 89.1 MB (board 25.9 MB, listing 58.2 MB).
+    Open board at that growth point: 0.35–0.37× of the floor in both runs, against 0.59× for the
+    rendered board in a run at the same load an hour before; in process, over HTTP, 20,000 open jobs,
+    the two cost the same CPU per request (230–311 µs packed, 244–251 µs rendered, client included,
+    load ~33): to be read again on a quiet machine.
 
 13. **Peak RSS under the mixed load — met: 597 MB (two sessions before) → 265 MB**, default
     configuration (no ` + "`MEMORY_LIMIT_MB`" + `, GOGC 100). Right after the mixed load on the large set:

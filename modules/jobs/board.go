@@ -216,13 +216,13 @@ func (b *openBoard) build() (*board, error) {
 		if err != nil {
 			return nil, err
 		}
-		sj := &serviceJobs{all: slices.Clip(list), byCity: map[string][]int32{}, ref: ref}
+		sj := &serviceJobs{all: slices.Clone(list), byCity: map[string][]int32{}, ref: ref}
 		for _, j := range list {
 			key := st.strs.s[st.entries.s[j].key]
 			sj.byCity[key] = append(sj.byCity[key], j)
 		}
 		for key, l := range sj.byCity {
-			sj.byCity[key] = slices.Clip(l)
+			sj.byCity[key] = slices.Clone(l) // without append's spare room
 		}
 		bd.services[svc] = sj
 	}
@@ -385,14 +385,22 @@ func (bd *board) remove(svc, id, created string) {
 	c, _ := st.order(j)
 	created = string(c)
 	key := st.strs.s[st.entries.s[j].key]
-	out := &serviceJobs{all: slices.Delete(slices.Clone(sj.all), i, i+1), byCity: maps.Clone(sj.byCity), ref: sj.ref}
+	out := &serviceJobs{all: without(sj.all, i), byCity: maps.Clone(sj.byCity), ref: sj.ref}
 	city := sj.byCity[key]
 	if k := st.find(city, id, created); k >= 0 && len(city) > 1 {
-		out.byCity[key] = slices.Delete(slices.Clone(city), k, k+1)
+		out.byCity[key] = without(city, k)
 	} else if k >= 0 {
 		delete(out.byCity, key)
 	}
 	bd.services[svc] = out
+}
+
+// without is a copy of list without its element i, of the exact size.
+func without(list []int32, i int) []int32 {
+	out := make([]int32, len(list)-1)
+	copy(out, list[:i])
+	copy(out[i:], list[i+1:])
+	return out
 }
 
 // insert replaces service svc's lists by copies with entry j in its place.
@@ -404,7 +412,11 @@ func (bd *board) insert(svc string, ref []byte, j int32) {
 	st := bd.st
 	add := func(list []int32) []int32 {
 		i := sort.Search(len(list), func(i int) bool { return !st.newer(list[i], j) })
-		return slices.Insert(slices.Clone(list), i, j)
+		out := make([]int32, len(list)+1)
+		copy(out, list[:i])
+		out[i] = j
+		copy(out[i+1:], list[i:])
+		return out
 	}
 	key := st.strs.s[st.entries.s[j].key]
 	out := &serviceJobs{all: add(sj.all), byCity: maps.Clone(sj.byCity), ref: ref}
