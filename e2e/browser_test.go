@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +54,8 @@ type browser struct {
 	console []string
 	// w, h is the current viewport.
 	w, h int64
+	// noScripts: the page's JavaScript is turned off (scripts).
+	noScripts bool
 }
 
 // newBrowser opens a window of the package's Chromium in a fresh browser
@@ -116,7 +119,24 @@ func newBrowser(t *testing.T, k *testkit.Kit) *browser {
 		return err
 	}))
 	b.viewport(1366, 900)
+	if ms := latency(); ms > 0 {
+		b.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+				MatchedNetworkConditions: []*network.Conditions{{Latency: float64(ms), DownloadThroughput: -1, UploadThroughput: -1}}})
+			return err
+		}))
+	}
 	return b
+}
+
+// latency is $E2E_LATENCY_MS: every request of the browser then waits that
+// long for its answer (DevTools' network emulation). At 700 every answer
+// comes after Chrome's 500 ms input window, as on a slow phone network or a
+// busy machine: a layout shift that only a late answer causes is then seen
+// on every run, on a quiet machine too (docs/web.md).
+func latency() int {
+	ms, _ := strconv.Atoi(os.Getenv("E2E_LATENCY_MS"))
+	return ms
 }
 
 // clsObserver sums the layout shifts not caused by input, as CLS does
@@ -353,29 +373,68 @@ func (b *browser) visit(path string) {
 	b.waitJS(`document.readyState === 'complete' && document.querySelector('#nav') && document.querySelector('#nav').children.length > 0`, "the header navigation")
 }
 
-// waitJS polls a JavaScript condition until it is truthy; a condition that
-// throws (what it reads is being redrawn) is polled again, and so is one
-// interrupted by a navigation (the page changed under it).
-func (b *browser) waitJS(expr, what string) {
+// waitJS polls a JavaScript condition until it is truthy, or fails with
+// what the page shows (see waitFailure); show adds expressions to print on
+// failure (e.g. the outerHTML of the node waited for).
+//
+// The condition is evaluated from the test, every 50 ms, never by a poller
+// inside the page: a page poller runs on the page's timers, which do not
+// fire while the page's JavaScript is turned off (TestWithoutJavaScript),
+// so it saw only the first, half-parsed state of the page and waited out
+// its deadline (CI: "signed in, on the publish form with its services"). A
+// condition that throws (what it reads is being redrawn) or is interrupted
+// by a navigation (the page changed under it) is "not yet", never a failure.
+func (b *browser) waitJS(expr, what string, show ...string) {
 	b.t.Helper()
-	deadline := time.Now().Add(30 * time.Second) // generous: CI machines are busy
-	var err error
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(b.ctx, time.Until(deadline)+time.Second)
-		// An expression that throws (a node between two draws) is "not yet", never a failure.
-		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => { try { return !!(`+expr+`); } catch (e) { return false; } })()`,
-			chromedp.WithPollingTimeout(time.Until(deadline)), chromedp.WithPollingInterval(50*time.Millisecond)))
+	probe := `(() => { try { return !!(` + expr + `); } catch (e) { return false; } })()`
+	start := time.Now()
+	deadline := start.Add(waitLimit)
+	var (
+		err   error
+		polls int
+	)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		var ok bool
+		ok, err = chromedp.Run(ctx, chromedp.Evaluate[bool](probe))
 		cancel()
-		if err == nil {
+		polls++
+		if err == nil && ok {
 			return
 		}
-		if !strings.Contains(err.Error(), "navigated") && !strings.Contains(err.Error(), "context") && !strings.Contains(err.Error(), "Execution context") {
+		if b.ctx.Err() != nil || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	b.t.Fatalf("waiting for %s: %v\nat %s\nalerts: %s\nJS errors: %v", what, err, b.location(),
-		b.str(`JSON.stringify([...document.querySelectorAll('.alert, .field-error')].filter(n => n.textContent).map(n => '#' + n.id + ': ' + n.textContent))`), b.jsErrors())
+	if err == nil {
+		err = fmt.Errorf("still false after %d polls in %s", polls, time.Since(start).Round(time.Millisecond))
+	}
+	b.t.Fatalf("waiting for %s: %v\n%s", what, err, b.waitFailure(show))
+}
+
+// waitLimit is how long waitJS waits for a condition: generous, since the
+// machines that run the suite are busy (a condition met sooner returns
+// sooner).
+const waitLimit = 45 * time.Second
+
+// waitFailure describes the page for a failed wait: where it stands, its
+// loading state, requests in flight, scripts on or off, message lines, the
+// start of the main text, the JavaScript and console errors, and each
+// expression of show with its value.
+func (b *browser) waitFailure(show []string) string {
+	var w strings.Builder
+	fmt.Fprintf(&w, "at %s (readyState %s, requests in flight %s, scripts %s)\n", b.location(),
+		b.str(`document.readyState`), b.str(`window.__inflight`), map[bool]string{true: "off", false: "on"}[b.noScripts])
+	fmt.Fprintf(&w, "alerts: %s\n", b.str(`JSON.stringify([...document.querySelectorAll('.alert, .field-error, [role=status]')].filter(n => n.textContent.trim()).map(n => '#' + n.id + ': ' + n.textContent.trim().slice(0, 200)))`))
+	fmt.Fprintf(&w, "text: %q\n", b.str(`(document.querySelector('main') || document.body || {innerText: ''}).innerText.replace(/\s+/g, ' ').slice(0, 400)`))
+	for _, x := range show {
+		fmt.Fprintf(&w, "%s: %s\n", x, b.str(`(() => { try { return `+x+`; } catch (e) { return 'throws ' + e; } })()`))
+	}
+	b.mu.Lock()
+	fmt.Fprintf(&w, "JS errors: %v\nconsole errors: %v", b.errs, b.console)
+	b.mu.Unlock()
+	return w.String()
 }
 
 // noJunk fails when the page shows a JavaScript placeholder as text.

@@ -1,10 +1,13 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
+	"camellos/internal/testkit"
 	"camellos/modules/seed"
 
 	"github.com/chromedp/cdproto/emulation"
@@ -23,8 +26,17 @@ func TestWithoutJavaScript(t *testing.T) {
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
 			t.Parallel()
-			w := seeded(t)
+			// The service's log: on a failure, what the server-side
+			// forwards answered (modules/web logs a form page it could
+			// not fill).
+			log := &lockedLog{}
+			w := seeded(t, testkit.LogTo(log))
 			k := w.k
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("service log (web):\n%s", log.lines("web:", "/api/categories", "/api/services"))
+				}
+			})
 			b := newBrowser(t, k)
 			b.viewport(vp.w, vp.h)
 			b.scripts(false)
@@ -49,7 +61,8 @@ func TestWithoutJavaScript(t *testing.T) {
 			b.checkNoJS("sin-js-ingresar-error")
 			b.typeIn([][2]string{{"#password", seed.ClientPassword}})
 			submit("#form")
-			b.waitJS(`location.pathname === '/publicar.html' && document.querySelectorAll('#serviceId option').length > 1`, "signed in, on the publish form with its services")
+			b.waitJS(`location.pathname === '/publicar.html' && document.querySelectorAll('#serviceId option').length > 1`, "signed in, on the publish form with its services",
+				`document.querySelector('#serviceId') && document.querySelector('#serviceId').outerHTML.slice(0, 600)`)
 
 			// Publishing: refused (title too short), every value kept.
 			b.typeIn([][2]string{{"#title", "ab"}, {"#description", "Dos paredes con humedad."}, {"#city", "Bogotá"},
@@ -84,6 +97,22 @@ func TestWithoutJavaScript(t *testing.T) {
 	}
 }
 
+// TestWaitSeesChangesWithoutJavaScript: waitJS sees a condition become
+// true while the page's JavaScript is off. A poller inside the page (the
+// old waitJS, chromedp.Poll) runs on the page's timers, which do not fire
+// then: it saw the first state only and waited out its deadline, which
+// failed TestWithoutJavaScript in CI whenever the page was still being
+// parsed at the first look.
+func TestWaitSeesChangesWithoutJavaScript(t *testing.T) {
+	t.Parallel()
+	k := testkit.New(t)
+	b := newBrowser(t, k)
+	b.scripts(false)
+	b.do(chromedp.Navigate(k.URL + "/ingresar.html"))
+	b.do(chromedp.Evaluate[chromedp.Void](`window.__since = Date.now()`))
+	b.waitJS(`Date.now() - window.__since > 300`, "a condition that becomes true after the first look")
+}
+
 // checkNoJS is check for a page without JavaScript: axe and the touch
 // targets need a script, so they run with scripts allowed for the check
 // only (the page's own scripts are not run again: nothing reloads).
@@ -103,8 +132,38 @@ func (b *browser) checkNoJS(state string) {
 // Emulation.setScriptExecutionDisabled).
 func (b *browser) scripts(on bool) {
 	b.t.Helper()
+	b.noScripts = !on
 	b.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !on})
 		return err
 	}))
+}
+
+// lockedLog keeps a service's log lines (written by the service's
+// goroutines, read by the test).
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// lines returns the lines that contain one of subs.
+func (l *lockedLog) lines(subs ...string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range strings.Split(l.buf.String(), "\n") {
+		for _, sub := range subs {
+			if strings.Contains(line, sub) {
+				out = append(out, line)
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }

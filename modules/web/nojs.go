@@ -283,14 +283,18 @@ func (s *site) formPage(e *core.RequestEvent, a *asset, status int, form url.Val
 
 // serviceOptions fills the services' select of publicar.html on the
 // server (GET /api/categories and /api/services, as the script does), so
-// that the form works without JavaScript.
+// that the form works without JavaScript. When the services cannot be read
+// (a refusal or a failure of a route, each tried twice when it fails on
+// the server's side) the select says so in Spanish instead of "Cargando
+// servicios…", which no script would replace, and the routes' statuses are
+// logged.
 func (s *site) serviceOptions(e *core.RequestEvent, page, doc string) string {
 	const empty = `<option value="">Cargando servicios…</option>`
 	if page != "publicar.html" || !strings.Contains(doc, empty) {
 		return doc
 	}
-	_, cats := s.forward(e, http.MethodGet, "/api/categories", nil)
-	_, svc := s.forward(e, http.MethodGet, "/api/services?perPage=100", nil)
+	catStatus, cats := s.read(e, "/api/categories")
+	svcStatus, svc := s.read(e, "/api/services?perPage=100")
 	names := map[string]string{}
 	for _, c := range asMaps(cats["categories"]) {
 		id, _ := c["id"].(string)
@@ -310,8 +314,13 @@ func (s *site) serviceOptions(e *core.RequestEvent, page, doc string) string {
 		}
 		groups[cid] = append(groups[cid], sv)
 	}
+	if len(order) == 0 && catStatus == http.StatusOK && svcStatus == http.StatusOK {
+		return strings.Replace(doc, empty, `<option value="">`+html.EscapeString(MsgNoServicesYet)+`</option>`, 1)
+	}
 	if len(order) == 0 {
-		return doc
+		e.App.Logger().Warn("web: the publish form without JavaScript has no services",
+			"categoriesStatus", catStatus, "servicesStatus", svcStatus)
+		return strings.Replace(doc, empty, `<option value="">`+html.EscapeString(MsgNoServices)+`</option>`, 1)
 	}
 	esc := html.EscapeString
 	var b strings.Builder
@@ -330,6 +339,24 @@ func (s *site) serviceOptions(e *core.RequestEvent, page, doc string) string {
 		b.WriteString(`</optgroup>`)
 	}
 	return strings.Replace(doc, empty, b.String(), 1)
+}
+
+// MsgNoServices is the services' select of publicar.html, sent without
+// JavaScript, when the services could not be read.
+const MsgNoServices = "No se pudieron cargar los servicios: recarga la página en unos segundos"
+
+// MsgNoServicesYet is the services' select of publicar.html, sent without
+// JavaScript, when the catalog has no service yet.
+const MsgNoServicesYet = "Todavía no hay servicios para elegir"
+
+// read is a GET of one of the service's own routes (forward), tried a
+// second time when the first answer is a failure on the server's side.
+func (s *site) read(e *core.RequestEvent, route string) (int, map[string]any) {
+	status, answer := s.forward(e, http.MethodGet, route, nil)
+	if status >= 500 && e.Request.Context().Err() == nil {
+		status, answer = s.forward(e, http.MethodGet, route, nil)
+	}
+	return status, answer
 }
 
 func asMaps(v any) []map[string]any {

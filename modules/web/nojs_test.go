@@ -22,6 +22,14 @@ func TestFormsWithoutJavaScript(t *testing.T) {
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	k := testkit.New(t)
 	k.Client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	// No service yet: the select says so (never "Cargando servicios…",
+	// which no script would replace).
+	if n := k.Count("services", ""); n != 0 {
+		t.Fatalf("a new service has %d services", n)
+	}
+	if p := string(k.Get("/publicar.html", "").Raw); !strings.Contains(p, web.MsgNoServicesYet) || strings.Contains(p, "Cargando servicios") {
+		t.Errorf("publicar.html without services does not say so")
+	}
 	svc := k.CreateService()
 	email := "nojs" + testkit.Unique() + "@example.com"
 	user := k.CreateUser(users.RoleClient, testkit.UserOpts{Email: email})
@@ -83,9 +91,13 @@ func TestFormsWithoutJavaScript(t *testing.T) {
 		}
 	}
 
-	// Publishing: the services are in the page without JavaScript.
-	if p := string(k.Get("/publicar.html", cookie).Raw); !strings.Contains(p, `<option value="`+svc.Id+`">`) {
-		t.Fatalf("publicar.html lists no service without JavaScript")
+	// Publishing: the services are in the page without JavaScript, with
+	// whatever conditional headers the browser sends with the page's GET.
+	for _, h := range []map[string]string{nil, {"If-None-Match": `"abc"`, "If-Modified-Since": "Fri, 27 Nov 2026 10:00:00 GMT", "Cache-Control": "max-age=0"}} {
+		r := k.Do(testkit.Req{Method: http.MethodGet, Path: "/publicar.html", Cookie: cookie, Headers: h})
+		if r.Status != http.StatusOK || !strings.Contains(string(r.Raw), `<option value="`+svc.Id+`">`) {
+			t.Fatalf("publicar.html lists no service without JavaScript (headers %v): %d", h, r.Status)
+		}
 	}
 	typed := url.Values{"title": {"ab"}, "serviceId": {svc.Id}, "description": {"Dos paredes <con> humedad"}, "city": {"Bogotá"},
 		"neighborhood": {"Chapinero"}, "address": {"Calle 45 # 12-30"}}

@@ -45,8 +45,9 @@ function pendingItem(c) {
     showAlert(msg, 'Guardando la decisión…', 'ok', false);
     try {
       await api('PATCH', `/api/admin/camellos/${encodeURIComponent(c.id)}`, reason ? { status, reason } : { status });
-      if (rejectForm) rejectForm.hidden = true;
-      li.querySelectorAll('button').forEach((b) => { b.disabled = true; });
+      // The reason's form stays where it is, read-only: a late answer
+      // that folded it would pull the cards below up.
+      li.querySelectorAll('button, textarea').forEach((b) => { b.disabled = true; });
       li.dataset.status = status;
       say(msg, text);
     } catch (e) {
@@ -281,12 +282,17 @@ let placesPage = 1;
 let placesShown = 0;
 let editing = null; // the place being corrected, null when adding
 
-async function loadPlaces(append) {
+// keep: the list, with its «more» bar, keeps at least the height it has
+// (after a save: the form below it never moves up when the list shrinks to
+// the saved place; a search the admin asks for sizes it anew).
+async function loadPlaces(append, keep) {
   const ul = $('#places-list');
+  const more = $('#places-more');
+  const box = keep ? ul.offsetHeight + more.offsetHeight : 0;
   const q = $('#places-q').value.trim();
   try {
     const r = await api('GET', '/api/admin/places?' + new URLSearchParams({ q, page: placesPage, perPage: 10 }));
-    if (!append) { ul.replaceChildren(); placesShown = 0; }
+    if (!append) { ul.replaceChildren(); placesShown = 0; ul.style.minHeight = ''; }
     for (const p of r.places || []) {
       ul.append(el('li', { class: 'row', 'data-id': p.id },
         el('div', {}, el('strong', {}, p.name), ` · ${p.kind.toLowerCase()} de ${p.city}`,
@@ -295,11 +301,14 @@ async function loadPlaces(append) {
       placesShown++;
     }
     if (!placesShown) ul.append(el('li', { class: 'empty' }, 'Ningún lugar con ese nombre.'));
-    renderMore($('#places-more'), placesShown, r.total, async () => { placesPage++; await loadPlaces(true); });
+    renderMore(more, placesShown, r.total, async () => { placesPage++; await loadPlaces(true); });
   } catch (e) { ul.replaceChildren(el('li', { class: 'muted' }, e.message)); }
+  if (keep) ul.style.minHeight = `${Math.max(0, box - more.offsetHeight)}px`;
 }
 
-function editPlace(p) {
+// focus: the name field takes the focus (a correction asked from the
+// list); after a save the focus stays by the answer's line.
+function editPlace(p, focus = true) {
   editing = p;
   const f = $('#place-form');
   clearFieldErrors(f);
@@ -308,7 +317,7 @@ function editPlace(p) {
   $('#place-form-title').textContent = p ? `Corregir ${p.name}` : 'Agregar un lugar';
   $('#place-delete').hidden = !p;
   $('#place-new').hidden = !p;
-  if (p) f.elements.name.focus();
+  if (p && focus) f.elements.name.focus();
 }
 
 function places() {
@@ -331,10 +340,10 @@ function places() {
         ? api('PATCH', `/api/admin/places/${encodeURIComponent(editing.id)}`, body)
         : api('POST', '/api/admin/places', body)), 'Guardando…');
       say(msg, editing ? `${r.place.name} corregido.` : `${r.place.name} agregado.`);
-      editPlace(r.place);
+      editPlace(r.place, false);
       $('#places-q').value = r.place.name;
       placesPage = 1;
-      await loadPlaces(false);
+      await loadPlaces(false, true);
     } catch (e) { formError(f, msg, e); }
   });
   $('#place-delete').addEventListener('click', async () => {
@@ -344,7 +353,7 @@ function places() {
       say(msg, `${editing.name} eliminado.`);
       editPlace(null);
       placesPage = 1;
-      await loadPlaces(false);
+      await loadPlaces(false, true);
     } catch (e) { say(msg, e.message, 'error'); }
   });
   return loadPlaces(false);

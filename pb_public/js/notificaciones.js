@@ -14,6 +14,8 @@ const IOS_BROWSER_TAB = IOS && !STANDALONE;
 if (IOS_BROWSER_TAB) $('#push-btn').hidden = true;
 
 const PER_PAGE = 20;
+// CODE_ATTEMPTS is how many tries a new WhatsApp code gives (whatsapp.CodeAttempts).
+const CODE_ATTEMPTS = 5;
 let page = 1;
 let shown = 0;
 
@@ -210,6 +212,20 @@ async function loadWhatsApp() {
     box.replaceChildren(el('p', { class: 'muted' }, 'Los avisos por WhatsApp no están disponibles por ahora.'));
     return;
   }
+  // The card never moves what is below it when an answer arrives late (a
+  // slow network): the code's form is drawn at the tap that asks for it
+  // (disabled until the code is sent), the line that says the answer is
+  // taken at the tap, and the card's body keeps its height at the tap when
+  // the answer makes it shorter (the confirmation).
+  const codeForm = (phone, attemptsLeft, onSubmit) => {
+    const f = el('form', { id: 'wa-code-form', novalidate: true, style: 'margin-top:1.25rem' },
+      field('wa', 'code', `Código enviado a ${phone}`, el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 6, required: true, disabled: !onSubmit }),
+        `Tienes ${attemptsLeft ?? CODE_ATTEMPTS} intentos; el código vence en 10 minutos.`),
+      el('button', { class: 'btn', type: 'submit', disabled: !onSubmit }, 'Confirmar'));
+    if (onSubmit) f.addEventListener('submit', onSubmit);
+    return f;
+  };
+  const keepHeight = () => { box.style.minHeight = `${box.offsetHeight}px`; };
   const phoneForm = el('form', { id: 'wa-phone-form', novalidate: true },
     field('wa', 'phone', 'Tu celular con WhatsApp', el('input', { type: 'tel', autocomplete: 'tel', maxlength: 40, required: true, value: wa.phone || '' }),
       'Te enviaremos un código por WhatsApp para confirmar que es tuyo.'),
@@ -217,12 +233,17 @@ async function loadWhatsApp() {
   phoneForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
     clearFieldErrors(phoneForm);
+    keepHeight();
+    const typed = phoneForm.querySelector('input').value.trim();
+    const pending = !$('#wa-code-form') && typed ? codeForm(typed) : null;
+    if (pending) phoneForm.after(pending);
+    showAlert(msg, 'Enviando el código por WhatsApp…', 'ok', false);
     busy(phoneForm.querySelector('button'), async () => {
       try {
         await api('PUT', '/api/notifications/whatsapp', { phone: phoneForm.querySelector('input').value });
         await loadWhatsApp();
-        showAlert($('#wa-msg'), 'Te enviamos un código por WhatsApp. Escríbelo aquí para confirmar.', 'ok');
-      } catch (e) { formError(phoneForm, msg, e); }
+        showAlert(msg, 'Te enviamos un código por WhatsApp. Escríbelo aquí para confirmar.', 'ok');
+      } catch (e) { pending?.remove(); formError(phoneForm, msg, e); }
     });
   });
   const parts = [];
@@ -237,22 +258,20 @@ async function loadWhatsApp() {
     parts.push(el('p', {}, 'Recibe por WhatsApp los recordatorios de citas, las cotizaciones, los cambios de agenda, los pagos y el resumen de tus conversaciones.'));
     parts.push(phoneForm);
     if (wa.status === 'PENDIENTE') {
-      const codeForm = el('form', { id: 'wa-code-form', novalidate: true, style: 'margin-top:1.25rem' },
-        field('wa', 'code', `Código enviado a ${wa.phone}`, el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 6, required: true }),
-          wa.attemptsLeft !== undefined ? `Tienes ${wa.attemptsLeft} intentos; el código vence en 10 minutos.` : null),
-        el('button', { class: 'btn', type: 'submit' }, 'Confirmar'));
-      codeForm.addEventListener('submit', (ev) => {
+      const f = codeForm(wa.phone, wa.attemptsLeft, (ev) => {
         ev.preventDefault();
-        clearFieldErrors(codeForm);
-        busy(codeForm.querySelector('button'), async () => {
+        clearFieldErrors(f);
+        keepHeight();
+        showAlert(msg, 'Confirmando el código…', 'ok', false);
+        busy(f.querySelector('button'), async () => {
           try {
-            await api('POST', '/api/notifications/whatsapp/confirm', { code: codeForm.querySelector('input').value });
+            await api('POST', '/api/notifications/whatsapp/confirm', { code: f.querySelector('input').value });
             await loadWhatsApp();
-            toast('WhatsApp confirmado.');
-          } catch (e) { formError(codeForm, msg, e); }
+            showAlert(msg, 'WhatsApp confirmado: los avisos te llegarán allí.', 'ok');
+          } catch (e) { formError(f, msg, e); }
         });
       });
-      parts.push(codeForm);
+      parts.push(f);
     }
   }
   box.replaceChildren(...parts);

@@ -79,8 +79,10 @@ function item(job) {
       const open = toggle.getAttribute('aria-expanded') === 'true';
       toggle.setAttribute('aria-expanded', String(!open));
       if (open) { card.querySelector('.quote-form')?.remove(); return; }
+      // The form goes below the card's message line: the line the answer
+      // is said in never moves when the form gives way to the link.
       const f = quoteForm(job, card);
-      toggle.after(f);
+      msg.after(f);
       f.querySelector('input').focus();
     },
   }, 'Cotizar');
