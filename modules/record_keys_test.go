@@ -53,7 +53,7 @@ var keyBudget = map[string]int{
 	"camellos/modules/users":         14,
 	"camellos/modules/whatsapp":      23,
 	"camellos/modules/ledger":        0,
-	"camellos/modules/seed":          65,
+	"camellos/modules/seed":          13,
 	"camellos/internal/testkit":      0,
 }
 
