@@ -47,7 +47,7 @@ var readsAllowed = map[string]string{
 	"camellos/modules/jobs appointments":               "reminder sweep: one statement per batch (issue 27)",
 	"camellos/modules/jobs availability":               "reminder sweep: one statement per batch (issue 27)",
 	"camellos/modules/jobs camellos":                   "reminder sweep: one statement per batch (issue 27)",
-	"camellos/modules/notifications users":             "reminder recipients: one statement per batch (issue 27)",
+	"camellos/modules/notifications users":             "recipients (reminders, and who was disabled since a batch was read): one statement per batch (issue 27)",
 	"camellos/modules/notifications whatsapp_contacts": "a user's channels: whatsapp sits above notifications",
 }
 

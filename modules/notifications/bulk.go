@@ -185,7 +185,7 @@ func dropDisabled(app core.App, items []Addressed, userIDs []string, recips map[
 		}
 	}
 	if len(stale) > 0 {
-		ids, err := users.DisabledAmong(app, stale)
+		ids, err := disabledAmong(app, stale)
 		if err != nil {
 			return nil, err
 		}
@@ -290,6 +290,18 @@ func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 		return nil, httpapi.FieldRuleError("user", "Usuario inexistente")
 	}
 	return out, nil
+}
+
+// disabledAmong returns the ids among userIDs (distinct) of disabled users
+// (erased accounts included), in one statement: the recipients' read again
+// for those known from a read before this transaction (the users' table is
+// read here as readRecipients reads it, one statement per batch).
+func disabledAmong(app core.App, userIDs []string) ([]string, error) {
+	out := []string{}
+	err := app.DB().NewQuery("SELECT id FROM " + users.Collection +
+		" WHERE id IN (SELECT value FROM json_each({:ids})) AND disabled = TRUE").
+		Bind(dbx.Params{"ids": idsParam(userIDs)}).Column(&out)
+	return out, err
 }
 
 // readRecipients reads the recipients among userIDs (distinct) that exist.

@@ -44,18 +44,6 @@ func Current(app core.App, id, tokenKey string) bool {
 	return err == nil && !row.Disabled && row.TokenKey == tokenKey
 }
 
-// DisabledAmong returns the ids among ids (distinct) of disabled users
-// (erased accounts included), with one query. Read with a transaction's
-// app, the answer holds until it ends (see Enabled).
-func DisabledAmong(app core.App, ids []string) ([]string, error) {
-	raw, _ := json.Marshal(ids)
-	out := []string{}
-	err := app.DB().NewQuery("SELECT id FROM " + Collection +
-		" WHERE id IN (SELECT value FROM json_each({:ids})) AND disabled = TRUE").
-		Bind(dbx.Params{"ids": string(raw)}).Column(&out)
-	return out, err
-}
-
 // EnabledIDs returns the ids of the enabled users, ordered by id: those
 // with role when role is not "", else those among ids.
 func EnabledIDs(app core.App, role string, ids []string) ([]string, error) {
