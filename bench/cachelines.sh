@@ -24,11 +24,14 @@ internal/session/cache.go
 modules/camellos/index.go
 modules/camellos/index_near.go
 modules/camellos/index_table.go
+modules/camellos/index_build.go
+modules/camellos/index_render.go
 modules/camellos/summaries.go
 modules/agenda/view.go
 modules/agenda/answers.go
 modules/catalog/cache.go
 modules/jobs/board.go
+modules/jobs/board_packed.go
 modules/jobs/parties.go
 modules/quotes/list.go
 modules/messages/list.go

@@ -53,8 +53,8 @@ var keyBudget = map[string]int{
 	"camellos/modules/users":         14,
 	"camellos/modules/whatsapp":      23,
 	"camellos/modules/ledger":        0,
-	"camellos/modules/seed":          65,
-	"camellos/internal/testkit":      11,
+	"camellos/modules/seed":          13,
+	"camellos/internal/testkit":      0,
 }
 
 // keyExceptions are the packages that may use string keys on records of

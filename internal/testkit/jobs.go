@@ -1,6 +1,8 @@
 package testkit
 
 import (
+	"camellos/modules/jobs"
+
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -53,9 +55,9 @@ func (k *Kit) CreateJob(o JobOpts) *core.Record {
 	}[o.Status]
 	for _, st := range path {
 		if st == "ASIGNADO" && o.Provider != nil {
-			job.Set("provider", o.Provider.Id)
+			job.Set(jobs.FieldProvider, o.Provider.Id)
 		}
-		job.Set("status", st)
+		job.Set(jobs.FieldStatus, st)
 		if err := k.App.Save(job); err != nil {
 			k.T.Fatalf("job → %s: %v", st, err)
 		}

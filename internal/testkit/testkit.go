@@ -22,6 +22,7 @@ import (
 	"camellos/internal/logs"
 	"camellos/internal/session"
 	"camellos/modules"
+	"camellos/modules/camellos"
 	"camellos/modules/users"
 	_ "camellos/pb_migrations"
 
@@ -403,16 +404,16 @@ func (k *Kit) CreateCamello(o ...CamelloOpts) (user *core.Record, camello *core.
 		k.T.Fatal(err)
 	}
 	camello = core.NewRecord(col)
-	camello.Set("user", user.Id)
-	camello.Set("name", opt.Name)
-	camello.Set("trades", opt.Trades)
-	camello.Set("status", opt.Status)
-	camello.Set("premium", opt.Premium)
-	camello.Set("services", opt.Services)
-	camello.Set("phone", "3001234567")
-	camello.Set("city", opt.City)
+	camello.Set(camellos.FieldUser, user.Id)
+	camello.Set(camellos.FieldName, opt.Name)
+	camello.Set(camellos.FieldTrades, opt.Trades)
+	camello.Set(camellos.FieldStatus, opt.Status)
+	camello.Set(camellos.FieldPremium, opt.Premium)
+	camello.Set(camellos.FieldServices, opt.Services)
+	camello.Set(camellos.FieldPhone, "3001234567")
+	camello.Set(camellos.FieldCity, opt.City)
 	if opt.Timezone != "" {
-		camello.Set("timezone", opt.Timezone)
+		camello.Set(camellos.FieldTimezone, opt.Timezone)
 	}
 	if err := k.App.Save(camello); err != nil {
 		k.T.Fatalf("create camello: %v", err)

@@ -7,6 +7,7 @@ import (
 
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
+	"camellos/modules/jobs"
 	"camellos/modules/notifications"
 	"camellos/modules/users"
 
@@ -69,7 +70,7 @@ func (s *seeder) jobs(clients, active []*core.Record) error {
 	}
 	demo := active[0]
 	demoCats := map[string]bool{}
-	for _, id := range demo.GetStringSlice("services") {
+	for _, id := range demo.GetStringSlice(camellos.FieldServices) {
 		demoCats[s.svcCat[id]] = true
 	}
 	demoTitles := []int{}
@@ -106,25 +107,25 @@ func (s *seeder) jobs(clients, active []*core.Record) error {
 				}
 				svc := s.serviceOf(provider, cat, k)
 				job := core.NewRecord(jobCol)
-				job.Set("title", title)
+				job.Set(jobs.FieldTitle, title)
 				job.Set("description", "Trabajo de demostración: "+title+". Se puede coordinar la hora por la agenda.")
-				job.Set("status", "PENDIENTE")
-				job.Set("source", plan.source)
-				job.Set("city", client.GetString("city"))
-				job.Set("neighborhood", provider.GetString("neighborhood"))
-				job.Set("service", svc)
-				job.Set("client", client.Id)
+				job.Set(jobs.FieldStatus, "PENDIENTE")
+				job.Set(jobs.FieldSource, plan.source)
+				job.Set(jobs.FieldCity, client.GetString(users.FieldCity))
+				job.Set("neighborhood", provider.GetString(camellos.FieldNeighborhood))
+				job.Set(jobs.FieldService, svc)
+				job.Set(jobs.FieldClient, client.Id)
 				if plan.provider && plan.source == "PERFIL" && plan.status == "PENDIENTE" {
-					job.Set("provider", provider.Id)
+					job.Set(jobs.FieldProvider, provider.Id)
 				}
 				if err := tx.Save(job); err != nil {
 					return err
 				}
 				for step, st := range path(plan.status) {
 					if step == 0 {
-						job.Set("provider", provider.Id)
+						job.Set(jobs.FieldProvider, provider.Id)
 					}
-					job.Set("status", st)
+					job.Set(jobs.FieldStatus, st)
 					if err := tx.Save(job); err != nil {
 						return fmt.Errorf("%s: %w", st, err)
 					}
@@ -154,7 +155,7 @@ func (s *seeder) jobs(clients, active []*core.Record) error {
 // k, or the category's first service.
 func (s *seeder) serviceOf(provider *core.Record, cat string, k int) string {
 	ids := []string{}
-	for _, id := range provider.GetStringSlice("services") {
+	for _, id := range provider.GetStringSlice(camellos.FieldServices) {
 		if s.svcCat[id] == cat {
 			ids = append(ids, id)
 		}
@@ -167,7 +168,7 @@ func (s *seeder) serviceOf(provider *core.Record, cat string, k int) string {
 
 // categoryOf is the category of a camello's first service.
 func (s *seeder) categoryOf(c *core.Record) string {
-	if ids := c.GetStringSlice("services"); len(ids) > 0 {
+	if ids := c.GetStringSlice(camellos.FieldServices); len(ids) > 0 {
 		return s.svcCat[ids[0]]
 	}
 	return ""
@@ -186,11 +187,11 @@ func (s *seeder) review(tx core.App, job, camello, client *core.Record, k int) e
 		rating = 4
 	}
 	rv := core.NewRecord(col)
-	rv.Set("job", job.Id)
-	rv.Set("camello", camello.Id)
-	rv.Set("client", client.Id)
-	rv.Set("rating", rating)
-	rv.Set("comment", reviewComments[k%len(reviewComments)])
+	rv.Set(camellos.FieldReviewJob, job.Id)
+	rv.Set(camellos.FieldReviewCamello, camello.Id)
+	rv.Set(camellos.FieldReviewClient, client.Id)
+	rv.Set(camellos.FieldReviewRating, rating)
+	rv.Set(camellos.FieldReviewComment, reviewComments[k%len(reviewComments)])
 	if err := tx.Save(rv); err != nil {
 		return err
 	}

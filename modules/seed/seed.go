@@ -15,6 +15,9 @@ import (
 
 	"camellos/internal/cli"
 	"camellos/internal/text"
+	"camellos/modules/agenda"
+	"camellos/modules/camellos"
+	"camellos/modules/legal"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -186,10 +189,10 @@ func (s *seeder) userIn(app core.App, role, email, password, name, phone, city s
 	u.SetEmail(email)
 	u.SetVerified(true)
 	users.SetPassword(u, password)
-	u.Set("name", name)
-	u.Set("role", role)
-	u.Set("phone", phone)
-	u.Set("city", city)
+	u.Set(users.FieldName, name)
+	u.Set(users.FieldRole, role)
+	u.Set(users.FieldPhone, phone)
+	u.Set(users.FieldCity, city)
 	if err := app.Save(u); err != nil {
 		return nil, err
 	}
@@ -267,10 +270,10 @@ func (s *seeder) legal() error {
 		}
 		err := s.app.RunInTransaction(func(tx core.App) error {
 			doc := core.NewRecord(docCol)
-			doc.Set("slug", d.Slug)
-			doc.Set("title", d.Title)
-			doc.Set("sections", sections)
-			doc.Set("version", 1)
+			doc.Set(legal.DocumentFieldSlug, d.Slug)
+			doc.Set(legal.DocumentFieldTitle, d.Title)
+			doc.Set(legal.DocumentFieldSections, sections)
+			doc.Set(legal.DocumentFieldVersion, 1)
 			if err := tx.Save(doc); err != nil {
 				return err
 			}
@@ -279,10 +282,10 @@ func (s *seeder) legal() error {
 				return nil
 			}
 			ver := core.NewRecord(verCol)
-			ver.Set("slug", d.Slug)
-			ver.Set("version", 1)
-			ver.Set("title", d.Title)
-			ver.Set("sections", sections)
+			ver.Set(legal.DocumentVersionFieldSlug, d.Slug)
+			ver.Set(legal.DocumentVersionFieldVersion, 1)
+			ver.Set(legal.DocumentVersionFieldTitle, d.Title)
+			ver.Set(legal.DocumentVersionFieldSections, sections)
 			return tx.Save(ver)
 		})
 		if err != nil {
@@ -375,38 +378,38 @@ func (s *seeder) camellos(n int) ([]*core.Record, error) {
 			desc := fmt.Sprintf("Soy %s, trabajo en %s hace %d años en %s y alrededores. Cumplido, ordenado y con herramientas propias. Presupuesto sin compromiso.",
 				name, strings.Join(trades, " y "), years, city.Name)
 			cam = core.NewRecord(col)
-			cam.Set("user", u.Id)
-			cam.Set("name", name)
-			cam.Set("trades", trades)
-			cam.Set("status", camelloStatus(i))
-			cam.Set("premium", i%9 == 0)
-			cam.Set("services", services)
-			cam.Set("documentId", fmt.Sprintf("%d", 10000000+i*7919))
-			cam.Set("phone", phone)
-			cam.Set("city", city.Name)
-			cam.Set("neighborhood", hood)
+			cam.Set(camellos.FieldUser, u.Id)
+			cam.Set(camellos.FieldName, name)
+			cam.Set(camellos.FieldTrades, trades)
+			cam.Set(camellos.FieldStatus, camelloStatus(i))
+			cam.Set(camellos.FieldPremium, i%9 == 0)
+			cam.Set(camellos.FieldServices, services)
+			cam.Set(camellos.FieldDocumentID, fmt.Sprintf("%d", 10000000+i*7919))
+			cam.Set(camellos.FieldPhone, phone)
+			cam.Set(camellos.FieldCity, city.Name)
+			cam.Set(camellos.FieldNeighborhood, hood)
 			if i%3 == 0 {
-				cam.Set("professionalCard", fmt.Sprintf("TP-%05d", i))
+				cam.Set(camellos.FieldProfessionalCard, fmt.Sprintf("TP-%05d", i))
 			}
-			cam.Set("description", desc)
-			cam.Set("timezone", demoTimezone)
-			cam.Set("searchText", text.Fold(strings.Join([]string{name, strings.Join(trades, " "), desc, city.Name, hood}, " ")))
-			cam.Set("cityKey", text.Fold(city.Name))
+			cam.Set(camellos.FieldDescription, desc)
+			cam.Set(camellos.FieldTimezone, demoTimezone)
+			cam.Set(camellos.FieldSearchText, text.Fold(strings.Join([]string{name, strings.Join(trades, " "), desc, city.Name, hood}, " ")))
+			cam.Set(camellos.FieldCityKey, text.Fold(city.Name))
 			if i%10 != 9 { // a few camellos have no photo
 				f, err := filesystem.NewFileFromBytes(avatarPNG(i), fmt.Sprintf("camello-%03d.png", i+1))
 				if err != nil {
 					return err
 				}
-				cam.Set("photo", f)
+				cam.Set(camellos.FieldPhoto, f)
 			}
 			if err := tx.Save(cam); err != nil {
 				return err
 			}
 			avail := core.NewRecord(availCol)
-			avail.Set("camello", cam.Id)
-			avail.Set("timezone", demoTimezone)
-			avail.Set("weekly", weeklyFor(i))
-			avail.Set("blockedDates", []string{})
+			avail.Set(agenda.AvailabilityFieldCamello, cam.Id)
+			avail.Set(agenda.AvailabilityFieldTimezone, demoTimezone)
+			avail.Set(agenda.AvailabilityFieldWeekly, weeklyFor(i))
+			avail.Set(agenda.AvailabilityFieldBlockedDates, []string{})
 			if err := tx.Save(avail); err != nil {
 				return err
 			}
@@ -416,7 +419,7 @@ func (s *seeder) camellos(n int) ([]*core.Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("camello %d: %w", i+1, err)
 		}
-		if cam.GetString("status") == "ACTIVO" {
+		if cam.GetString(camellos.FieldStatus) == "ACTIVO" {
 			active = append(active, cam)
 		}
 		s.progress(i+1, n, "camellos")
