@@ -303,18 +303,6 @@ func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 	return out, nil
 }
 
-// disabledAmong returns the ids among userIDs (distinct) of disabled users
-// (erased accounts included), in one statement: the recipients' read again
-// for those known from a read before this transaction (the users' table is
-// read here as readRecipients reads it, one statement per batch).
-func disabledAmong(app core.App, userIDs []string) ([]string, error) {
-	out := []string{}
-	err := app.DB().NewQuery("SELECT id FROM " + users.Collection +
-		" WHERE id IN (SELECT value FROM json_each({:ids})) AND disabled = TRUE").
-		Bind(dbx.Params{"ids": idsParam(userIDs)}).Column(&out)
-	return out, err
-}
-
 // readRecipients reads the recipients among userIDs (distinct) that exist.
 func readRecipients(app core.App, userIDs []string) (map[string]*recipient, error) {
 	var rows []struct {
