@@ -91,7 +91,7 @@ cores with the service, so every ratio also pays for the client's own work per r
    broadcast carry the preferences and subscriptions read by its one query: 0.47× → 1.04× of raw
    webpush-go.
 
-9. **Peak RSS under the mixed load — missed (measured limit).** Right after the mixed load on the
+9. **Peak RSS under the mixed load — missed then (measured limit; see 13 for today's).** Right after the mixed load on the
    large set (` + "`-profile`" + `): heap in use 308 MB, live ~175 MB (listing index ~100 MB, open board ~44 MB),
    next GC at 360 MB, Go total 402 MB, RSS 468 MB: the collector lets the heap grow to twice the live
    data, and SQLite's page caches and kept statements add ~55–65 MB. A soft memory limit

@@ -68,10 +68,13 @@ func (r *report) goals() []goal {
 	ratioGoal("messages list vs bare floor", "messages-list", 0.30)
 
 	lo, hi := r.point(1_000), r.point(100_000)
-	for _, name := range []string{"listing-city", "slots"} {
+	for _, name := range []string{"listing-city", "slots", "open-board"} {
 		what := name + " at 100,000 camellos vs at 1,000"
-		if name == "listing-city" {
+		switch name {
+		case "listing-city":
 			what = "listing (`?city=`, a full page of 20 at every size) at 100,000 camellos vs at 1,000"
+		case "open-board":
+			what = "open board (one open job per camello, packed) at 100,000 camellos vs at 1,000"
 		}
 		g := goal{what: what, target: "≥ 0.80×", missing: true, note: "growth points 1,000 and 100,000 not measured"}
 		if lo != nil && hi != nil && lo.RPS[name] != nil && hi.RPS[name] != nil && lo.RPS[name].RPS > 0 && hi.RPS[name].Available {
@@ -440,6 +443,7 @@ func (r *report) Markdown() string {
 		fmt.Fprintf(&b, "\n%s", analysis)
 	}
 	fmt.Fprintf(&b, "\n%s", analysisPerf)
+	fmt.Fprintf(&b, "\n%s", analysisMemory)
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(&b, "\n## Findings\n\n")
 		for _, f := range r.Findings {

@@ -57,6 +57,9 @@ var sprintfAllowed = map[string]string{
 	// The change counters' trigger DDL names each table of the schema (an
 	// identifier, not a value: nothing to bind).
 	"camellos/internal/readmodel": "trigger DDL per table of the schema",
+	// Each connection's TEMP triggers copy a counter trigger's event and
+	// name the process's row (DDL: a trigger body takes no bound values).
+	"camellos/internal/dbwatch": "TEMP trigger DDL per counter trigger",
 }
 
 // writesAllowed are the packages that write other owners' collections with

@@ -3,73 +3,101 @@ package dbwatch
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
+	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
-// The per-table change counters (table change_counters, kept by SQLite
-// triggers: internal/readmodel installs them) say which tables a foreign
-// commit touched, so the registry drops only the projections built from
-// them. The watcher keeps S, the counters as read before the reading that
-// last settled who committed what:
+// The per-table change counters. internal/readmodel installs, on every
+// table a projection is built from, the triggers change_counter_<table>_<op>
+// (AFTER INSERT, UPDATE, DELETE) that add one to change_counters for any
+// writer of any process. Each of this process's connections adds, for each
+// of them, a TEMP trigger change_own_<table>_<op> on the same event (the
+// same WHEN and UPDATE OF) that adds one to this process's row of
+// change_own. A TEMP trigger lives in its connection only, so another
+// process's writes move change_counters alone: n - own is the count of
+// foreign writes per table, read in one statement (one snapshot).
 //
-//   - a fire drops the tables whose counters differ between S and a reading
-//     taken after the detection (so it covers every commit up to it), and S
-//     becomes the reading taken before the detection: a commit between the
-//     two is counted again at the next fire (an extra drop, never a miss);
-//   - an own commit that finds no foreign commit advances S to the reading
-//     taken before its probe: every foreign commit before that reading was
-//     fired already (dbwatch's rule), so nothing is hidden by it.
-//
-// Without the table, or with fewer triggers than counted tables (a
-// migration that rebuilt a table drops its triggers until readmodel puts
-// them back), the tables are unknown: every projection is dropped.
+// Without the tables, or with fewer counter triggers than three per
+// counted table (a migration that rebuilt a table drops its triggers until
+// readmodel puts them back), the tables are unknown: every projection is
+// dropped.
 
-// countersQuery reads the counters and how many counter triggers exist.
-const countersQuery = "SELECT tbl, n FROM change_counters UNION ALL " +
-	"SELECT '', COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'change_counter_*'"
-
-// counters is one reading (nil: unknown).
+// counters is one reading of the foreign counts per table (nil: unknown).
 type counters map[string]int64
 
-// readCounters reads the counters on a driver connection; nil when they
-// cannot tell (no table, missing triggers, an error).
-func readCounters(c driver.Conn) counters {
-	q, ok := c.(driver.QueryerContext)
-	if !ok || c == nil {
-		return nil
-	}
-	rows, err := q.QueryContext(context.Background(), countersQuery, nil)
+// countersQuery reads the global and own counts and the schema version
+// (kind 0, 1, 2); prepared once on the probe.
+const countersQuery = "SELECT 0, tbl, n FROM change_counters UNION ALL " +
+	"SELECT 1, tbl, n FROM change_own WHERE proc = ? UNION ALL " +
+	"SELECT 2, '', schema_version FROM pragma_schema_version"
+
+// triggersQuery counts the counter triggers (read again when the schema
+// version moved).
+const triggersQuery = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'change_counter_*'"
+
+// readCounters reads the foreign counts and the schema version with the
+// probe's statement; triggers gives the counter triggers of a schema
+// version. The counts are nil when they cannot tell (no tables, missing
+// triggers).
+func readCounters(st driver.Stmt, proc string, triggers func(schema int64) (int64, error)) (counters, int64, error) {
+	rows, err := st.(driver.StmtQueryContext).QueryContext(context.Background(), []driver.NamedValue{{Ordinal: 1, Value: proc}})
 	if err != nil {
-		return nil
+		return nil, 0, err
 	}
 	defer rows.Close()
-	out := counters{}
-	triggers := int64(-1)
-	vals := make([]driver.Value, 2)
+	out, own := counters{}, counters{}
+	var schema int64
+	vals := make([]driver.Value, 3)
 	for {
-		if err := rows.Next(vals); err != nil {
-			if err != io.EOF {
-				return nil
-			}
+		if err := rows.Next(vals); err == io.EOF {
 			break
+		} else if err != nil {
+			return nil, 0, err
 		}
-		name, _ := vals[0].(string)
-		n, _ := vals[1].(int64)
-		if name == "" {
-			triggers = n
-			continue
+		name, _ := vals[1].(string)
+		n, _ := vals[2].(int64)
+		switch vals[0].(int64) {
+		case 0:
+			out[name] += n
+		case 1:
+			own[name] += n
+		case 2:
+			schema = n
 		}
-		out[name] = n
 	}
-	if len(out) == 0 || triggers < 3*int64(len(out)) {
-		return nil
+	have, err := triggers(schema)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out
+	if len(out) == 0 || have < 3*int64(len(out)) {
+		return nil, schema, nil
+	}
+	for t, n := range own {
+		out[t] -= n
+	}
+	return out, schema, nil
 }
 
-// changed is the tables whose counters differ between old and now (nil:
-// unknown, every table).
+// countTriggers runs triggersQuery on c.
+func countTriggers(c driver.Conn) (int64, error) {
+	rows, err := c.(driver.QueryerContext).QueryContext(context.Background(), triggersQuery, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, 1)
+	if err := rows.Next(vals); err != nil {
+		return 0, err
+	}
+	n, _ := vals[0].(int64)
+	return n, nil
+}
+
+// changed is the tables whose foreign counts differ between old and now
+// (nil: unknown, every table).
 func changed(old, now counters) []string {
 	if old == nil || now == nil {
 		return nil
@@ -87,4 +115,43 @@ func changed(old, now counters) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// installOwn puts the TEMP triggers of c in place, one per counter trigger
+// (its event and condition copied from the stored text, up to BEGIN),
+// after dropping those it had: a counter trigger may have been replaced.
+func installOwn(c driver.Conn, proc string) error {
+	q := c.(driver.QueryerContext)
+	rows, err := q.QueryContext(context.Background(), "SELECT 'DROP TRIGGER temp.' || name FROM sqlite_temp_master "+
+		"WHERE type = 'trigger' AND name GLOB 'change_own_*' UNION ALL SELECT sql FROM sqlite_master WHERE type = 'trigger' "+
+		"AND name GLOB 'change_counter_*' AND EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'change_own')", nil)
+	if err != nil {
+		return err
+	}
+	var stmts []string
+	vals := make([]driver.Value, 1)
+	for rows.Next(vals) == nil {
+		s, _ := vals[0].(string)
+		if strings.HasPrefix(s, "DROP ") {
+			stmts = append(stmts, s)
+			continue
+		}
+		// CREATE TRIGGER change_counter_<table>_<op> <event> BEGIN ...
+		name, rest, _ := strings.Cut(strings.TrimPrefix(s, "CREATE TRIGGER change_counter_"), " ")
+		event, _, ok := strings.Cut(rest, " BEGIN ")
+		i := strings.LastIndexByte(name, '_')
+		if !ok || i < 0 || strings.ContainsAny(name, "'\"`") {
+			rows.Close()
+			return errors.New("dbwatch: unexpected counter trigger: " + s)
+		}
+		stmts = append(stmts, fmt.Sprintf("CREATE TEMP TRIGGER change_own_%s %s BEGIN INSERT INTO change_own (proc, tbl, n) "+
+			"VALUES ('%s', '%s', 1) ON CONFLICT (proc, tbl) DO UPDATE SET n = n + 1; END", name, event, proc, name[:i]))
+	}
+	rows.Close()
+	for _, s := range stmts {
+		if _, err := c.(driver.ExecerContext).ExecContext(context.Background(), s, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }

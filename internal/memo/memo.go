@@ -8,17 +8,11 @@ package memo
 import (
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Cache holds a value of type T. The zero Cache is ready to use.
 type Cache[T any] struct {
-	// MaxAge, when set, refreshes a value older than it in the background
-	// (readers keep the old one meanwhile): a safety net for writes made
-	// around the record hooks (raw SQL, another process).
-	MaxAge time.Duration
-
-	// cur is the value and when it was built (nil: none). Readers load it
+	// cur is the value (nil: none). Readers load it
 	// without a lock; it changes under mu.
 	cur atomic.Pointer[stored[T]]
 
@@ -30,10 +24,7 @@ type Cache[T any] struct {
 	building chan struct{}
 }
 
-type stored[T any] struct {
-	val     T
-	builtAt time.Time
-}
+type stored[T any] struct{ val T }
 
 // Invalidate drops the value; the next Get builds it again.
 func (c *Cache[T]) Invalidate() {
@@ -68,7 +59,7 @@ func (c *Cache[T]) Update(fn func(T) (T, error)) {
 		c.cur.Store(nil)
 		return
 	}
-	c.cur.Store(&stored[T]{val: v, builtAt: old.builtAt})
+	c.cur.Store(&stored[T]{val: v})
 }
 
 // Peek returns the current value without building it.
@@ -83,17 +74,11 @@ func (c *Cache[T]) Peek() (T, bool) {
 // Get returns the value, building it with build when there is none.
 func (c *Cache[T]) Get(build func() (T, error)) (T, error) {
 	for {
-		p := c.cur.Load()
-		if p != nil && (c.MaxAge <= 0 || time.Since(p.builtAt) <= c.MaxAge) {
+		if p := c.cur.Load(); p != nil {
 			return p.val, nil // the common case, without the lock
 		}
 		c.mu.Lock()
-		if p = c.cur.Load(); p != nil {
-			// Too old: refreshed in the background, the old one served.
-			if c.building == nil && c.MaxAge > 0 && time.Since(p.builtAt) > c.MaxAge {
-				done, gen := c.start()
-				go func() { _, _ = c.finish(build, done, gen) }()
-			}
+		if p := c.cur.Load(); p != nil {
 			c.mu.Unlock()
 			return p.val, nil
 		}
@@ -119,7 +104,7 @@ func (c *Cache[T]) finish(build func() (T, error), done chan struct{}, gen uint6
 	defer func() {
 		c.mu.Lock()
 		if err == nil && c.gen == gen {
-			c.cur.Store(&stored[T]{val: v, builtAt: time.Now()})
+			c.cur.Store(&stored[T]{val: v})
 		}
 		c.building = nil
 		close(done)

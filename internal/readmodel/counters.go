@@ -28,6 +28,12 @@ func Install(app core.App, tables []string) error {
 		"tbl TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID").Execute(); err != nil {
 		return err
 	}
+	// Each process's own writes, counted by TEMP triggers of its
+	// connections (internal/dbwatch).
+	if _, err := db.NewQuery("CREATE TABLE IF NOT EXISTS change_own (proc TEXT NOT NULL, tbl TEXT NOT NULL, " +
+		"n INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (proc, tbl)) WITHOUT ROWID").Execute(); err != nil {
+		return err
+	}
 	var have []string
 	if err := db.NewQuery("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'change_counter_*'").
 		Column(&have); err != nil {

@@ -101,6 +101,9 @@ func Bind(app core.App) {
 		if err := Install(se.App, r.declaredTables()); err != nil {
 			se.App.Logger().Error("readmodel: change counters not installed (foreign commits drop every projection)", "error", err.Error())
 		}
+		if w := dbwatch.Of(se.App); w != nil {
+			_ = w.Check() // the baseline, before any projection is built
+		}
 		return se.Next()
 	})
 	// A collection saved through the dashboard may rebuild its table.

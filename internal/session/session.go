@@ -7,12 +7,14 @@ package session
 import (
 	"camellos/internal/config"
 	"camellos/internal/httpapi"
+	"camellos/internal/writer"
 	"camellos/modules/users"
 
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -57,11 +59,24 @@ func CreateSession(app core.App, user *core.Record, ip, userAgent string) (strin
 	rec.Set("expiresAt", time.Now().Add(SessionLifetime).UTC())
 	rec.Set("ip", truncate(ip, 64))
 	rec.Set("userAgent", truncate(userAgent, 300))
-	if err := app.Save(rec); err != nil {
+	// In one transaction with a check of the user as read: an erasure, a
+	// disabling or a new password committed since (while the password was
+	// being checked) leaves no session behind.
+	err = writer.Transaction(app, func(tx core.App) error {
+		if !users.Current(tx, user.Id, user.TokenKey()) {
+			return ErrUserChanged
+		}
+		return tx.Save(rec)
+	})
+	if err != nil {
 		return "", err
 	}
 	return token, nil
 }
+
+// ErrUserChanged is CreateSession's answer when the user was disabled,
+// erased or given a new password after it was read: no session is opened.
+var ErrUserChanged = errors.New("session: the user changed since it was read")
 
 func truncate(s string, n int) string {
 	r := []rune(s)

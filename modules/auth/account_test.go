@@ -166,7 +166,7 @@ func TestNotificationsAreMailedPerPreference(t *testing.T) {
 	}
 	got := mb.Wait(user.Email(), len(notifications.Kinds)-1, 15*time.Second)
 	settle(t, k)
-	if !notifications.WaitIdle(k.App, 10*time.Second) {
+	if !notifications.WaitIdle(k.App, time.Minute) {
 		t.Fatal("dispatcher")
 	}
 	got = mb.To(user.Email())

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"errors"
 	"net/http"
 
 	"camellos/internal/bounds"
@@ -64,6 +65,9 @@ func sessionLogin() func(e *core.RequestEvent) error {
 			return httpapi.Forbidden("Tu cuenta está deshabilitada")
 		}
 		token, err := session.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
+		if errors.Is(err, session.ErrUserChanged) { // erased, disabled or a new password meanwhile
+			return httpapi.Unauthorized(MsgBadCredentials)
+		}
 		if err != nil {
 			return httpapi.Internal(err)
 		}

@@ -125,6 +125,10 @@ func meUpdate(e *core.RequestEvent) error {
 	}
 	if changePassword {
 		token, err := session.CreateSession(e.App, user, e.RealIP(), e.Request.UserAgent())
+		if errors.Is(err, session.ErrUserChanged) { // erased or another new password meanwhile
+			session.ClearSessionCookie(e)
+			return httpapi.Unauthorized(httpapi.MsgUnauthenticated)
+		}
 		if err != nil {
 			return httpapi.Internal(err)
 		}

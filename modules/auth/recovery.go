@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -114,6 +115,9 @@ func sendResetLink(app core.App, email string) {
 		return
 	}
 	token, err := issueToken(app, user.Id, PurposeReset, ResetLifetime)
+	if errors.Is(err, errUserGone) {
+		return // erased while this ran
+	}
 	if err != nil {
 		app.Logger().Error("auth: reset token", "user", user.Id, "error", err.Error())
 		return

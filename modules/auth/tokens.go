@@ -2,11 +2,13 @@ package auth
 
 import (
 	"camellos/internal/writer"
+	"camellos/modules/users"
 
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"sync"
 	"time"
 
@@ -51,6 +53,11 @@ func issueToken(app core.App, userID, purpose string, ttl time.Duration) (string
 		return "", err
 	}
 	err = writer.Transaction(app, func(tx core.App) error {
+		// The user as of this transaction: a link is never issued for an
+		// account erased (or disabled) since the caller read it.
+		if !users.Enabled(tx, userID) {
+			return errUserGone
+		}
 		now := types.NowDateTime().String()
 		if _, err := tx.DB().Update(Tokens, dbx.Params{"usedAt": now},
 			dbx.HashExp{"user": userID, "purpose": purpose, "usedAt": ""}).Execute(); err != nil {
@@ -68,6 +75,10 @@ func issueToken(app core.App, userID, purpose string, ttl time.Duration) (string
 	}
 	return token, nil
 }
+
+// errUserGone is issueToken's answer for a user erased or disabled
+// meanwhile: no link, and no mail (the callers stop quietly).
+var errUserGone = errors.New("auth: the user was erased or disabled")
 
 // tokenUser returns the user id of a live (unused, unexpired) token of
 // purpose, or "" when there is none.

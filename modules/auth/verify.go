@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"errors"
 	"net/http"
 	"net/mail"
 	"strings"
@@ -30,7 +31,7 @@ func SendVerification(app core.App, user *core.Record) {
 	if err == nil {
 		err = queueMail(app, user, mailer.KindVerify, link(app, "verificar.html", token))
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, errUserGone) {
 		app.Logger().Error("auth: verification mail", "user", user.Id, "error", err.Error())
 	}
 }

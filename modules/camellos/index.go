@@ -11,12 +11,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"camellos/internal/bus"
 	"camellos/internal/geo"
 	"camellos/internal/memo"
 	"camellos/internal/readmodel"
-	"camellos/internal/timefmt"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -113,8 +113,11 @@ type listing struct {
 	// the spatial index: the entries with a base point by grid cell of
 	// that point (internal/geo), and the largest travel radius (the cells
 	// a search visits; a patch only raises it)
-	grid      map[geo.Cell]cell
+	grid      map[geo.Cell]*cell
 	maxRadius float64
+	// by service, its entries with a base point by cell (index_near.go):
+	// the candidates of a search by distance with a service
+	svcCells [][]cellRef
 
 	// during a patch: the maps of byCityService already copied
 	copied map[int32]bool
@@ -180,7 +183,7 @@ type camelloRow struct {
 	SearchText   string  `db:"searchText"`
 	Verified     bool    `db:"verified"`
 	User         string  `db:"user"`
-	RowID        int64   `db:"rowid"` // the build's scan only
+	RowID        int64   `db:"-"` // the build's scan only
 }
 
 // rowColumns are the columns of camelloRow, the verified flag read from
@@ -198,34 +201,6 @@ func selectRows(app core.App, ids []string) ([]camelloRow, error) {
 	}
 	err := app.DB().Select(rowColumns).From(Collection).AndWhere(statusActive()).AndWhere(dbx.In("id", in...)).All(&rows)
 	return rows, err
-}
-
-// eachActiveRow reads every ACTIVO camello in the table's own order, a
-// batch of rows at a time (the rows of 100,000 camellos at once would
-// double the build's peak): a scan of the table is a third of the time of
-// a walk of the listing's index with a lookup of each row (0.20 s against
-// 0.51 s for 100,000 camellos in the sqlite3 shell); buildListing sorts.
-func eachActiveRow(app core.App, fn func(*camelloRow) error) error {
-	const batch = 2000
-	var after int64
-	for {
-		var rows []camelloRow
-		err := app.DB().NewQuery("SELECT rowid AS rowid, " + rowColumns + " FROM " + Collection +
-			" NOT INDEXED WHERE status = {:status} AND rowid > {:after} ORDER BY rowid LIMIT " + fmt.Sprint(batch)).
-			Bind(dbx.Params{"status": StatusActive, "after": after}).All(&rows)
-		if err != nil {
-			return err
-		}
-		for i := range rows {
-			if err := fn(&rows[i]); err != nil {
-				return err
-			}
-		}
-		if len(rows) < batch {
-			return nil
-		}
-		after = rows[len(rows)-1].RowID
-	}
 }
 
 // newListing is an empty listing over the catalog.
@@ -277,18 +252,6 @@ func buildListing(app core.App) (*listing, error) {
 	return l, nil
 }
 
-// finish ends a build of l from its entries: every entry listed, in
-// order, the lists made, the spare capacity dropped.
-func (l *listing) finish() {
-	l.order = make([]int32, len(l.recs))
-	for i := range l.order {
-		l.order[i] = int32(i)
-	}
-	slices.SortFunc(l.order, l.compare)
-	l.index()
-	l.tighten()
-}
-
 // intern returns the index of s in the append-only list and its map,
 // adding it (the map copied first when copy is set: a patch).
 func intern[T any](list *[]T, idx *map[string]uint32, key string, val T, copyMap bool) uint32 {
@@ -321,39 +284,56 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 		e.reach = math.Cos(e.radius / geo.EarthRadiusKm)
 	}
 	e.city = intern(&l.cityKeys, &l.cityIdx, r.CityKey, r.CityKey, copyMaps)
-	city, err := json.Marshal(r.City)
+	var lit [64]byte
+	city := appendJSONString(lit[:0], r.City)
+	if i, ok := l.litIdx[string(city)]; ok {
+		e.cityLit = i
+	} else {
+		e.cityLit = intern(&l.cityLits, &l.litIdx, string(city), slices.Clone(city), copyMaps)
+	}
+	e.id = l.putString(r.ID)
+	e.user = l.putString(r.User)
+	e.search = l.putString(r.SearchText)
+	// The values of its JSON, each ended by a 0 byte, written in place.
+	l.text = grow(l.text, 2*(len(r.Description)+len(r.Name)+len(r.Neighborhood)+len(r.Photo)+len(r.Trades))+160, l.slack)
+	start := len(l.text)
+	t := appendISOOfStored(l.text, r.Created, false)
+	e.created = span{off: uint32(start), n: uint32(len(t) - start)}
+	start = len(t)
+	t = append(appendJSONString(t, r.Description), 0)
+	t = append(appendJSONString(t, r.Name), 0)
+	t = append(appendJSONString(t, r.Neighborhood), 0)
+	if r.Photo != "" {
+		t = append(appendJSONString(t, "/uploads/camellos/"+r.Photo), 0)
+	} else {
+		t = append(t, '"', '"', 0)
+	}
+	t, err := appendRating(t, r.RatingAvg, int(r.RatingCount))
 	if err != nil {
 		return 0, err
 	}
-	e.cityLit = intern(&l.cityLits, &l.litIdx, string(city), city, copyMaps)
-	e.id = l.putText([]byte(r.ID))
-	e.user = l.putText([]byte(r.User))
-	e.search = l.putText([]byte(r.SearchText))
-	e.created = l.putText([]byte(timefmt.ISOOfStored(r.Created)))
-	photo := ""
-	if r.Photo != "" {
-		photo = "/uploads/camellos/" + r.Photo
+	t = append(t, 0)
+	if t, err = appendTrades(t, r.Trades); err != nil {
+		return 0, err
 	}
-	var vals [][]byte
-	for _, v := range []any{r.Description, r.Name, r.Neighborhood, photo,
-		ratingJSON{Average: r.RatingAvg, Count: int(r.RatingCount)}, tradesOf(r.Trades), timefmt.ISOOfStored(r.Updated)} {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return 0, err
-		}
-		vals = append(vals, raw, []byte{0})
-	}
-	if id, _ := json.Marshal(r.ID); string(id) != `"`+r.ID+`"` {
+	t = append(appendISOOfStored(append(t, 0), r.Updated, true), 0)
+	if id := appendJSONString(lit[:0], r.ID); len(id) != len(r.ID)+2 { // escaped
 		e.flags |= flagEscapedID
-		vals = append(vals, id, []byte{0})
+		t = append(appendJSONString(t, r.ID), 0)
 	}
-	e.vals = l.putText(vals...)
-	ids := list.ToUniqueStringSlice(r.Services)
-	l.svcs = grow(l.svcs, len(ids), l.slack)
+	e.vals = span{off: uint32(start), n: uint32(len(t) - start)}
+	l.text = t
+	l.svcs = grow(l.svcs, 4, l.slack)
 	e.svc.off = uint32(len(l.svcs))
-	for _, id := range ids {
-		if s, ok := l.serviceIdx[id]; ok {
+	addService := func(id string) {
+		if s, ok := l.serviceIdx[id]; ok && !slices.Contains(l.svcs[e.svc.off:], s) {
 			l.svcs = append(l.svcs, s)
+		}
+	}
+	if !simpleStrings(r.Services, addService) {
+		l.svcs = l.svcs[:e.svc.off]
+		for _, id := range list.ToUniqueStringSlice(r.Services) {
+			addService(id)
 		}
 	}
 	e.svc.n = uint32(len(l.svcs)) - e.svc.off
@@ -379,44 +359,42 @@ func (l *listing) copyEntry(from *listing, i int32) int32 {
 	return int32(len(l.recs) - 1)
 }
 
-// index makes the lists and the lookups of l.order (in order).
+// index makes the lists and the lookups of l.order (in order): the
+// lookup tables, the lists and the spatial index side by side (each
+// writes its own fields of l, and only reads the entries).
 func (l *listing) index() {
-	n := len(l.order)
-	l.ids, l.users = newTable(n), newTable(n)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		n := len(l.order)
+		l.ids, l.users = newTable(n), newTable(n)
+		for k, i := range l.order {
+			l.ids = l.tableSet(l.ids, i, entryID, k, false)
+			l.users = l.tableSet(l.users, i, entryUser, k, true)
+		}
+	})
+	wg.Go(l.indexSpatial)
 	l.byCity = map[uint32][]int32{}
 	l.byService = make([][]int32, len(l.services))
 	l.byCategory = map[string][]int32{}
 	l.byCityService = make([]map[uint32][]int32, len(l.services))
-	l.grid = map[geo.Cell]cell{}
-	for k, i := range l.order {
+	var cats []string
+	for _, i := range l.order {
 		e := &l.recs[i]
-		l.ids = l.tableSet(l.ids, i, entryID, k, false)
-		l.users = l.tableSet(l.users, i, entryUser, k, true)
 		l.byCity[e.city] = append(l.byCity[e.city], i)
+		cats = cats[:0]
 		for _, s := range l.servicesOf(e) {
 			l.byService[s] = append(l.byService[s], i)
 			if l.byCityService[s] == nil {
 				l.byCityService[s] = map[uint32][]int32{}
 			}
 			l.byCityService[s][e.city] = append(l.byCityService[s][e.city], i)
-		}
-		for _, c := range l.categories(e) {
-			l.byCategory[c] = append(l.byCategory[c], i)
-		}
-		if e.flags&flagBase != 0 {
-			at := geo.CellOf(e.base)
-			c := l.grid[at]
-			c.recs = append(c.recs, l.recOf(i))
-			c.maxRadius = max(c.maxRadius, e.radius)
-			l.grid[at] = c
-			l.maxRadius = max(l.maxRadius, e.radius)
+			if c := l.services[s].category; !slices.Contains(cats, c) {
+				cats = append(cats, c)
+				l.byCategory[c] = append(l.byCategory[c], i)
+			}
 		}
 	}
-	for at, c := range l.grid {
-		c.recs = slices.Clip(c.recs)
-		slices.SortFunc(c.recs, byRadius)
-		l.grid[at] = c
-	}
+	wg.Wait()
 }
 
 // servicesOf are the entry's services (indexes into l.services).
@@ -610,18 +588,7 @@ func (l *listing) describe() string {
 			add("city+service", l.cityKeys[c]+"|"+l.services[s].ID, list, false)
 		}
 	}
-	for k, c := range l.grid {
-		list := make([]int32, 0, len(c.recs))
-		r := 0.0
-		for _, rec := range c.recs {
-			list = append(list, rec.idx)
-			r = max(r, l.recs[rec.idx].radius)
-		}
-		if len(list) > 0 && r != c.maxRadius {
-			lines = append(lines, fmt.Sprintf("cell %v: largest radius %v, its entries' %v", k, c.maxRadius, r))
-		}
-		add("cell", fmt.Sprint(k), list, true)
-	}
+	l.describeSpatial(add, &lines)
 	sort.Strings(lines)
 	for _, line := range lines {
 		b.WriteString(line + "\n")
@@ -648,13 +615,19 @@ func (l *listing) patched(app core.App, ids []string) (*listing, error) {
 // places, rows (those of them still ACTIVO) come back.
 func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 	n := *l
-	n.ids, n.users = slices.Clone(l.ids), slices.Clone(l.users)
+	n.ids, n.users = l.ids.shared(), l.users.shared()
 	n.byCity, n.byCategory, n.grid = maps.Clone(l.byCity), maps.Clone(l.byCategory), maps.Clone(l.grid)
-	n.byService, n.byCityService = slices.Clone(l.byService), slices.Clone(l.byCityService)
+	n.byService, n.byCityService, n.svcCells = slices.Clone(l.byService), slices.Clone(l.byCityService), slices.Clone(l.svcCells)
 	n.copied = map[int32]bool{}
+	// The order is copied once, at the end, with every camello that left
+	// and came back (it is the largest list: 400 KB at 100,000).
+	var gone, back []int32
+	live := len(l.order)
 	for _, id := range ids {
 		if i, ok := n.find(id); ok {
-			n.place(i, false)
+			live--
+			n.place(i, false, live)
+			gone = append(gone, i)
 			n.dead++
 		}
 	}
@@ -667,8 +640,11 @@ func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 			n.dead++
 			continue
 		}
-		n.place(i, true)
+		live++
+		n.place(i, true, live)
+		back = append(back, i)
 	}
+	n.order = n.reordered(l.order, gone, back)
 	n.copied = nil
 	if n.dead > 1024 && n.dead > len(n.order) {
 		return n.compacted(), nil
@@ -694,10 +670,10 @@ func (l *listing) compacted() *listing {
 }
 
 // place adds entry i to (in) or removes it from (!in) every list it
-// belongs to, each list copied first.
-func (l *listing) place(i int32, in bool) {
+// belongs to but the order (reordered), each list copied first; live is
+// the number of entries listed with it.
+func (l *listing) place(i int32, in bool, live int) {
 	e := &l.recs[i]
-	l.order = l.placed(l.order, i, in)
 	l.byCity[e.city] = l.placed(l.byCity[e.city], i, in)
 	for _, s := range l.servicesOf(e) {
 		l.byService[s] = l.placed(l.byService[s], i, in)
@@ -713,22 +689,60 @@ func (l *listing) place(i int32, in bool) {
 	for _, c := range l.categories(e) {
 		l.byCategory[c] = l.placed(l.byCategory[c], i, in)
 	}
-	if e.flags&flagBase != 0 {
-		c := geo.CellOf(e.base)
-		if in {
-			l.grid[c] = l.grid[c].with(l, i)
-			l.maxRadius = max(l.maxRadius, e.radius)
-		} else {
-			l.grid[c] = l.grid[c].without(l, i)
-		}
-	}
+	l.placeSpatial(i, in)
 	if in {
-		l.ids = l.tableSet(l.ids, i, entryID, len(l.order), false)
-		l.users = l.tableSet(l.users, i, entryUser, len(l.order), true)
+		l.ids = l.tableSet(l.ids, i, entryID, live, false)
+		l.users = l.tableSet(l.users, i, entryUser, live, true)
 	} else {
 		l.tableDelete(l.ids, i, entryID)
 		l.tableDelete(l.users, i, entryUser)
 	}
+}
+
+// reordered is a copy of the ordered list without the entries gone and
+// with the entries back in their places, made in one pass.
+func (l *listing) reordered(order, gone, back []int32) []int32 {
+	type cut struct {
+		at   int
+		drop bool
+		i    int32
+	}
+	cuts := make([]cut, 0, len(gone)+len(back))
+	for _, i := range gone {
+		k := sort.Search(len(order), func(k int) bool { return l.compare(order[k], i) >= 0 })
+		if k < len(order) && order[k] == i {
+			cuts = append(cuts, cut{k, true, i})
+		}
+	}
+	for _, i := range back {
+		cuts = append(cuts, cut{sort.Search(len(order), func(k int) bool { return l.compare(order[k], i) >= 0 }), false, i})
+	}
+	// by place; at one place, the entries back (in order) before the
+	// entry there leaves
+	slices.SortFunc(cuts, func(a, b cut) int {
+		switch {
+		case a.at != b.at:
+			return a.at - b.at
+		case a.drop != b.drop:
+			if a.drop {
+				return 1
+			}
+			return -1
+		}
+		return l.compare(a.i, b.i)
+	})
+	out := make([]int32, 0, len(order)+len(back))
+	from := 0
+	for _, c := range cuts {
+		out = append(out, order[from:c.at]...)
+		from = c.at
+		if c.drop {
+			from++
+		} else {
+			out = append(out, c.i)
+		}
+	}
+	return append(out, order[from:]...)
 }
 
 // placed is a copy of the ordered list with entry i inserted in its place

@@ -11,9 +11,18 @@ type span struct{ off, n uint32 }
 // idTable finds an entry of the listing by a key of its text (its id, its
 // user): open addressing with linear probing over entry indexes + 1 (0 is
 // an empty slot), a power-of-two length at most half full. It holds no
-// pointers, so the collector never scans it; a patch copies it (4 bytes a
-// slot: 1 MB at 100,000 camellos).
-type idTable []int32
+// pointers but its pages', so the collector never scans it. Its slots are
+// pages of up to 1,024: a patch copies the list of pages (2 KB at 100,000
+// camellos) and then only the pages it writes (copy on write: own marks
+// the pages this table may write in place), not the whole table (1 MB).
+type idTable struct {
+	pages [][]int32
+	own   []bool
+	size  uint64 // slots in all, a power of two (0: no table)
+}
+
+// pageBits is the log2 of a full page's slots.
+const pageBits = 10
 
 // keyOf is the key an idTable indexes an entry by.
 type keyOf func(*entry) span
@@ -21,13 +30,43 @@ type keyOf func(*entry) span
 func entryID(e *entry) span   { return e.id }
 func entryUser(e *entry) span { return e.user }
 
-// newTable is an empty table for n entries.
+// newTable is an empty table for n entries, every page its own.
 func newTable(n int) idTable {
 	size := 16
 	for size < 2*n+2 {
 		size *= 2
 	}
-	return make(idTable, size)
+	page := min(size, 1<<pageBits)
+	t := idTable{pages: make([][]int32, size/page), own: make([]bool, size/page), size: uint64(size)}
+	for k := range t.pages {
+		t.pages[k], t.own[k] = make([]int32, page), true
+	}
+	return t
+}
+
+// shared is a copy of t that shares its pages until it writes them.
+func (t idTable) shared() idTable {
+	return idTable{pages: append([][]int32(nil), t.pages...), own: make([]bool, len(t.pages)), size: t.size}
+}
+
+// at is slot j.
+func (t *idTable) at(j uint64) int32 {
+	if t.size <= 1<<pageBits {
+		return t.pages[0][j]
+	}
+	return t.pages[j>>pageBits][j&(1<<pageBits-1)]
+}
+
+// put writes slot j, its page copied first when t does not own it.
+func (t *idTable) put(j uint64, v int32) {
+	p, o := uint64(0), j
+	if t.size > 1<<pageBits {
+		p, o = j>>pageBits, j&(1<<pageBits-1)
+	}
+	if !t.own[p] {
+		t.pages[p], t.own[p] = append([]int32(nil), t.pages[p]...), true
+	}
+	t.pages[p][o] = v
 }
 
 // hash is the hash of a key, with the listing's seed.
@@ -37,12 +76,12 @@ func (l *listing) hash(key string) uint64 {
 
 // lookup returns the entry whose key is key.
 func (l *listing) lookup(t idTable, key string, k keyOf) (int32, bool) {
-	if len(t) == 0 {
+	if t.size == 0 {
 		return 0, false
 	}
-	mask := uint64(len(t) - 1)
+	mask := t.size - 1
 	for j := l.hash(key) & mask; ; j = (j + 1) & mask {
-		v := t[j]
+		v := t.at(j)
 		if v == 0 {
 			return 0, false
 		}
@@ -56,12 +95,12 @@ func (l *listing) lookup(t idTable, key string, k keyOf) (int32, bool) {
 // entries a key).
 func (l *listing) lookupAll(t idTable, key string, k keyOf) []int32 {
 	var out []int32
-	if len(t) == 0 {
+	if t.size == 0 {
 		return out
 	}
-	mask := uint64(len(t) - 1)
-	for j := l.hash(key) & mask; t[j] != 0; j = (j + 1) & mask {
-		if v := t[j]; l.str(k(&l.recs[v-1])) == key {
+	mask := t.size - 1
+	for j := l.hash(key) & mask; t.at(j) != 0; j = (j + 1) & mask {
+		if v := t.at(j); l.str(k(&l.recs[v-1])) == key {
 			out = append(out, v-1)
 		}
 	}
@@ -70,51 +109,52 @@ func (l *listing) lookupAll(t idTable, key string, k keyOf) []int32 {
 
 // tableSet puts entry i in t under its key (replacing an entry of the same
 // key unless multi), growing t when it would be more than half full with
-// live entries; t is changed in place (the caller owns it).
+// live entries; t's own pages are changed in place, the others copied.
 func (l *listing) tableSet(t idTable, i int32, k keyOf, live int, multi bool) idTable {
-	if 2*(live+1) > len(t) {
+	if 2*uint64(live+1) > t.size {
 		grown := newTable(2 * live)
-		for _, v := range t {
-			if v != 0 {
+		for j := uint64(0); j < t.size; j++ {
+			if v := t.at(j); v != 0 {
 				grown = l.tableSet(grown, v-1, k, 0, true)
 			}
 		}
 		t = grown
 	}
 	key := l.str(k(&l.recs[i]))
-	mask := uint64(len(t) - 1)
+	mask := t.size - 1
 	for j := l.hash(key) & mask; ; j = (j + 1) & mask {
-		v := t[j]
+		v := t.at(j)
 		if v == 0 || v == i+1 || (!multi && l.str(k(&l.recs[v-1])) == key) {
-			t[j] = i + 1
+			t.put(j, i+1)
 			return t
 		}
 	}
 }
 
-// tableDelete removes entry i from t (in place) when it is there under its
-// key, shifting back the entries that probed past its slot.
+// tableDelete removes entry i from t when it is there under its key,
+// shifting back the entries that probed past its slot (t's own pages are
+// changed in place, the others copied).
 func (l *listing) tableDelete(t idTable, i int32, k keyOf) {
-	if len(t) == 0 {
+	if t.size == 0 {
 		return
 	}
 	key := l.str(k(&l.recs[i]))
-	mask := uint64(len(t) - 1)
+	mask := t.size - 1
 	j := l.hash(key) & mask
-	for ; t[j] != i+1; j = (j + 1) & mask {
-		if t[j] == 0 {
+	for ; t.at(j) != i+1; j = (j + 1) & mask {
+		if t.at(j) == 0 {
 			return
 		}
 	}
 	for {
-		t[j] = 0
+		t.put(j, 0)
 		n := j
 		for {
 			n = (n + 1) & mask
-			if t[n] == 0 {
+			if t.at(n) == 0 {
 				return
 			}
-			home := l.hash(l.str(k(&l.recs[t[n]-1]))) & mask
+			home := l.hash(l.str(k(&l.recs[t.at(n)-1]))) & mask
 			// t[n] stays when its home lies cyclically in (j, n]
 			if j <= n {
 				if j < home && home <= n {
@@ -123,7 +163,7 @@ func (l *listing) tableDelete(t idTable, i int32, k keyOf) {
 			} else if j < home || home <= n {
 				continue
 			}
-			t[j] = t[n]
+			t.put(j, t.at(n))
 			j = n
 			break
 		}
@@ -156,6 +196,14 @@ func (l *listing) putText(parts ...[]byte) span {
 		l.text = append(l.text, p...)
 	}
 	return s
+}
+
+// putString appends s to the slab and returns its span.
+func (l *listing) putString(s string) span {
+	l.text = grow(l.text, len(s), l.slack)
+	sp := span{off: uint32(len(l.text)), n: uint32(len(s))}
+	l.text = append(l.text, s...)
+	return sp
 }
 
 // grow makes room for n more items past len(s), a 1/frac of its length

@@ -180,20 +180,19 @@ func TestMessageReachesTheOtherPartyLive(t *testing.T) {
 		t.Fatalf("post: %s", r.Raw)
 	}
 	got := map[string]sseEvent{}
-	for deadline := time.After(time.Second); len(got) < 2; {
+	for deadline := time.After(eventually); len(got) < 2; {
 		select {
 		case f := <-clientStream.frames:
 			if f.Name != "" {
 				got[f.Name] = f
 			}
 		case <-deadline:
-			t.Fatalf("within 1 s the client got only %v", got)
+			t.Fatalf("the client got only %v", got)
 		}
 	}
 	ev := got[events.Message]
-	if lag := ev.At.Sub(sent); lag > time.Second {
-		t.Fatalf("message took %s", lag)
-	}
+	// How fast is the bench's question (go run ./bench, live events), not
+	// this test's: a busy machine delays the frame, it does not lose it.
 	t.Logf("message on the recipient's stream %s after the POST began", ev.At.Sub(sent))
 	var msg map[string]any
 	if err := json.Unmarshal([]byte(ev.Data), &msg); err != nil || msg["body"] != "Llego a las 3" || msg["jobId"] != w.job {
@@ -235,7 +234,7 @@ func TestJobEvents(t *testing.T) {
 		t.Fatalf("accept: %s", r.Raw)
 	}
 	for name, s := range map[string]*client{"client": cs, "camello": ms} {
-		ev, ok := s.next(t, events.Job, 2*time.Second)
+		ev, ok := s.next(t, events.Job, eventually)
 		if !ok || !strings.Contains(ev.Data, w.job) || !strings.Contains(ev.Data, "ASIGNADO") {
 			t.Errorf("%s: job event %+v", name, ev)
 		}
@@ -243,7 +242,7 @@ func TestJobEvents(t *testing.T) {
 	if r := k.Post("/api/jobs/"+w.job+"/start", w.camCk, nil); r.Status != 200 {
 		t.Fatalf("start: %s", r.Raw)
 	}
-	if ev, ok := cs.next(t, events.Job, 2*time.Second); !ok || !strings.Contains(ev.Data, "EN_PROGRESO") {
+	if ev, ok := cs.next(t, events.Job, eventually); !ok || !strings.Contains(ev.Data, "EN_PROGRESO") {
 		t.Errorf("start event %+v", ev)
 	}
 }
@@ -257,7 +256,7 @@ func TestRevokedSessionEndsTheStream(t *testing.T) {
 	if r := k.Post("/api/auth/logout", w.clientCk, nil); r.Status != 200 {
 		t.Fatalf("logout: %s", r.Raw)
 	}
-	if !s.ended(2 * time.Second) {
+	if !s.ended(eventually) {
 		t.Fatal("stream still open after logout")
 	}
 	if r := k.Get("/api/events", w.clientCk); r.Status != 401 || r.Error() != "No autorizado" {
@@ -272,7 +271,7 @@ func TestRevokedSessionEndsTheStream(t *testing.T) {
 	if err := k.App.Save(w.camUser); err != nil {
 		t.Fatal(err)
 	}
-	if !s2.ended(2 * time.Second) {
+	if !s2.ended(eventually) {
 		t.Fatal("stream of a disabled user still open")
 	}
 }
@@ -299,7 +298,7 @@ func TestResumeFromInbox(t *testing.T) {
 	}
 	first := ids[len(ids)-4]
 	s := open(t, k, w.clientCk, map[string]string{"Last-Event-ID": first}, "?once=true")
-	if !s.ended(2 * time.Second) {
+	if !s.ended(eventually) {
 		t.Fatal("once=true kept the stream open")
 	}
 	got := []string{}
@@ -313,12 +312,12 @@ func TestResumeFromInbox(t *testing.T) {
 	}
 	// The query parameter works too, and another user's id replays nothing.
 	s = open(t, k, w.clientCk, nil, "?once=1&lastEventId="+first)
-	s.ended(2 * time.Second)
+	s.ended(eventually)
 	if n := countNamed(s, events.Notification); n != 3 {
 		t.Fatalf("lastEventId replayed %d", n)
 	}
 	s = open(t, k, w.strangerCk, map[string]string{"Last-Event-ID": first}, "?once=true")
-	s.ended(2 * time.Second)
+	s.ended(eventually)
 	if n := countNamed(s, events.Notification); n != 0 {
 		t.Fatalf("stranger replayed %d of the client's items", n)
 	}
@@ -358,12 +357,17 @@ func TestDisconnectFreesTheStream(t *testing.T) {
 	}
 }
 
+// eventually bounds a wait for something that must happen: it only stops
+// a hung test, so a busy machine never reaches it. (Windows in which
+// something must NOT happen stay short: waiting longer proves no more.)
+const eventually = time.Minute
+
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(eventually)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 3 s")
+			t.Fatal("condition not met")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -382,7 +386,7 @@ func TestBulkInboxItemsStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, ok := s.next(t, events.Notification, time.Second)
+	ev, ok := s.next(t, events.Notification, eventually)
 	if !ok || ev.ID == "" || !strings.Contains(ev.Data, "Mantenimiento") || !strings.Contains(ev.Data, `"createdAt":"`) {
 		t.Fatalf("bulk item: %+v", ev)
 	}
@@ -392,7 +396,7 @@ func TestBulkInboxItemsStream(t *testing.T) {
 	if r := k.Post("/api/jobs/"+w.job+"/cancel", w.clientCk, nil); r.Status != 200 {
 		t.Fatalf("cancel: %s", r.Raw)
 	}
-	if ev, ok := s.next(t, events.Job, time.Second); !ok || !strings.Contains(ev.Data, "CANCELADO") {
+	if ev, ok := s.next(t, events.Job, eventually); !ok || !strings.Contains(ev.Data, "CANCELADO") {
 		t.Fatalf("cancel event %+v", ev)
 	}
 	if ev, ok := other.next(t, events.Notification, 300*time.Millisecond); ok {
@@ -413,7 +417,7 @@ func TestSessionCheckIsPerStream(t *testing.T) {
 	if err := session.RevokeSession(k.App, second); err != nil {
 		t.Fatal(err)
 	}
-	if !gone.ended(2 * time.Second) {
+	if !gone.ended(eventually) {
 		t.Fatal("stream of the revoked session still open")
 	}
 	if keep.ended(300*time.Millisecond) || cam.ended(0) {
@@ -422,7 +426,7 @@ func TestSessionCheckIsPerStream(t *testing.T) {
 	if r := k.Post("/api/jobs/"+w.job+"/messages", w.camCk, map[string]any{"body": "Sigo aquí"}); r.Status != 201 {
 		t.Fatalf("message: %d %s", r.Status, r.Raw)
 	}
-	if _, ok := keep.next(t, "message", 2*time.Second); !ok {
+	if _, ok := keep.next(t, "message", eventually); !ok {
 		t.Fatal("the client's other stream missed the message")
 	}
 }

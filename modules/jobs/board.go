@@ -16,7 +16,6 @@ import (
 	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/internal/text"
-	"camellos/internal/timefmt"
 	"camellos/modules/camellos"
 	"camellos/modules/catalog"
 	"camellos/modules/users"
@@ -28,9 +27,10 @@ import (
 // The open board (GET /api/jobs/open, routed by the quotes area) is an
 // in-memory projection of the open jobs (PENDIENTE, without provider): per
 // service, newest first (created DESC, id DESC, as the SQL it replaces),
-// and per service and folded city, each job rendered once. A page merges
-// the caller's services' lists; the total is the sum of their lengths: no
-// SQL per request.
+// and per service and folded city, each job packed once (its texts
+// escaped for JSON, board_packed.go). A page merges the caller's
+// services' lists and renders its jobs from their parts; the total is the
+// sum of the lists' lengths: no SQL per request.
 //
 // It follows the one concurrency model of internal/readmodel: a built
 // board is a snapshot that no write changes once readers can see it (a
@@ -38,44 +38,36 @@ import (
 // conditional assignments of Assign and AssignQuoted, a review of it)
 // re-reads that one job and derives a new snapshot that copies only the
 // lists of the job's service: the map of services is copied (tens of
-// entries), every other service's lists are shared. Patches are
+// entries), every other service's lists are shared, and the job's new
+// entry is appended to the shared packed store. Patches are
 // serialised and each re-reads the database after its commit, so the
 // board ends at the database's state whatever order the hooks of racing
 // writes run in. A client's rename re-renders that client's open jobs; a
 // catalog write rebuilds (readers keep the old snapshot meanwhile); a
 // commit by another process drops it (internal/readmodel).
 
-// board is one snapshot: the open jobs of each service.
-type board map[string]*serviceJobs
+// board is one snapshot: the open jobs of each service, their entries in
+// st (board_packed.go). Never changed once stored: a patch derives a new
+// one.
+type board struct {
+	services map[string]*serviceJobs
+	st       *store
+}
 
-// serviceJobs are the open jobs of one service, newest first, also by
-// folded city, and the service as they render it. Never changed once
-// stored: a patch builds a new one.
+// serviceJobs are the open jobs of one service (entries of the board's
+// store), newest first, also by folded city, and the service's JSON as
+// the jobs render it. Never changed once stored: a patch builds a new one.
 type serviceJobs struct {
-	all    []*openJob
-	byCity map[string][]*openJob
-	ref    catalog.ServiceRef
-}
-
-// openJob is one open job: its order and filter keys and its JSON.
-type openJob struct {
-	id, created, cityKey string
-	json                 []byte
-}
-
-// newer reports whether a comes before b on the board.
-func newer(a, b *openJob) bool {
-	if a.created != b.created {
-		return a.created > b.created
-	}
-	return a.id > b.id
+	all    []int32
+	byCity map[string][]int32
+	ref    []byte
 }
 
 // openBoard is the board of one app.
 type openBoard struct {
 	app    core.App
 	mu     sync.Mutex // a patch or a check at a time (a check sees no patch)
-	cache  memo.Cache[board]
+	cache  memo.Cache[*board]
 	one    *dbx.Query // boardSelect of one job, prepared once (under mu)
 	bodies sync.Pool  // *[]byte: buffers of rendered pages (one of 20 is ~13 KB)
 }
@@ -95,7 +87,7 @@ func declareBoard(app core.App) {
 	readmodel.Declare(app, readmodel.Projection{
 		Name:   "board",
 		Tables: []string{Collection, users.Collection, camellos.ReviewsCollection, "services", "categories"},
-		Bound:  "every open job (~700 B each: 70 MB at 100,000)",
+		Bound:  "every open job (~200 B each, packed: 20 MB at 100,000)",
 		Drop:   b.cache.Invalidate,
 		Check:  func(core.App) (int, error) { return b.compare() },
 	})
@@ -124,13 +116,20 @@ func (b *openBoard) compare() (int, error) {
 		return 0, err
 	}
 	diffs := 0
-	services := maps.Clone(cur)
-	maps.Copy(services, fresh)
+	services := maps.Clone(cur.services)
+	maps.Copy(services, fresh.services)
+	var ja, jf []byte
 	for svc := range services {
-		a, f := cur.list(svc), fresh.list(svc)
-		diffs += max(len(a), len(f)) - min(len(a), len(f))
-		for i := range min(len(a), len(f)) {
-			if a[i].id != f[i].id || !bytes.Equal(a[i].json, f[i].json) {
+		a, f := cur.services[svc], fresh.services[svc]
+		if a == nil || f == nil {
+			diffs += max(len(a.list()), len(f.list()))
+			continue
+		}
+		diffs += max(len(a.all), len(f.all)) - min(len(a.all), len(f.all))
+		for i := range min(len(a.all), len(f.all)) {
+			ja = cur.st.appendJSON(ja[:0], a.all[i], a.ref)
+			jf = fresh.st.appendJSON(jf[:0], f.all[i], f.ref)
+			if !bytes.Equal(ja, jf) {
 				diffs++
 			}
 		}
@@ -138,11 +137,12 @@ func (b *openBoard) compare() (int, error) {
 	return diffs, nil
 }
 
-func (bd board) list(svc string) []*openJob {
-	if sj := bd[svc]; sj != nil {
-		return sj.all
+// list is the service's jobs (none for a nil service).
+func (sj *serviceJobs) list() []int32 {
+	if sj == nil {
+		return nil
 	}
-	return nil
+	return sj.all
 }
 
 // boardRow is the columns of a job the board renders.
@@ -175,36 +175,56 @@ var boardSelect = "SELECT j.id, j.created, j.updated, j.title, j.description, j.
 	"j.neighborhood, j.service, j.client, j.priceAmount, " + users.NameSQL("j.client") + " AS clientName, " +
 	camellos.ReviewedSQL("j.id") + " AS reviewed, " + openJobs + " AS open FROM " + Collection + " j WHERE "
 
-// build reads every open job and their services.
-func (b *openBoard) build() (board, error) {
-	var rows []boardRow
-	if err := b.app.DB().NewQuery(boardSelect + openJobs).All(&rows); err != nil {
-		return nil, err
-	}
-	ids := make([]string, 0, 64)
-	for _, r := range rows {
-		ids = append(ids, r.Service)
-	}
-	refs, err := serviceRefs(b.app, ids)
+// build reads every open job (row by row, into the packed store) and
+// their services.
+func (b *openBoard) build() (*board, error) {
+	rows, err := b.app.DB().NewQuery(boardSelect + openJobs).Rows()
 	if err != nil {
 		return nil, err
 	}
-	jobsOf := map[string][]*openJob{}
-	for i := range rows {
-		j, err := renderOpenJob(&rows[i], refs)
+	defer rows.Close()
+	st := newStore()
+	jobsOf := map[string][]int32{}
+	for rows.Next() {
+		var r boardRow
+		if err := rows.ScanStruct(&r); err != nil {
+			return nil, err
+		}
+		i, err := st.add(&r)
 		if err != nil {
 			return nil, err
 		}
-		jobsOf[rows[i].Service] = append(jobsOf[rows[i].Service], j)
+		jobsOf[r.Service] = append(jobsOf[r.Service], i)
 	}
-	bd := board{}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	st.built()
+	refs, err := serviceRefs(b.app, slices.Collect(maps.Keys(jobsOf)))
+	if err != nil {
+		return nil, err
+	}
+	bd := &board{services: make(map[string]*serviceJobs, len(jobsOf)), st: st}
 	for svc, list := range jobsOf {
-		sort.Slice(list, func(a, b int) bool { return newer(list[a], list[b]) })
-		sj := &serviceJobs{all: list, byCity: map[string][]*openJob{}, ref: refs[svc]}
-		for _, j := range list {
-			sj.byCity[j.cityKey] = append(sj.byCity[j.cityKey], j)
+		slices.SortFunc(list, func(x, y int32) int {
+			if st.newer(x, y) {
+				return -1
+			}
+			return 1
+		})
+		ref, err := json.Marshal(refs[svc])
+		if err != nil {
+			return nil, err
 		}
-		bd[svc] = sj
+		sj := &serviceJobs{all: slices.Clip(list), byCity: map[string][]int32{}, ref: ref}
+		for _, j := range list {
+			key := st.strs.s[st.entries.s[j].key]
+			sj.byCity[key] = append(sj.byCity[key], j)
+		}
+		for key, l := range sj.byCity {
+			sj.byCity[key] = slices.Clip(l)
+		}
+		bd.services[svc] = sj
 	}
 	return bd, nil
 }
@@ -222,94 +242,65 @@ func serviceRefs(app core.App, ids []string) (map[string]catalog.ServiceRef, err
 	return refs, err
 }
 
-// boardJSON is jobs.JSON's map without "address", its keys in the order
-// encoding/json writes a map's.
-type boardJSON struct {
-	City         string             `json:"city"`
-	Client       boardClient        `json:"client"`
-	ClientID     string             `json:"clientId"`
-	CreatedAt    string             `json:"createdAt"`
-	Description  string             `json:"description"`
-	ID           string             `json:"id"`
-	Neighborhood string             `json:"neighborhood"`
-	Price        *boardPrice        `json:"price"`
-	Provider     any                `json:"provider"`
-	Reviewed     bool               `json:"reviewed"`
-	Service      catalog.ServiceRef `json:"service"`
-	Source       string             `json:"source"`
-	Status       string             `json:"status"`
-	Title        string             `json:"title"`
-	UpdatedAt    string             `json:"updatedAt"`
-}
-
-type boardClient struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-type boardPrice struct {
-	Amount   int    `json:"amount"`
-	Currency string `json:"currency"`
-}
-
-// renderOpenJob renders one row (its service in refs).
-func renderOpenJob(r *boardRow, refs map[string]catalog.ServiceRef) (*openJob, error) {
-	v := boardJSON{City: r.City, Client: boardClient{r.Client, r.ClientName}, ClientID: r.Client,
-		CreatedAt: timefmt.ISOOfStored(r.Created), Description: r.Description, ID: r.ID, Neighborhood: r.Neighborhood,
-		Reviewed: r.Reviewed, Service: refs[r.Service], Source: r.Source, Status: StatusPending, Title: r.Title,
-		UpdatedAt: timefmt.ISOOfStored(r.Updated)}
-	if n := int(r.PriceAmount); n > 0 {
-		v.Price = &boardPrice{n, Currency}
-	}
-	raw, err := json.Marshal(v)
-	return &openJob{id: r.ID, created: r.Created, cityKey: r.CityKey, json: raw}, err
-}
-
 // refreshJob re-reads one job after a committed write and puts it on the
 // board, moves it, or takes it off; oldServices are services it may have
 // been listed under before the write (a deleted job may be under any).
 // Only the lists of those services are copied; the job is found in them
-// by its order key (created never changes), not by a scan.
+// by its order key (created never changes), not by a scan. The new entry
+// is appended to the shared store; the one it replaces is left dead until
+// the board is compacted.
 func (b *openBoard) refreshJob(jobID string, oldServices ...string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.cache.Update(func(old board) (board, error) {
+	b.cache.Update(func(old *board) (*board, error) {
 		var r boardRow
 		err := b.readOne(jobID, &r)
 		if errors.Is(err, sql.ErrNoRows) {
-			oldServices = slices.Collect(maps.Keys(old))
+			oldServices = slices.Collect(maps.Keys(old.services))
 		} else if err != nil {
 			return nil, err
 		}
-		var j *openJob
-		var ref catalog.ServiceRef
+		next := &board{services: maps.Clone(old.services), st: old.st.derive()}
+		j := int32(-1)
+		var ref []byte
 		if err == nil && r.Open {
-			refs := map[string]catalog.ServiceRef{}
-			if sj := old[r.Service]; sj != nil {
-				refs[r.Service] = sj.ref // a catalog write rebuilds the board
-			} else if refs, err = serviceRefs(b.app, []string{r.Service}); err != nil {
-				return nil, err
+			if sj := old.services[r.Service]; sj != nil {
+				ref = sj.ref // a catalog write rebuilds the board
+			} else {
+				refs, err := serviceRefs(b.app, []string{r.Service})
+				if err != nil {
+					return nil, err
+				}
+				if ref, err = json.Marshal(refs[r.Service]); err != nil {
+					return nil, err
+				}
 			}
-			ref = refs[r.Service]
-			if j, err = renderOpenJob(&r, refs); err != nil {
+			if j, err = next.st.add(&r); err != nil {
 				return nil, err
 			}
 		}
-		next := maps.Clone(old)
 		replaced := false
 		for _, svc := range slices.Compact(slices.Sorted(slices.Values(append(oldServices, r.Service)))) {
-			if j != nil && svc == r.Service && next.replace(svc, j) {
+			if j >= 0 && svc == r.Service && next.replace(svc, j, r.Created, r.ID) {
 				replaced = true
 				continue
 			}
 			next.remove(svc, jobID, r.Created)
 		}
-		if j != nil && !replaced {
+		if j >= 0 && !replaced {
 			next.insert(r.Service, ref, j)
+		}
+		if live := len(next.st.entries.s) - next.st.dead; next.st.dead > live/4+compactAfter {
+			next.compact()
 		}
 		return next, nil
 	})
 }
+
+// compactAfter is how many dead entries a board keeps past a quarter of
+// its live ones before a patch compacts it (a small board is cheap to
+// compact; a large one's dead quarter bounds its overhead).
+const compactAfter = 256
 
 // readOne reads one job's board row with a statement prepared once (dbx
 // rewrites the SQL of every new query with two regular expressions: a
@@ -332,78 +323,93 @@ func (b *openBoard) readOne(jobID string, r *boardRow) error {
 
 // find is the position of job id in list (newest first), or -1; created is
 // its stored created ("" when unknown: then the list is scanned).
-func find(list []*openJob, id, created string) int {
+func (st *store) find(list []int32, id, created string) int {
 	if created == "" {
-		return slices.IndexFunc(list, func(j *openJob) bool { return j.id == id })
+		return slices.IndexFunc(list, func(i int32) bool {
+			_, jid := st.order(i)
+			return string(jid) == id
+		})
 	}
-	key := &openJob{id: id, created: created}
-	i := sort.Search(len(list), func(i int) bool { return !newer(list[i], key) })
-	if i < len(list) && list[i].id == id {
-		return i
+	k := sort.Search(len(list), func(k int) bool { return !st.before(list[k], created, id) })
+	if k < len(list) {
+		if _, jid := st.order(list[k]); string(jid) == id {
+			return k
+		}
 	}
 	return -1
 }
 
-// replace puts j in the place of the job it renders anew, in copies of
-// service svc's lists: one copy of each instead of a removal's and an
+// replace puts entry j in the place of the job it renders anew, in copies
+// of service svc's lists: one copy of each instead of a removal's and an
 // insertion's; false when the job is not there in the same city.
-func (bd board) replace(svc string, j *openJob) bool {
-	sj := bd[svc]
+func (bd *board) replace(svc string, j int32, created, id string) bool {
+	sj := bd.services[svc]
 	if sj == nil {
 		return false
 	}
-	i, city := find(sj.all, j.id, j.created), sj.byCity[j.cityKey]
-	if i < 0 || sj.all[i].cityKey != j.cityKey {
+	st := bd.st
+	i := st.find(sj.all, id, created)
+	if i < 0 || st.entries.s[sj.all[i]].key != st.entries.s[j].key {
 		return false
 	}
-	k := find(city, j.id, j.created)
+	key := st.strs.s[st.entries.s[j].key]
+	city := sj.byCity[key]
+	k := st.find(city, id, created)
 	out := &serviceJobs{all: slices.Clone(sj.all), byCity: maps.Clone(sj.byCity), ref: sj.ref}
 	out.all[i] = j
-	out.byCity[j.cityKey] = slices.Clone(city)
-	out.byCity[j.cityKey][k] = j
-	bd[svc] = out
+	out.byCity[key] = slices.Clone(city)
+	out.byCity[key][k] = j
+	bd.services[svc] = out
+	st.dead++
 	return true
 }
 
 // remove replaces service svc's lists by copies without job id (when it is
 // listed there).
-func (bd board) remove(svc, id, created string) {
-	sj := bd[svc]
+func (bd *board) remove(svc, id, created string) {
+	sj := bd.services[svc]
 	if sj == nil {
 		return
 	}
-	i := find(sj.all, id, created)
+	st := bd.st
+	i := st.find(sj.all, id, created)
 	if i < 0 {
 		return
 	}
+	st.dead++
 	j := sj.all[i]
 	if len(sj.all) == 1 {
-		delete(bd, svc)
+		delete(bd.services, svc)
 		return
 	}
+	c, _ := st.order(j)
+	created = string(c)
+	key := st.strs.s[st.entries.s[j].key]
 	out := &serviceJobs{all: slices.Delete(slices.Clone(sj.all), i, i+1), byCity: maps.Clone(sj.byCity), ref: sj.ref}
-	city := sj.byCity[j.cityKey]
-	if k := find(city, id, j.created); k >= 0 && len(city) > 1 {
-		out.byCity[j.cityKey] = slices.Delete(slices.Clone(city), k, k+1)
+	city := sj.byCity[key]
+	if k := st.find(city, id, created); k >= 0 && len(city) > 1 {
+		out.byCity[key] = slices.Delete(slices.Clone(city), k, k+1)
 	} else if k >= 0 {
-		delete(out.byCity, j.cityKey)
+		delete(out.byCity, key)
 	}
-	bd[svc] = out
+	bd.services[svc] = out
 }
 
-// insert replaces service svc's lists by copies with j in its place.
-func (bd board) insert(svc string, ref catalog.ServiceRef, j *openJob) {
-	sj := bd[svc]
+// insert replaces service svc's lists by copies with entry j in its place.
+func (bd *board) insert(svc string, ref []byte, j int32) {
+	sj := bd.services[svc]
 	if sj == nil {
-		sj = &serviceJobs{byCity: map[string][]*openJob{}}
+		sj = &serviceJobs{byCity: map[string][]int32{}}
 	}
-	add := func(list []*openJob) []*openJob {
-		i := sort.Search(len(list), func(i int) bool { return !newer(list[i], j) })
+	st := bd.st
+	add := func(list []int32) []int32 {
+		i := sort.Search(len(list), func(i int) bool { return !st.newer(list[i], j) })
 		return slices.Insert(slices.Clone(list), i, j)
 	}
+	key := st.strs.s[st.entries.s[j].key]
 	out := &serviceJobs{all: add(sj.all), byCity: maps.Clone(sj.byCity), ref: ref}
-	out.byCity[j.cityKey] = add(sj.byCity[j.cityKey])
-	bd[svc] = out
+	out.byCity[key] = add(sj.byCity[key])
+	bd.services[svc] = out
 }
 
 // refreshClient re-renders the open jobs of a user (its name changed).
@@ -444,7 +450,7 @@ func bindBoard(app core.App) {
 	ev.CatalogChanged.BindFunc(func(e *bus.Change) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		b.cache.Update(func(board) (board, error) { return b.build() })
+		b.cache.Update(func(*board) (*board, error) { return b.build() })
 		return e.Next()
 	})
 	// A review names its job (and, moved by the dashboard, the one before).
@@ -471,10 +477,12 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) (bo
 		return nil, nil, err
 	}
 	cityKey := text.Fold(city)
-	lists := make([][]*openJob, 0, len(services))
+	st := bd.st
+	lists := make([][]int32, 0, len(services))
+	refs := make([][]byte, 0, len(services))
 	var total int64
 	for _, s := range services {
-		sj := bd[s]
+		sj := bd.services[s]
 		if sj == nil {
 			continue
 		}
@@ -484,6 +492,7 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) (bo
 		}
 		if len(l) > 0 {
 			lists = append(lists, l)
+			refs = append(refs, sj.ref)
 			total += int64(len(l))
 		}
 	}
@@ -496,7 +505,7 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) (bo
 	for n := 0; n < p.PerPage; {
 		best := -1
 		for i, l := range lists {
-			if len(l) > 0 && (best < 0 || newer(l[0], lists[best][0])) {
+			if len(l) > 0 && (best < 0 || st.newer(l[0], lists[best][0])) {
 				best = i
 			}
 		}
@@ -512,7 +521,7 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) (bo
 		if n > 0 {
 			buf = append(buf, ',')
 		}
-		buf = append(buf, j.json...)
+		buf = st.appendJSON(buf, j, refs[best])
 		n++
 	}
 	buf = append(buf, `],"page":`...)

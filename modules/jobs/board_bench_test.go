@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -24,7 +25,8 @@ import (
 // CAMELLOS_BOARD_JOBS open jobs (20,000) over 20 services — a page of a
 // camello with 3 services from the projection against the plain indexed
 // query it replaces (the same page and total, rendered as jobs.JSON), and
-// the patch one job's write applies to the projection
+// the patch one job's write applies to the projection, and the live
+// heap the built board holds per open job (build: heap-B/job)
 // (go test -run x -bench Board -benchtime 2000x ./modules/jobs).
 func BenchmarkBoard(b *testing.B) {
 	n := 20_000
@@ -57,11 +59,20 @@ func BenchmarkBoard(b *testing.B) {
 	}
 	mine := svcs[:3]
 	p := httpapi.Page{Page: 1, PerPage: 20}
+	heapBefore, cpuBefore := liveHeap(), processCPU()
 	if _, release, err := jobs.BoardPage(k.App, mine, "", p); err != nil { // built before it is timed
 		b.Fatal(err)
 	} else {
 		release()
 	}
+	buildCPU := processCPU() - cpuBefore
+	perJob := float64(liveHeap()-heapBefore) / float64(n)
+	b.Run("build", func(b *testing.B) { // the live heap the built board holds, the CPU its build took
+		for range b.N {
+		}
+		b.ReportMetric(perJob, "heap-B/job")
+		b.ReportMetric(float64(buildCPU)/float64(n), "build-cpu-ns/job")
+	})
 	b.Run("page/projection", func(b *testing.B) {
 		cpuPerOp(b, func(int) {
 			body, release, err := jobs.BoardPage(k.App, mine, "", p)
@@ -73,7 +84,7 @@ func BenchmarkBoard(b *testing.B) {
 	})
 	b.Run("page/sql", func(b *testing.B) {
 		cpuPerOp(b, func(int) {
-			if body := boardPageSQL(b, k.App, mine, p); len(body) < 1000 {
+			if body := boardPageSQL(b, k.App, mine, "", p); len(body) < 1000 {
 				b.Fatal(len(body))
 			}
 		})
@@ -83,31 +94,46 @@ func BenchmarkBoard(b *testing.B) {
 	})
 }
 
+// liveHeap is the live heap after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
 // cpuPerOp reports the process's CPU time (user + system) per iteration
 // of fn: less sensitive than ns/op to a machine busy with other work.
 func cpuPerOp(b *testing.B, fn func(i int)) {
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	start := cpu()
+	start := processCPU()
 	for i := range b.N {
 		fn(i)
 	}
-	b.ReportMetric(float64(cpu()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// processCPU is the process's CPU time so far (user + system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // boardPageSQL is the page as the SQL the board replaced answers it:
-// idx_jobs_open's rows of the services, newest first, with their clients'
+// idx_jobs_open's rows of the services (in one folded city when cityKey
+// is not ""), newest first, with their clients'
 // names, reviews and services, counted and rendered like jobs.JSON.
-func boardPageSQL(b *testing.B, app core.App, services []string, p httpapi.Page) []byte {
+func boardPageSQL(b testing.TB, app core.App, services []string, cityKey string, p httpapi.Page) []byte {
 	var rows []jobs.BoardRow
 	in := []any{}
 	for _, s := range services {
 		in = append(in, s)
 	}
 	where := dbx.And(dbx.HashExp{"status": jobs.StatusPending, "provider": ""}, dbx.In("service", in...))
+	if cityKey != "" {
+		where = dbx.And(where, dbx.HashExp{"cityKey": cityKey})
+	}
 	var total int
 	if err := app.DB().Select("COUNT(*)").From(jobs.Collection).Where(where).Row(&total); err != nil {
 		b.Fatal(err)

@@ -12,7 +12,23 @@ const ReminderBatch = reminderBatch
 
 // RefreshBoardJob applies one job's committed write to the open board
 // (the patch its record hook runs; benchmarks).
-func RefreshBoardJob(app core.App, id string) { boardOf(app).refreshJob(id) }
+func RefreshBoardJob(app core.App, id string, oldServices ...string) {
+	boardOf(app).refreshJob(id, oldServices...)
+}
+
+// BoardDiffs counts the places where the built board differs from a
+// fresh build (the read model's check; tests only).
+func BoardDiffs(app core.App) (int, error) { return boardOf(app).compare() }
+
+// BoardEntries is how many entries the built board's store holds and how
+// many of them are dead (tests only).
+func BoardEntries(app core.App) (entries, dead int) {
+	bd, ok := boardOf(app).cache.Peek()
+	if !ok {
+		return 0, 0
+	}
+	return len(bd.st.entries.s), bd.st.dead
+}
 
 // LoadParties reads a job's parties from the database (the plain indexed
 // query the parties projection keeps; benchmarks).

@@ -108,7 +108,7 @@ func TestReminderSweepLoad(t *testing.T) {
 	if got := k.Count("notifications", "kind = 'APPOINTMENT_REMINDER'"); got != 2*n {
 		t.Fatalf("%d reminder notifications, want %d", got, 2*n)
 	}
-	if !notifications.WaitIdle(k.App, 10*time.Second) {
+	if !notifications.WaitIdle(k.App, time.Minute) {
 		t.Fatal("delivery queue did not drain")
 	}
 }

@@ -95,22 +95,11 @@ func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
 		})
 	}
 
-	datas := make([]string, len(items))
 	users := make([]string, 0, len(items))
 	seen := make(map[string]bool, len(items))
-	var lastData uintptr // items often share one Data map (e.g. both parties of an appointment)
 	for i := range items {
 		if err := validateAddressed(&items[i]); err != nil {
 			return err
-		}
-		if p := reflect.ValueOf(items[i].Data).Pointer(); i > 0 && p != 0 && p == lastData {
-			datas[i] = datas[i-1]
-		} else {
-			raw, err := dataJSON(items[i].Data)
-			if err != nil {
-				return err
-			}
-			datas[i], lastData = raw, p
 		}
 		if !seen[items[i].UserID] {
 			seen[items[i].UserID] = true
@@ -120,6 +109,25 @@ func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
 	recips, err := knownRecipients(app, users, known)
 	if err != nil {
 		return err
+	}
+	// An erased (or disabled) user gets nothing: checked in this
+	// transaction, so a writer that read the user before an erasure (a
+	// broadcast's batch, the sweep's next batch) writes nothing after it.
+	if items, err = dropDisabled(app, items, users, recips, known); err != nil || len(items) == 0 {
+		return err
+	}
+	datas := make([]string, len(items))
+	var lastData uintptr // items often share one Data map (e.g. both parties of an appointment)
+	for i := range items {
+		if p := reflect.ValueOf(items[i].Data).Pointer(); i > 0 && p != 0 && p == lastData {
+			datas[i] = datas[i-1]
+		} else {
+			raw, err := dataJSON(items[i].Data)
+			if err != nil {
+				return err
+			}
+			datas[i], lastData = raw, p
+		}
 	}
 
 	created := types.NowDateTime().String()
@@ -159,6 +167,42 @@ func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
 		return nil
 	})
 	return nil
+}
+
+// dropDisabled returns items without those of disabled users (an erased
+// account is disabled), as this transaction sees them: the users read in it
+// (recips) say so themselves; those known from a read before it are read
+// again, with one query. items is left as it is when nobody is disabled.
+func dropDisabled(app core.App, items []Addressed, userIDs []string, recips map[string]*recipient, known Recipients) ([]Addressed, error) {
+	disabled := map[string]bool{}
+	var stale []string
+	for _, u := range userIDs {
+		switch r := recips[u]; {
+		case known[u] != nil:
+			stale = append(stale, u)
+		case r != nil && r.disabled:
+			disabled[u] = true
+		}
+	}
+	if len(stale) > 0 {
+		ids, err := users.DisabledAmong(app, stale)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range ids {
+			disabled[u] = true
+		}
+	}
+	if len(disabled) == 0 {
+		return items, nil
+	}
+	kept := make([]Addressed, 0, len(items))
+	for _, it := range items {
+		if !disabled[it.UserID] {
+			kept = append(kept, it)
+		}
+	}
+	return kept, nil
 }
 
 // validateAddressed checks an item against the bounds of the
@@ -259,8 +303,9 @@ func readRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 		Auth     string `db:"auth"`
 		Created  string `db:"created"`
 		Phone    string `db:"phone"`
+		Disabled bool   `db:"disabled"`
 	}
-	err := app.DB().NewQuery("SELECT u.id AS id, COALESCE(p.prefs, '') AS prefs, COALESCE(s.id, '') AS subId, " +
+	err := app.DB().NewQuery("SELECT u.id AS id, u.disabled AS disabled, COALESCE(p.prefs, '') AS prefs, COALESCE(s.id, '') AS subId, " +
 		"COALESCE(s.endpoint, '') AS endpoint, COALESCE(s.p256dh, '') AS p256dh, COALESCE(s.auth, '') AS auth, " +
 		"COALESCE(s.created, '') AS created, COALESCE(w.phone, '') AS phone FROM " + users.Collection + " u " +
 		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
@@ -276,7 +321,7 @@ func readRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 	for _, r := range rows {
 		rc := out[r.ID]
 		if rc == nil {
-			rc = &recipient{prefs: Preferences{}, phone: r.Phone}
+			rc = &recipient{prefs: Preferences{}, phone: r.Phone, disabled: r.Disabled}
 			if r.Prefs != "" && r.Prefs != "null" {
 				if json.Unmarshal([]byte(r.Prefs), &rc.prefs) != nil || rc.prefs == nil {
 					rc.prefs = Preferences{} // unreadable: defaults

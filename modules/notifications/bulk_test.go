@@ -151,7 +151,7 @@ func TestNotifyManyInTransaction(t *testing.T) {
 		if err := notifications.NotifyMany(txApp, items); err != nil {
 			return err
 		}
-		if !notifications.WaitIdle(k.App, 5*time.Second) || len(recv.requests()) != 0 {
+		if !notifications.WaitIdle(k.App, time.Minute) || len(recv.requests()) != 0 {
 			t.Error("pushed before commit")
 		}
 		return nil

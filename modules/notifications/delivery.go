@@ -134,11 +134,13 @@ type job struct {
 }
 
 // recipient is a user's preferences, push subscriptions and confirmed
-// WhatsApp number ("" when none).
+// WhatsApp number ("" when none), and whether the account is disabled.
 type recipient struct {
 	prefs Preferences
 	subs  []subscription
 	phone string
+	// disabled: the account is disabled (or erased) as of the read.
+	disabled bool
 }
 
 // task is one unit of work of the queue: a notification to fan out, or a

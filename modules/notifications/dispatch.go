@@ -54,67 +54,27 @@ type Message struct {
 
 // Notify tells a user about an event, honouring the user's preferences.
 //
-// The inbox record is written with app, which may be a transaction: it
-// commits or rolls back with the caller's write. When the user switched the
-// in-app channel off for this kind, no inbox record is written (reminders
-// are critical and always reach the inbox). Web Push and e-mail are
-// delivered after the write commits, by the background dispatcher, so they
-// never block or fail the request that caused them: an inbox record is
-// picked up by the notifications after-create hook; without one, the
-// delivery is queued once the caller's transaction commits.
+// The inbox row is written with app, which may be a transaction: it
+// commits or rolls back with the caller's write (outside one, Notify runs
+// in its own). When the user switched the in-app channel off for this
+// kind, no inbox row is written (reminders are critical and always reach
+// the inbox). Web Push and e-mail are delivered after the write commits,
+// by the background dispatcher, so they never block or fail the request
+// that caused them. A disabled (or erased) user gets nothing.
 //
-// Inside a transaction (every write of a route) the inbox row is written
-// as NotifyMany writes it, with one raw INSERT instead of a record save:
-// the same checks, row, event and deliveries, at a fraction of the cost
-// inside the single writer's transaction (a record save of a notification
-// was its field validation, a relation lookup, the hooks and, after the
-// commit, one more lookup of the user's subscriptions).
+// The row is written as NotifyMany writes it, with one raw INSERT instead
+// of a record save: the same checks, row, event and deliveries, at a
+// fraction of the cost inside the single writer's transaction (a record
+// save of a notification was its field validation, a relation lookup, the
+// hooks and, after the commit, one more lookup of the user's
+// subscriptions).
 func Notify(app core.App, userID string, msg Message) error {
 	if msg.Data == nil {
 		msg.Data = map[string]any{}
 	}
-	if app.TxInfo() != nil {
-		return NotifyMany(app, []Addressed{{UserID: userID, Message: msg}})
-	}
-	prefs, err := loadPreferences(app, userID)
-	if err != nil {
-		return err
-	}
-	if prefs.allows(msg.Kind, ChannelInApp) {
-		col, err := app.FindCachedCollectionByNameOrId(colNotifications)
-		if err != nil {
-			return err
-		}
-		rec := core.NewRecord(col)
-		rec.Set("user", userID)
-		rec.Set("kind", msg.Kind)
-		rec.Set("title", msg.Title)
-		rec.Set("body", msg.Body)
-		rec.Set("url", msg.URL)
-		rec.Set("data", msg.Data)
-		return app.Save(rec) // the after-create hook queues push and e-mail
-	}
-	if !prefs.allows(msg.Kind, ChannelPush) && !prefs.allows(msg.Kind, ChannelEmail) && !prefs.allows(msg.Kind, ChannelWhatsApp) {
-		return nil
-	}
-	if !isKind(msg.Kind) {
-		return errUnknownKind(msg.Kind)
-	}
-	if !reachable(app, userID) {
-		return nil // no subscription and no e-mail: nothing to deliver
-	}
-	j := job{UserID: userID, Kind: msg.Kind, Title: msg.Title, Body: msg.Body, URL: msg.URL, Data: msg.Data}
-	if tx := app.TxInfo(); tx != nil {
-		tx.OnComplete(func(txErr error) error {
-			if txErr == nil {
-				dispatcherOf(app).enqueue(j)
-			}
-			return nil
-		})
-		return nil
-	}
-	dispatcherOf(app).enqueue(j)
-	return nil
+	// Outside a transaction NotifyMany opens its own: the user is checked
+	// (not erased) in the same transaction as the inbox row is written.
+	return NotifyMany(app, []Addressed{{UserID: userID, Message: msg}})
 }
 
 // isKind reports whether kind is a known notification kind.

@@ -14,3 +14,14 @@ func Pending(app core.App) int {
 // FlushMails mails the coalesced mails held back now, as the end of their
 // windows would (tests only).
 func FlushMails(app core.App) { dispatcherOf(app).flushMails() }
+
+// QueuePushFor writes the push outbox rows of msg to userID's
+// subscriptions as known read them, as the dispatcher does after a
+// notification committed (tests only).
+func QueuePushFor(app core.App, userID string, msg Message, known Recipients) error {
+	var subs []subscription
+	if r := known[userID]; r != nil {
+		subs = r.subs
+	}
+	return queuePushes(app, job{UserID: userID, Kind: msg.Kind, Title: msg.Title, Body: msg.Body, Data: map[string]any{}}, subs)
+}

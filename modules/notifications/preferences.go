@@ -142,6 +142,9 @@ func preferencesPut(e *core.RequestEvent) error {
 	userID := session.AuthUser(e).Id
 	var merged Preferences
 	err = writer.Transaction(e.App, func(txApp core.App) error {
+		if err := stillSignedIn(txApp, userID); err != nil {
+			return err
+		}
 		rec, err := txApp.FindFirstRecordByData(colPreferences, "user", userID)
 		if errors.Is(err, sql.ErrNoRows) {
 			col, err := txApp.FindCachedCollectionByNameOrId(colPreferences)

@@ -328,7 +328,7 @@ func TestNotifyInTransaction(t *testing.T) {
 			return err
 		}
 		// Nothing is sent while the transaction is open.
-		if !notifications.WaitIdle(k.App, 5*time.Second) || len(recv.requests()) != 0 {
+		if !notifications.WaitIdle(k.App, time.Minute) || len(recv.requests()) != 0 {
 			t.Error("pushed before commit")
 		}
 		return nil
@@ -414,7 +414,7 @@ func TestNotifyInAppOffInTransaction(t *testing.T) {
 		if err := notifications.Notify(txApp, user.Id, msg); err != nil {
 			return err
 		}
-		if !notifications.WaitIdle(k.App, 5*time.Second) || len(recv.requests()) != 0 {
+		if !notifications.WaitIdle(k.App, time.Minute) || len(recv.requests()) != 0 {
 			t.Error("pushed before commit")
 		}
 		return nil

@@ -13,6 +13,7 @@ import (
 	"camellos/internal/config"
 	"camellos/internal/outbox"
 	"camellos/internal/writer"
+	"camellos/modules/users"
 	"camellos/modules/whatsapp"
 
 	"github.com/pocketbase/dbx"
@@ -72,10 +73,20 @@ func outboxMode(app core.App) bool {
 	return config.Of(app).PushDelivery == config.PushDeliveryWorker
 }
 
-// queuePushes writes one push_outbox row per subscription of j with app
-// (a transaction: the rows commit or roll back with the notification).
+// queuePushes writes one push_outbox row per subscription of j (the
+// dispatcher, after the notification committed), in one transaction that
+// first checks the user is still enabled: subscriptions read before an
+// erasure get no row after it.
 func queuePushes(app core.App, j job, subs []subscription) error {
-	return queueOutbox(app, []job{j}, [][]subscription{subs})
+	if len(subs) == 0 {
+		return nil
+	}
+	return writer.Transaction(app, func(tx core.App) error {
+		if !users.Enabled(tx, j.UserID) {
+			return nil
+		}
+		return queueOutbox(tx, []job{j}, [][]subscription{subs})
+	})
 }
 
 // queueOutbox writes the push_outbox rows of jobs (jobs[i] to each of

@@ -110,7 +110,7 @@ func withSMTP(app *tests.TestApp) {
 // drain waits for the delivery queue of the kit's app to be empty.
 func drain(t *testing.T, k *testkit.Kit) {
 	t.Helper()
-	if !notifications.WaitIdle(k.App, 20*time.Second) {
+	if !notifications.WaitIdle(k.App, time.Minute) {
 		t.Fatal("delivery queue did not drain")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"camellos/internal/text"
 	"camellos/internal/timefmt"
 	"camellos/internal/writer"
+	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -176,6 +177,9 @@ func storeSubscription(e *core.RequestEvent, in subscriptionIn) (rec *core.Recor
 	}
 	upsert := func() error {
 		return writer.Transaction(e.App, func(txApp core.App) error {
+			if err := stillSignedIn(txApp, user.Id); err != nil {
+				return err
+			}
 			existing, err := txApp.FindFirstRecordByData(colSubscriptions, "endpoint", endpoint)
 			switch {
 			case errors.Is(err, sql.ErrNoRows):
@@ -214,6 +218,16 @@ func storeSubscription(e *core.RequestEvent, in subscriptionIn) (rec *core.Recor
 		err = upsert()
 	}
 	return rec, created, err
+}
+
+// stillSignedIn answers 401 when the signed-in user was erased (or
+// disabled) after the request's session was read: checked in the write's
+// own transaction, so nothing of the user is written after an erasure.
+func stillSignedIn(tx core.App, userID string) error {
+	if !users.Enabled(tx, userID) {
+		return httpapi.Unauthorized(httpapi.MsgUnauthenticated)
+	}
+	return nil
 }
 
 // MaxSubscriptionsPerUser is how many push subscriptions a user keeps; a

@@ -37,7 +37,7 @@ func waKit(t *testing.T) (*testkit.Kit, *watest.Server) {
 func waIdle(t *testing.T, k *testkit.Kit) {
 	t.Helper()
 	drain(t, k)
-	if !whatsapp.WaitIdle(k.App, 20*time.Second) {
+	if !whatsapp.WaitIdle(k.App, time.Minute) {
 		t.Fatal("WhatsApp outbox did not drain")
 	}
 }

@@ -31,6 +31,31 @@ func Enabled(app core.App, id string) bool {
 	return err == nil && !row.Disabled
 }
 
+// Current reports whether the user id exists, is enabled and still has
+// tokenKey (no new password, no erasure since it was read). Read with a
+// transaction's app, the answer holds until it ends: a session or a link
+// is written only for the account as it was checked.
+func Current(app core.App, id, tokenKey string) bool {
+	var row struct {
+		Disabled bool   `db:"disabled"`
+		TokenKey string `db:"tokenKey"`
+	}
+	err := app.DB().Select("disabled", "tokenKey").From(Collection).Where(dbx.HashExp{"id": id}).Limit(1).One(&row)
+	return err == nil && !row.Disabled && row.TokenKey == tokenKey
+}
+
+// DisabledAmong returns the ids among ids (distinct) of disabled users
+// (erased accounts included), with one query. Read with a transaction's
+// app, the answer holds until it ends (see Enabled).
+func DisabledAmong(app core.App, ids []string) ([]string, error) {
+	raw, _ := json.Marshal(ids)
+	out := []string{}
+	err := app.DB().NewQuery("SELECT id FROM " + Collection +
+		" WHERE id IN (SELECT value FROM json_each({:ids})) AND disabled = TRUE").
+		Bind(dbx.Params{"ids": string(raw)}).Column(&out)
+	return out, err
+}
+
 // EnabledIDs returns the ids of the enabled users, ordered by id: those
 // with role when role is not "", else those among ids.
 func EnabledIDs(app core.App, role string, ids []string) ([]string, error) {

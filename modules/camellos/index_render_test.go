@@ -1,0 +1,111 @@
+package camellos
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"camellos/internal/timefmt"
+
+	"github.com/pocketbase/pocketbase/tools/list"
+)
+
+// randomText is a string of the characters JSON escapes and those it
+// does not: controls, quotes, HTML, accents, U+2028/9, emoji, invalid
+// UTF-8.
+func randomText(rng *rand.Rand) string {
+	parts := []string{"a", "Z", "ñ", "é", " ", "\"", "\\", "<", ">", "&", "\n", "\t", "\r", "\b", "\f", "\x00", "\x1f", "\x7f",
+		"\u2028", "\u2029", "😀", "\xff", "\xe2\x80", "/", "'", "plomería", "\u00a0"}
+	var b strings.Builder
+	for n := rng.Intn(12); n > 0; n-- {
+		b.WriteString(parts[rng.Intn(len(parts))])
+	}
+	return b.String()
+}
+
+// The listing's appenders write the bytes encoding/json writes: strings
+// (every escape), ratings (0, fractions, the exponent forms, NaN refused
+// as it refuses it), stored trades (the simple form and every other one),
+// stored dates (PocketBase's form, impossible dates, other forms), and a
+// whole camello as json.Marshal(publicJSON) writes it.
+func TestRenderersWriteWhatEncodingJSONWrites(t *testing.T) {
+	rng := rand.New(rand.NewSource(27))
+	for i := 0; i < 20000; i++ {
+		s := randomText(rng)
+		want, _ := json.Marshal(s)
+		if got := appendJSONString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("string %q: %s, encoding/json %s", s, got, want)
+		}
+	}
+	for _, avg := range []float64{0, math.Copysign(0, -1), 1, 4.35, 2.0 / 3, 5, 1e-6, 9e-7, 1e20, 1e21, 123456789.125, -3.5} {
+		want, _ := json.Marshal(ratingJSON{Average: avg, Count: 7})
+		got, err := appendRating(nil, avg, 7)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("rating %v: %s (%v), encoding/json %s", avg, got, err, want)
+		}
+	}
+	if _, err := appendRating(nil, math.NaN(), 1); err == nil {
+		t.Fatal("a NaN rating rendered")
+	}
+	for _, raw := range []string{`[]`, `["plomería"]`, `["a","b"]`, `["a", "b"]`, `["a\"b"]`, `["<x>&"]`, `[1]`, `["a",]`, `[,"a"]`,
+		`["a""b"]`, `nada`, ``, `["\u00e9"]`, `null`, `["a"`, `["a\nb"]`, "[\"\xff\"]", `["","a",""]`, `["a","a"]`} {
+		want, _ := json.Marshal(tradesOf(raw))
+		got, err := appendTrades(nil, raw)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("trades %q: %s (%v), encoding/json %s", raw, got, err, want)
+		}
+	}
+	for _, d := range []string{"2026-11-27 10:00:00.000Z", "2024-02-29 23:59:59.999Z", "2025-02-29 10:00:00.000Z", "2026-13-01 10:00:00.000Z",
+		"2026-04-31 10:00:00.000Z", "2026-11-27 24:00:00.000Z", "2026-11-27 10:60:00.000Z", "2026-11-27 10:00:60.000Z", "2026-11-00 10:00:00.000Z",
+		"1900-02-29 10:00:00.000Z", "2000-02-29 10:00:00.000Z", "0001-01-01 00:00:00.000Z", "", "2026-11-27T10:00:00.000Z",
+		"2026-11-27 10:00:00Z", "2026-11-27 10:00:00.000", "2026-11-27 1a:00:00.000Z", "2026-11-27"} {
+		want, _ := json.Marshal(timefmt.ISOOfStored(d))
+		if got := appendISOOfStored(nil, d, true); !bytes.Equal(got, want) {
+			t.Fatalf("date %q: %s, timefmt %s", d, got, want)
+		}
+	}
+	// Whole camellos, against json.Marshal of the object the listing
+	// answers, its services as ToUniqueStringSlice reads them.
+	var services []*serviceRef
+	for _, id := range []string{"svc000000000001", "svc000000000002", "svc000000000003"} {
+		s := &serviceRef{ServiceSummary: ServiceSummary{ID: id, Name: "Servicio <" + id + ">", Slug: "s-" + id}}
+		s.json, _ = json.Marshal(s.ServiceSummary)
+		services = append(services, s)
+	}
+	l := newListing(services, 0)
+	svcRaws := []string{`["svc000000000001"]`, `["svc000000000002","svc000000000001","svc000000000002"]`, `[]`, ``, `["otro","svc000000000003"]`,
+		`["svc000000000003", "svc000000000001"]`, `svc000000000002`, `["","svc000000000001"]`}
+	for i := 0; i < 2000; i++ {
+		r := camelloRow{ID: "cam" + strings.Repeat("x", i%3), User: "u", Name: randomText(rng), Trades: []string{`["plomería"]`, `[]`, `["a", "<b>"]`}[i%3],
+			Status: StatusActive, Services: svcRaws[i%len(svcRaws)], Created: "2026-11-27 10:00:00.000Z", Updated: []string{"2026-02-30 10:00:00.000Z", "2026-11-27 11:00:00.123Z"}[i%2],
+			City: randomText(rng), CityKey: "c", Neighborhood: randomText(rng), Photo: []string{"", "a<b>.jpg", "foto.png"}[i%3],
+			Description: randomText(rng), RatingAvg: float64(rng.Intn(51)) / 10, RatingCount: float64(rng.Intn(300)), Premium: i%2 == 0, Verified: i%3 == 0}
+		if i%50 == 0 {
+			r.ID = "cam<&>" // an id that needs escaping
+		}
+		idx, err := l.addRow(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := publicJSON{City: r.City, CreatedAt: timefmt.ISOOfStored(r.Created), Description: r.Description, ID: r.ID, Name: r.Name,
+			Neighborhood: r.Neighborhood, Premium: r.Premium, Rating: ratingJSON{Average: r.RatingAvg, Count: int(r.RatingCount)},
+			Services: []ServiceSummary{}, Status: StatusActive, Trades: tradesOf(r.Trades), UpdatedAt: timefmt.ISOOfStored(r.Updated), Verified: r.Verified}
+		if r.Photo != "" {
+			want.Photo = "/uploads/camellos/" + r.Photo
+		}
+		for _, id := range list.ToUniqueStringSlice(r.Services) {
+			for _, s := range services {
+				if s.ID == id {
+					want.Services = append(want.Services, s.ServiceSummary)
+				}
+			}
+		}
+		raw, _ := json.Marshal(want)
+		if got := l.rendered(idx); !bytes.Equal(got, raw) {
+			t.Fatalf("camello %d:\n%s\nencoding/json:\n%s", i, got, raw)
+		}
+	}
+}

@@ -1,0 +1,349 @@
+package jobs
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"maps"
+	"strconv"
+	"sync/atomic"
+
+	"camellos/internal/timefmt"
+)
+
+// How the open board is stored (issue 27: the live heap at 100,000 open
+// jobs). Each job is one fixed-size entry without pointers in one array,
+// its texts (already JSON-escaped where the answer shows them) one after
+// the other in one byte slab, and the lists are int32 positions in that
+// array: the collector has no per-job object to mark, and a job costs
+// ~200 bytes instead of the ~800 of a rendered JSON document with its
+// own strings. A page renders its 20 jobs from these parts, the same
+// bytes json.Marshal wrote for them (TestBoardEntryRendersAsMarshal).
+//
+// The array, the slab and the table of interned texts are append-only
+// and shared by successive snapshots: a patch appends past the end of
+// the snapshot it derives from and publishes a longer view, so no view a
+// reader holds ever changes. A patch appends in place only when nothing
+// was appended past its view before (else it copies: see tail.add).
+// Replaced and removed jobs leave dead entries behind; once they are as
+// many as the listed ones the patch compacts the board into new arrays.
+
+// tail is an append-only slice shared by successive snapshots.
+type tail[T any] struct {
+	s []T
+	// end is how much of s's backing array some view has taken; a view
+	// shorter than that must not append in place.
+	end *atomic.Int64
+}
+
+// add appends v to t, in place when t's view ends where the backing
+// array's taken part does, else into a copy with room for len/slack more.
+func (t *tail[T]) add(slack int, v ...T) {
+	if t.end == nil || t.end.Load() != int64(len(t.s)) || cap(t.s)-len(t.s) < len(v) {
+		s := make([]T, len(t.s), len(t.s)+max(len(v), len(t.s)/slack, 16))
+		copy(s, t.s)
+		t.s, t.end = s, new(atomic.Int64)
+	}
+	t.s = append(t.s, v...)
+	t.end.Store(int64(len(t.s)))
+}
+
+// tighten drops t's spare capacity (a build's last step).
+func (t *tail[T]) tighten() {
+	if cap(t.s) > len(t.s) {
+		s := make([]T, len(t.s))
+		copy(s, t.s)
+		t.s = s
+	}
+	t.end = new(atomic.Int64)
+	t.end.Store(int64(len(t.s)))
+}
+
+// boardEntry is one open job. Its texts are in the slab from text on,
+// each prefixed by its length (uvarint), in the order of the field
+// constants below; fCreatedISO and fIDJSON are there only when flagged.
+type boardEntry struct {
+	text   int64 // offset of the texts in the slab
+	price  int64 // the agreed amount; rendered when > 0
+	city   uint32
+	source uint32
+	key    uint32 // the folded city (the lists by city)
+	flags  uint8
+}
+
+const (
+	flagReviewed   = 1 << iota
+	flagCreatedISO // createdAt is not the stored created with a T
+	flagEscapedID  // the id needs escaping: its JSON is stored apart
+)
+
+// The texts of an entry, in slab order. fCreated and fID are raw (the
+// board's order compares them); the others are JSON values.
+const (
+	fCreated     = iota // as stored
+	fID                 // raw
+	fTitle              // JSON string
+	fDescription        // JSON string
+	fNeighbor           // JSON string
+	fClient             // JSON string (the client's id)
+	fClientName         // JSON string
+	fUpdated            // ISO, unquoted (only digits and -:.TZ)
+	fCreatedISO         // ISO, unquoted, with flagCreatedISO
+	fIDJSON             // JSON string, with flagEscapedID
+	nFields
+)
+
+// store is the packed storage of one snapshot: entries, slab, interned
+// texts (cities and sources as JSON literals, folded cities as they are).
+type store struct {
+	entries tail[boardEntry]
+	slab    tail[byte]
+	strs    tail[string]
+	strIdx  map[string]uint32 // copied before it changes (a published one never does)
+	dead    int               // entries not listed any more
+	// slack is the growth of a copied array: 1/2 while a build appends
+	// every job, 1/8 once built (patches append one job at a time; a
+	// copy of the slab is a few milliseconds at 100,000 jobs).
+	slack int
+}
+
+func newStore() *store { return &store{strIdx: map[string]uint32{}, slack: 2} }
+
+// built drops the spare capacity of a built store; patches grow it by
+// an eighth at a time.
+func (s *store) built() {
+	s.entries.tighten()
+	s.slab.tighten()
+	s.slack = 8
+}
+
+// derive is the store of the next snapshot (the same arrays, its own views).
+func (s *store) derive() *store {
+	n := *s
+	return &n
+}
+
+// intern returns the index of v in the interned texts, adding it.
+func (s *store) intern(v string) uint32 {
+	if i, ok := s.strIdx[v]; ok {
+		return i
+	}
+	s.strIdx = maps.Clone(s.strIdx)
+	s.strs.add(s.slack, v)
+	i := uint32(len(s.strs.s) - 1)
+	s.strIdx[v] = i
+	return i
+}
+
+// add renders row r as a new entry (not yet listed) and returns its index.
+func (s *store) add(r *boardRow) (int32, error) {
+	e := boardEntry{text: int64(len(s.slab.s)), key: s.intern(r.CityKey)}
+	if n := int64(int(r.PriceAmount)); n > 0 {
+		e.price = n
+	}
+	if r.Reviewed {
+		e.flags |= flagReviewed
+	}
+	var texts [nFields][]byte
+	texts[fCreated], texts[fID] = []byte(r.Created), []byte(r.ID)
+	for _, f := range []struct {
+		dst *[]byte
+		v   string
+	}{{&texts[fTitle], r.Title}, {&texts[fDescription], r.Description}, {&texts[fNeighbor], r.Neighborhood},
+		{&texts[fClient], r.Client}, {&texts[fClientName], r.ClientName}, {&texts[fIDJSON], r.ID}} {
+		raw, err := json.Marshal(f.v)
+		if err != nil {
+			return 0, err
+		}
+		*f.dst = raw
+	}
+	if string(texts[fIDJSON]) != `"`+r.ID+`"` {
+		e.flags |= flagEscapedID
+	} else {
+		texts[fIDJSON] = nil
+	}
+	texts[fUpdated] = []byte(timefmt.ISOOfStored(r.Updated))
+	if iso := timefmt.ISOOfStored(r.Created); iso != isoOfDBLayout(r.Created) {
+		e.flags |= flagCreatedISO
+		texts[fCreatedISO] = []byte(iso)
+	}
+	for _, lit := range []struct {
+		dst *uint32
+		v   string
+	}{{&e.city, r.City}, {&e.source, r.Source}} {
+		raw, err := json.Marshal(lit.v)
+		if err != nil {
+			return 0, err
+		}
+		*lit.dst = s.intern(string(raw))
+	}
+	var buf []byte
+	for f, t := range texts {
+		if f >= fCreatedISO && t == nil {
+			continue
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(t)))
+		buf = append(buf, t...)
+	}
+	s.slab.add(s.slack, buf...)
+	s.entries.add(s.slack, e)
+	return int32(len(s.entries.s) - 1), nil
+}
+
+// isoOfDBLayout is a created stored in timefmt.DBLayout with its space
+// made a T: its ISO form ("" when it is not in that layout).
+func isoOfDBLayout(stored string) string {
+	if len(stored) != len(timefmt.DBLayout) || stored[10] != ' ' {
+		return ""
+	}
+	return stored[:10] + "T" + stored[11:]
+}
+
+// texts decodes entry i's texts (views into the slab).
+func (s *store) texts(i int32) [nFields][]byte {
+	t, _ := s.decode(i)
+	return t
+}
+
+// decode reads entry i's texts and how many slab bytes they take.
+func (s *store) decode(i int32) (t [nFields][]byte, size int64) {
+	e := &s.entries.s[i]
+	b := s.slab.s[e.text:]
+	for f := range nFields {
+		if (f == fCreatedISO && e.flags&flagCreatedISO == 0) || (f == fIDJSON && e.flags&flagEscapedID == 0) {
+			continue
+		}
+		n, k := binary.Uvarint(b)
+		t[f], b = b[k:k+int(n)], b[k+int(n):]
+		size += int64(k) + int64(n)
+	}
+	return t, size
+}
+
+// textEnd is where entry i's texts end in the slab.
+func (s *store) textEnd(i int32) int64 {
+	_, n := s.decode(i)
+	return s.entries.s[i].text + n
+}
+
+// order is entry i's order key: its stored created and its id.
+func (s *store) order(i int32) (created, id []byte) {
+	b := s.slab.s[s.entries.s[i].text:]
+	n, k := binary.Uvarint(b)
+	created, b = b[k:k+int(n)], b[k+int(n):]
+	n, k = binary.Uvarint(b)
+	return created, b[k : k+int(n)]
+}
+
+// newer reports whether entry a comes before entry b on the board
+// (created DESC, id DESC).
+func (s *store) newer(a, b int32) bool {
+	ca, ia := s.order(a)
+	cb, ib := s.order(b)
+	if c := bytes.Compare(ca, cb); c != 0 {
+		return c > 0
+	}
+	return bytes.Compare(ia, ib) > 0
+}
+
+// before reports whether entry a comes before a job of that created and
+// id (or is it).
+func (s *store) before(a int32, created, id string) bool {
+	ca, ia := s.order(a)
+	if string(ca) != created {
+		return string(ca) > created
+	}
+	return string(ia) > id
+}
+
+// appendJSON appends entry i's JSON: the bytes json.Marshal writes for
+// jobs.JSON's map of an open job without "address" (its keys sorted), the
+// service rendered as ref.
+func (s *store) appendJSON(buf []byte, i int32, ref []byte) []byte {
+	e := &s.entries.s[i]
+	t := s.texts(i)
+	buf = append(buf, `{"city":`...)
+	buf = append(buf, s.strs.s[e.city]...)
+	buf = append(buf, `,"client":{"id":`...)
+	buf = append(buf, t[fClient]...)
+	buf = append(buf, `,"name":`...)
+	buf = append(buf, t[fClientName]...)
+	buf = append(buf, `},"clientId":`...)
+	buf = append(buf, t[fClient]...)
+	buf = append(buf, `,"createdAt":"`...)
+	if e.flags&flagCreatedISO != 0 {
+		buf = append(buf, t[fCreatedISO]...)
+	} else {
+		buf = append(buf, t[fCreated][:10]...)
+		buf = append(buf, 'T')
+		buf = append(buf, t[fCreated][11:]...)
+	}
+	buf = append(buf, `","description":`...)
+	buf = append(buf, t[fDescription]...)
+	buf = append(buf, `,"id":`...)
+	if e.flags&flagEscapedID != 0 {
+		buf = append(buf, t[fIDJSON]...)
+	} else {
+		buf = append(buf, '"')
+		buf = append(buf, t[fID]...)
+		buf = append(buf, '"')
+	}
+	buf = append(buf, `,"neighborhood":`...)
+	buf = append(buf, t[fNeighbor]...)
+	if e.price > 0 {
+		buf = append(buf, `,"price":{"amount":`...)
+		buf = strconv.AppendInt(buf, e.price, 10)
+		buf = append(buf, `,"currency":"`+Currency+`"}`...)
+	} else {
+		buf = append(buf, `,"price":null`...)
+	}
+	buf = append(buf, `,"provider":null,"reviewed":`...)
+	buf = strconv.AppendBool(buf, e.flags&flagReviewed != 0)
+	buf = append(buf, `,"service":`...)
+	buf = append(buf, ref...)
+	buf = append(buf, `,"source":`...)
+	buf = append(buf, s.strs.s[e.source]...)
+	buf = append(buf, `,"status":"`+StatusPending+`","title":`...)
+	buf = append(buf, t[fTitle]...)
+	buf = append(buf, `,"updatedAt":"`...)
+	buf = append(buf, t[fUpdated]...)
+	return append(buf, `"}`...)
+}
+
+// compact copies the listed entries of bd into new arrays (in list
+// order, so a page reads the slab forward) and renumbers the lists.
+func (bd *board) compact() {
+	old := bd.st
+	st := &store{strs: old.strs, strIdx: old.strIdx, slack: old.slack}
+	live := len(old.entries.s) - old.dead
+	st.entries.s = make([]boardEntry, 0, live)
+	st.slab.s = make([]byte, 0, len(old.slab.s)*live/max(len(old.entries.s), 1)+64)
+	at := make(map[int32]int32, live)
+	for _, sj := range bd.services {
+		for _, i := range sj.all {
+			e := old.entries.s[i]
+			start, end := e.text, old.textEnd(i)
+			e.text = int64(len(st.slab.s))
+			st.slab.s = append(st.slab.s, old.slab.s[start:end]...)
+			st.entries.s = append(st.entries.s, e)
+			at[i] = int32(len(st.entries.s) - 1)
+		}
+	}
+	st.built()
+	services := make(map[string]*serviceJobs, len(bd.services))
+	for svc, sj := range bd.services {
+		out := &serviceJobs{all: make([]int32, len(sj.all)), byCity: make(map[string][]int32, len(sj.byCity)), ref: sj.ref}
+		for k, i := range sj.all {
+			out.all[k] = at[i]
+		}
+		for city, l := range sj.byCity {
+			nl := make([]int32, len(l))
+			for k, i := range l {
+				nl[k] = at[i]
+			}
+			out.byCity[city] = nl
+		}
+		services[svc] = out
+	}
+	bd.services, bd.st = services, st
+}
