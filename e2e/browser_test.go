@@ -466,6 +466,17 @@ func (b *browser) typeIn(fields [][2]string) {
 	}
 }
 
+// choose picks an option of a <select> from the keyboard, as a person does
+// (typing the start of its text), and checks the value it took. A value set
+// by script is no input: the layout shift of what the choice shows (a
+// series' "Cuántas") would count as if the page had moved by itself.
+func (b *browser) choose(sel, typed, want string) {
+	b.t.Helper()
+	b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('`+sel+`').scrollIntoView({block: 'center'})`),
+		chromedp.SendKeys(css(sel), typed))
+	b.waitJS(`document.querySelector('`+sel+`').value === '`+want+`'`, sel+" set to "+want+" from the keyboard")
+}
+
 // signIn gives the browser a session of user without the sign-in page.
 func (b *browser) signIn(user string) {
 	b.t.Helper()

@@ -95,8 +95,8 @@ func TestJobPageJourney(t *testing.T) {
 			b.click("#quotes .quote .booking > button")
 			b.waitJS(`document.querySelector('#quotes .quote .slots button')`, "the free times")
 			qid := b.str(`document.querySelector('#quotes .quote').dataset.id`)
-			b.do(chromedp.SetValue(css("#q-"+qid+"-repeat"), "WEEK"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#q-`+qid+`-repeat').dispatchEvent(new Event('change'))`),
-				chromedp.SetValue(css("#q-"+qid+"-count"), "2"))
+			b.choose("#q-"+qid+"-repeat", "Cada semana", "WEEK")
+			b.choose("#q-"+qid+"-count", "2", "2")
 			b.click("#quotes .quote .slots li:last-child button")
 			if q := b.str(`document.querySelector('dialog.confirm').textContent`); !strings.Contains(q, "Aceptar la cotización") || !strings.Contains(q, "hora de Colombia") {
 				t.Errorf("the accept-and-book question: %q", q)

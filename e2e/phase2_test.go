@@ -171,8 +171,8 @@ func TestBookingExtras(t *testing.T) {
 			b.waitJS(`document.querySelector('`+book+` > button')`, "the booking button")
 			b.click(book + " > button")
 			b.waitJS(`document.querySelector('`+book+` .slots button')`, "the free slots")
-			b.do(chromedp.SetValue(css("#book-repeat"), "WEEK"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#book-repeat').dispatchEvent(new Event('change'))`),
-				chromedp.SetValue(css("#book-count"), "3"))
+			b.choose("#book-repeat", "Cada semana", "WEEK")
+			b.choose("#book-count", "3", "3")
 			b.check("trabajo-serie")
 			b.click(book + " .slots li:last-child button")
 			if q := b.str(`document.querySelector('dialog.confirm').textContent`); !strings.Contains(q, "cada semana") || !strings.Contains(q, "3 citas") || !strings.Contains(q, "hora de Colombia") {

@@ -19,6 +19,8 @@ export function repeatFields(p) {
 export const repeatText = (rep) => (rep ? `, y ${rep.every === 'WEEK' ? 'cada semana' : 'cada 2 semanas'} hasta completar ${rep.count} citas` : '');
 
 // slotPicker opens a camello's free slots under a toggle button; onPick(slot, button, redraw).
+// The slots open in a pane of fixed height, taken at the tap: however late
+// they come and however many they are, nothing below the pane moves.
 export function slotPicker(label, camelloId, onPick, verb, extra) {
   const list = el('div', {});
   const open = el('button', { class: 'btn secondary small', type: 'button', 'aria-expanded': 'false' }, label);
@@ -31,6 +33,7 @@ export function slotPicker(label, camelloId, onPick, verb, extra) {
   open.addEventListener('click', async () => {
     const on = open.getAttribute('aria-expanded') !== 'true';
     open.setAttribute('aria-expanded', String(on));
+    list.classList.toggle('slot-pane', on);
     list.replaceChildren(...(on ? [el('p', { class: 'muted' }, 'Cargando horarios…')] : []));
     if (on) await draw();
   });
