@@ -11,13 +11,52 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
+
+	"camellos/internal/writer"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
+
+// Write writes a row of an outbox: insert runs in a transaction of app
+// (the caller's, when app is one: the row then exists only if that write
+// commits), and only while the addressee userID is enabled (enabled, read
+// in that same transaction: an erasure committed before it leaves nothing
+// behind, one committed after deletes the row); "" addresses nobody's
+// account and is always written. wake runs once the row is committed.
+// Nothing is written, and nil returned, for a disabled or erased user.
+func Write(app core.App, userID string, enabled func(core.App, string) bool, insert func(txApp core.App) error, wake func()) error {
+	err := writer.Transaction(app, func(tx core.App) error {
+		if userID != "" && !enabled(tx, userID) {
+			return errDisabled
+		}
+		return insert(tx)
+	})
+	if errors.Is(err, errDisabled) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if tx := app.TxInfo(); tx != nil {
+		tx.OnComplete(func(txErr error) error {
+			if txErr == nil {
+				wake()
+			}
+			return nil
+		})
+		return nil
+	}
+	wake()
+	return nil
+}
+
+// errDisabled stops a Write whose addressee was erased (or disabled).
+var errDisabled = errors.New("outbox: addressee disabled")
 
 // Lease is how long a claimed row is left alone by other senders: longer
 // than one attempt can take (its transport's timeout), so a row is never

@@ -3,12 +3,10 @@ package mail
 import (
 	"context"
 	"crypto/x509"
-	"errors"
 	"net/mail"
 	"time"
 
 	"camellos/internal/outbox"
-	"camellos/internal/writer"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -94,34 +92,11 @@ func Queue(app core.App, m Message) error {
 	if !Enabled(app) {
 		return nil
 	}
-	err := writer.Transaction(app, func(tx core.App) error {
-		if m.UserID != "" && !users.Enabled(tx, m.UserID) {
-			return errErased
-		}
+	return outbox.Write(app, m.UserID, users.Enabled, func(tx core.App) error {
 		_, err := insert(tx, m, time.Now())
 		return err
-	})
-	if errors.Is(err, errErased) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if tx := app.TxInfo(); tx != nil {
-		tx.OnComplete(func(txErr error) error {
-			if txErr == nil {
-				workerOf(app).wake()
-			}
-			return nil
-		})
-		return nil
-	}
-	workerOf(app).wake()
-	return nil
+	}, func() { workerOf(app).wake() })
 }
-
-// errErased stops a Queue whose addressee was erased (or disabled).
-var errErased = errors.New("mail: addressee erased")
 
 // EraseUser deletes every mail of a user still in the outbox (account
 // erasure): their address leaves with them.

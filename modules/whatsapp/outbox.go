@@ -10,7 +10,6 @@ import (
 
 	"camellos/internal/config"
 	"camellos/internal/outbox"
-	"camellos/internal/writer"
 	"camellos/modules/users"
 
 	"github.com/pocketbase/dbx"
@@ -84,33 +83,10 @@ type row struct {
 // insert's own transaction (as mail.Queue does): a message is never queued
 // for an account erased meanwhile.
 func queue(app core.App, r row, params []string) error {
-	err := writer.Transaction(app, func(tx core.App) error {
-		if r.UserID != "" && !users.Enabled(tx, r.UserID) {
-			return errErased
-		}
+	return outbox.Write(app, r.UserID, users.Enabled, func(tx core.App) error {
 		return insert(tx, r, params)
-	})
-	if errors.Is(err, errErased) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if tx := app.TxInfo(); tx != nil {
-		tx.OnComplete(func(txErr error) error {
-			if txErr == nil {
-				workerOf(app).wake()
-			}
-			return nil
-		})
-		return nil
-	}
-	workerOf(app).wake()
-	return nil
+	}, func() { workerOf(app).wake() })
 }
-
-// errErased stops a queue whose addressee was erased (or disabled).
-var errErased = errors.New("whatsapp: addressee erased")
 
 // insert writes r as PENDIENTE, due now.
 func insert(app core.App, r row, params []string) error {
