@@ -8,10 +8,12 @@ export function repeatFields(p) {
   const repeat = el('select', { id: `${p}-repeat` }, el('option', { value: '' }, 'Una sola vez'),
     el('option', { value: 'WEEK' }, 'Cada semana'), el('option', { value: '2WEEKS' }, 'Cada 2 semanas'));
   const count = el('select', { id: `${p}-count` }, [2, 3, 4, 5, 6, 8, 10, 12].map((n) => el('option', { value: n }, `${n} citas`)));
-  const cf = el('div', { class: 'field', hidden: true }, el('label', { for: `${p}-count` }, 'Cuántas'), count);
-  repeat.addEventListener('change', () => { cf.hidden = !repeat.value; });
+  // "Cuántas" keeps its place while "Una sola vez" is chosen (invisible, not
+  // removed), beside "Repetir" at every width: choosing a series moves nothing.
+  const cf = el('div', { class: 'field invisible' }, el('label', { for: `${p}-count` }, 'Cuántas'), count);
+  repeat.addEventListener('change', () => { cf.classList.toggle('invisible', !repeat.value); });
   return {
-    box: el('div', { class: 'grid-2' }, el('div', { class: 'field' }, el('label', { for: `${p}-repeat` }, 'Repetir'), repeat), cf),
+    box: el('div', { class: 'grid-2 pair' }, el('div', { class: 'field' }, el('label', { for: `${p}-repeat` }, 'Repetir'), repeat), cf),
     value: () => (repeat.value ? { every: repeat.value, count: Number(count.value) } : null),
   };
 }
