@@ -1,10 +1,8 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"camellos/internal/testkit"
@@ -29,12 +27,12 @@ func TestWithoutJavaScript(t *testing.T) {
 			// The service's log: on a failure, what the server-side
 			// forwards answered (modules/web logs a form page it could
 			// not fill).
-			log := &lockedLog{}
+			log := &testkit.Buffer{}
 			w := seeded(t, testkit.LogTo(log))
 			k := w.k
 			t.Cleanup(func() {
 				if t.Failed() {
-					t.Logf("service log (web):\n%s", log.lines("web:", "/api/categories", "/api/services"))
+					t.Logf("service log (web):\n%s", lines(log, "web:", "/api/categories", "/api/services"))
 				}
 			})
 			b := newBrowser(t, k)
@@ -139,25 +137,10 @@ func (b *browser) scripts(on bool) {
 	}))
 }
 
-// lockedLog keeps a service's log lines (written by the service's
-// goroutines, read by the test).
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// lines returns the lines that contain one of subs.
-func (l *lockedLog) lines(subs ...string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// lines returns the lines of log that contain one of subs.
+func lines(log *testkit.Buffer, subs ...string) string {
 	var out []string
-	for _, line := range strings.Split(l.buf.String(), "\n") {
+	for _, line := range strings.Split(log.String(), "\n") {
 		for _, sub := range subs {
 			if strings.Contains(line, sub) {
 				out = append(out, line)

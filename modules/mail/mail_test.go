@@ -8,7 +8,6 @@ import (
 	netmail "net/mail"
 	"net/smtp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -274,7 +273,7 @@ func TestCatchCommandPrintsMails(t *testing.T) {
 	if cmd, _, err := mail.Command(k.App).Find([]string{"catch"}); err != nil || cmd.Flags().Lookup("addr").DefValue != "127.0.0.1:2525" {
 		t.Fatalf("mail catch command: %v", err)
 	}
-	var out, errOut syncBuffer
+	var out, errOut testkit.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = mail.Catch(ctx, addr, &out, &errOut) }()
@@ -314,24 +313,6 @@ func TestCatchCommandPrintsMails(t *testing.T) {
 	if err := mail.Catch(context.Background(), addr, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
 		t.Fatal("busy port accepted")
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestNoMailQueuedForAnErasedUser closes the window that made TestErasure
