@@ -156,7 +156,7 @@ func runGrowth(r *report, floor *service) []*growthPoint {
 				continue
 			}
 			var prof chan []byte
-			if r.Cfg.ProfileDir != "" && sc.name == "listing-near" {
+			if r.Cfg.ProfileDir != "" && (sc.name == "listing-near" || sc.name == "listing-city") {
 				prof = profileAsync(svc.pprof, d)
 			}
 			res := load(client, r.Cfg.Conns, d, sc.next)

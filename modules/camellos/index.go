@@ -111,9 +111,10 @@ type listing struct {
 	byCityService []map[uint32][]int32 // by service, then city
 
 	// the spatial index: the entries with a base point by grid cell of
-	// that point (internal/geo), and the largest travel radius (the cells
-	// a search visits; a patch only raises it)
-	grid      map[geo.Cell]*cell
+	// that point (internal/geo; the cells by row and column), and the
+	// largest travel radius (the cells a search visits; a patch only
+	// raises it)
+	grid      []*cell
 	maxRadius float64
 	// by service, its entries with a base point by cell (index_near.go):
 	// the candidates of a search by distance with a service
@@ -437,8 +438,9 @@ func (l *listing) compare(i, j int32) int {
 
 // appendJSON appends entry i's public JSON, the bytes json.Marshal writes
 // for JSON(app, recs, false) (publicJSON: its keys in that order), with
-// extra put first inside the object when not empty (`"distanceKm":3.2,`).
-func (l *listing) appendJSON(buf []byte, i int32, extra []byte) []byte {
+// its distance put first inside the object when km ≥ 0
+// (`"distanceKm":3.2,`: appendKm).
+func (l *listing) appendJSON(buf []byte, i int32, km float64) []byte {
 	e := &l.recs[i]
 	vals := l.bytesOf(e.vals)
 	var description, name, neighborhood, photo, rating, trades, updated, id []byte
@@ -448,7 +450,9 @@ func (l *listing) appendJSON(buf []byte, i int32, extra []byte) []byte {
 		}
 	}
 	buf = append(buf, '{')
-	buf = append(buf, extra...)
+	if km >= 0 {
+		buf = append(appendKm(append(buf, `"distanceKm":`...), km), ',')
+	}
 	buf = append(buf, `"city":`...)
 	buf = append(buf, l.cityLits[e.cityLit]...)
 	buf = append(buf, `,"createdAt":"`...)
@@ -491,7 +495,23 @@ func (l *listing) appendJSON(buf []byte, i int32, extra []byte) []byte {
 
 // rendered is entry i's public JSON, in a new slice.
 func (l *listing) rendered(i int32) []byte {
-	return l.appendJSON(make([]byte, 0, 512), i, nil)
+	return l.appendJSON(make([]byte, 0, 512), i, -1)
+}
+
+// appendKm appends geo.RoundKm(km) as strconv.AppendFloat(…, 'f', -1, 64)
+// writes it: a whole number of tenths under 10 km ("3", "3.2"), whole km
+// above; without its search for the shortest digits.
+func appendKm(buf []byte, km float64) []byte {
+	r := geo.RoundKm(km)
+	if r >= 1e6 || r != math.Round(r*10)/10 {
+		return strconv.AppendFloat(buf, r, 'f', -1, 64)
+	}
+	tenths := int64(math.Round(r * 10))
+	buf = strconv.AppendInt(buf, tenths/10, 10)
+	if d := tenths % 10; d != 0 {
+		buf = append(buf, '.', byte('0'+d))
+	}
+	return buf
 }
 
 // find returns the listed entry of the camello id.
@@ -616,8 +636,8 @@ func (l *listing) patched(app core.App, ids []string) (*listing, error) {
 func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 	n := *l
 	n.ids, n.users = l.ids.shared(), l.users.shared()
-	n.byCity, n.byCategory, n.grid = maps.Clone(l.byCity), maps.Clone(l.byCategory), maps.Clone(l.grid)
-	n.byService, n.byCityService, n.svcCells = slices.Clone(l.byService), slices.Clone(l.byCityService), slices.Clone(l.svcCells)
+	n.byCity, n.byCategory = maps.Clone(l.byCity), maps.Clone(l.byCategory)
+	n.byService, n.byCityService, n.svcCells, n.grid = slices.Clone(l.byService), slices.Clone(l.byCityService), slices.Clone(l.svcCells), slices.Clone(l.grid)
 	n.copied = map[int32]bool{}
 	// The order is copied once, at the end, with every camello that left
 	// and came back (it is the largest list: 400 KB at 100,000).
