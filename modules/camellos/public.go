@@ -161,6 +161,7 @@ const renderedSize = 640
 func (l *listing) appendPage(n int, page httpapi.Page, total int64, at func(k int) (int32, float64)) []byte {
 	buf := make([]byte, 0, 96+n*(renderedSize+24))
 	buf = append(buf, `{"camellos":[`...)
+	l.touch(n, at)
 	for k := 0; k < n; k++ {
 		if k > 0 {
 			buf = append(buf, ',')
