@@ -126,3 +126,23 @@ func TestRenderersWriteWhatEncodingJSONWrites(t *testing.T) {
 		}
 	}
 }
+
+// publicJSON is the public Camello object of JSON(app, recs, false), its
+// fields in the order encoding/json writes that map's keys (sorted):
+// appendJSON writes the same bytes from the values rendered once.
+type publicJSON struct {
+	City         string           `json:"city"`
+	CreatedAt    string           `json:"createdAt"`
+	Description  string           `json:"description"`
+	ID           string           `json:"id"`
+	Name         string           `json:"name"`
+	Neighborhood string           `json:"neighborhood"`
+	Photo        string           `json:"photo"`
+	Premium      bool             `json:"premium"`
+	Rating       ratingJSON       `json:"rating"`
+	Services     []ServiceSummary `json:"services"`
+	Status       string           `json:"status"`
+	Trades       []string         `json:"trades"`
+	UpdatedAt    string           `json:"updatedAt"`
+	Verified     bool             `json:"verified"`
+}
