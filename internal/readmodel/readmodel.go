@@ -308,7 +308,9 @@ func (p *Keyed[K, V]) Get(app core.App, key K) (V, bool, error) {
 	return p.Of(app).Get(key, func() (V, bool, error) { return p.Load(app, key) })
 }
 
-// Drop forgets the values of keys once app's write has committed.
+// Drop forgets the values of keys once app's write has committed. Not from
+// a transaction's completion callback on its app (PocketBase's OnComplete
+// is not reentrant): there, Of(app).Drop.
 func (p *Keyed[K, V]) Drop(app core.App, keys ...K) {
 	c := p.Of(app)
 	AfterCommit(app, func() {
