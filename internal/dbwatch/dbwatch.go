@@ -33,42 +33,27 @@ import (
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/hook"
 )
-
-// Event is fired when a commit by another process is seen.
-type Event struct {
-	hook.Event
-	App core.App
-	// Tables are the tables whose foreign counts moved, sorted; nil when
-	// that is unknown: then any table may have changed.
-	Tables []string
-}
 
 // Watcher watches one data.db; keep one per app (Attach).
 type Watcher struct {
-	// OnExternalCommit fires (synchronously, under the watcher's lock: its
-	// handlers must only drop in-memory state) when a commit by another
-	// process is noticed.
-	OnExternalCommit *hook.Hook[*Event]
-
 	proc string // this process's rows of change_own
 
-	mu       sync.Mutex
-	app      core.App
-	dsn      string  // of data.db, with its pragmas
-	probe    *sql.DB // one connection, outside the accounted pool
-	stmt     *sql.Stmt
-	triggers int64    // counter triggers at schema version schema
-	seen     counters // foreign counts at the last reading (nil: unknown)
-	read     bool     // a reading succeeded once: seen is a baseline
-	schema   int64    // schema_version at the last reading
-	lastErr  error
-	closed   bool
-	started  atomic.Int64 // readings started
-	done     atomic.Int64 // readings finished
-	gen      atomic.Int64 // bumped when the schema changed: connections put their TEMP triggers back
-	external atomic.Int64 // readings that found foreign commits (metrics, tests)
+	mu        sync.Mutex
+	listeners []func(tables []string) // OnExternalCommit
+	dsn       string                  // of data.db, with its pragmas
+	probe     *sql.DB                 // one connection, outside the accounted pool
+	stmt      *sql.Stmt
+	triggers  int64    // counter triggers at schema version schema
+	seen      counters // foreign counts at the last reading (nil: unknown)
+	read      bool     // a reading succeeded once: seen is a baseline
+	schema    int64    // schema_version at the last reading
+	lastErr   error
+	closed    bool
+	started   atomic.Int64 // readings started
+	done      atomic.Int64 // readings finished
+	gen       atomic.Int64 // bumped when the schema changed: connections put their TEMP triggers back
+	external  atomic.Int64 // readings that found foreign commits (metrics, tests)
 
 	// The fast path (shm_unix.go): data.db-shm mapped, and its wal-index
 	// header as it was before the last reading (nil: take the slow path).
@@ -80,7 +65,7 @@ type Watcher struct {
 func New() *Watcher {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
-	return &Watcher{OnExternalCommit: &hook.Hook[*Event]{}, proc: hex.EncodeToString(b)}
+	return &Watcher{proc: hex.EncodeToString(b)}
 }
 
 // Open opens dsn (a data.db path with its query string of pragmas) with
@@ -230,12 +215,12 @@ func (w *Watcher) readLocked() (counters, int64, error) {
 	return out, schema, nil
 }
 
-// fireLocked runs the OnExternalCommit handlers for a foreign commit that
+// fireLocked runs the OnExternalCommit listeners for a foreign commit that
 // changed tables (nil: unknown, any).
 func (w *Watcher) fireLocked(tables []string) {
 	w.external.Add(1)
-	if w.app != nil {
-		_ = w.OnExternalCommit.Trigger(&Event{App: w.app, Tables: tables})
+	for _, fn := range w.listeners {
+		fn(tables)
 	}
 }
 
@@ -360,9 +345,6 @@ const storeKey = "camellos.dbwatch"
 // Attach makes w the watcher of app (before the app serves) and closes its
 // probe when the app terminates.
 func Attach(app core.App, w *Watcher) {
-	w.mu.Lock()
-	w.app = app
-	w.mu.Unlock()
 	app.Store().Set(storeKey, w)
 	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
 		_ = w.Close()
@@ -377,16 +359,15 @@ func Of(app core.App) *Watcher {
 	return w
 }
 
-// OnExternalCommit binds fn to app's external-commit event with the tables
-// it changed (nil: unknown, any); a no-op without a watcher. The read-model
-// registry (internal/readmodel) is its listener.
+// OnExternalCommit makes fn run for every commit by another process that
+// app's watcher notices, with the tables it changed (nil: unknown, any):
+// synchronously, under the watcher's lock (fn must only drop in-memory
+// state). A no-op without a watcher; the read-model registry
+// (internal/readmodel) is its listener.
 func OnExternalCommit(app core.App, fn func(tables []string)) {
-	w := Of(app)
-	if w == nil {
-		return
+	if w := Of(app); w != nil {
+		w.mu.Lock()
+		w.listeners = append(w.listeners, fn)
+		w.mu.Unlock()
 	}
-	w.OnExternalCommit.BindFunc(func(e *Event) error {
-		fn(e.Tables)
-		return e.Next()
-	})
 }
