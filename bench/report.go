@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	appconfig "camellos/internal/config"
 )
 
 type goal struct {
@@ -320,20 +322,24 @@ func (r *report) Markdown() string {
 
 	if len(r.PushLat) > 0 {
 		fmt.Fprintf(&b, "\n## Push broadcast at a push service's latency\n\n")
-		fmt.Fprintf(&b, "The same receiver, answering each push after %s (a push service across the internet) over HTTP/2; "+
-			"the service with its default `PUSH_WORKERS` and `PUSH_ORIGIN_CONCURRENCY`. The listing (`GET /api/camellos?city=Bogotá`, one client, "+
-			"one request every 5 ms) is timed quietly first, then while the broadcast runs.\n\n", pushDelay)
-		fmt.Fprintf(&b, "| subscriptions | decrypted | time | pushes/s | all HTTP/2 | listing p99 quiet | listing p99 during | listing requests during |\n|---:|---:|---:|---:|---|---:|---:|---:|\n")
+		fmt.Fprintf(&b, "The same receiver, answering each push after %s (a push service across the internet) over HTTP/2 with at most %d streams per connection "+
+			"(what Google's front ends announce), its decryption on threads %d nice steps below the bench (it stands for other machines). "+
+			"Configuration measured: the web process delivers (`PUSH_DELIVERY` default), default `PUSH_WORKERS` (%d) and `PUSH_ORIGIN_CONCURRENCY` (%d), "+
+			"encryption on GOMAXPROCS−1 threads below the process's priority. The listing (`GET /api/camellos?city=Bogotá`, one client, "+
+			"one request every 5 ms) is timed quietly first, then while the broadcast runs. Service CPU: user + system time of its process from the POST to the last decrypted push.\n\n",
+			pushDelay, pushStreams, decryptNice, appconfig.DefaultPushWorkers, appconfig.DefaultPushOriginConcurrency)
+		fmt.Fprintf(&b, "| subscriptions | decrypted | time | pushes/s | all HTTP/2 | connections | service CPU per push | listing p99 quiet | listing p99 during | listing requests during |\n|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n")
 		for _, p := range r.PushLat {
 			if p == nil || !p.Available {
 				note := ""
 				if p != nil {
 					note = p.Note
 				}
-				fmt.Fprintf(&b, "| — | not measured: %s | | | | | | |\n", note)
+				fmt.Fprintf(&b, "| — | not measured: %s | | | | | | | | |\n", note)
 				continue
 			}
-			fmt.Fprintf(&b, "| %d | %d | %s | %.0f | %v | %s | %s | %d |\n", p.Users, p.Decrypted, p.Took.Round(time.Millisecond), p.RPS, p.HTTP2, ms(p.QuietP99), ms(p.DuringP99), p.During)
+			fmt.Fprintf(&b, "| %d | %d | %s | %.0f | %v | %d | %s | %s | %s | %d |\n", p.Users, p.Decrypted, p.Took.Round(time.Millisecond), p.RPS, p.HTTP2, p.Conns,
+				p.CPUPerPush().Round(time.Microsecond), ms(p.QuietP99), ms(p.DuringP99), p.During)
 		}
 	}
 

@@ -36,6 +36,7 @@ type config struct {
 	Skip       string
 	Size       sizes
 	Growth     []int
+	PushLat    []int // subscriptions of the push-latency rows
 	Label      string
 	Previous   map[string]float64 // read ratios to the floor of the report this run replaces (heldGoals)
 }
@@ -392,7 +393,7 @@ func run(cfg config) (*report, error) {
 		r.Push = runPush(r)
 	}
 	if !cfg.skipped("pushlatency") {
-		for _, n := range []int{10_000, 100_000} {
+		for _, n := range cfg.PushLat {
 			r.PushLat = append(r.PushLat, runPushLatency(r, n))
 		}
 	}
