@@ -56,6 +56,7 @@ func main() {
 	skip := flag.String("skip", "", "comma-separated scenarios to leave out (e.g. growth,push,sweep,register), for investigation")
 	growth := flag.String("growth", "", "camello counts of the cost-growth points (default 1000,10000,100000)")
 	label := flag.String("label", "", "a note printed in the report (e.g. the load of the machine)")
+	pushWorker := flag.Bool("pushworker", false, "push-latency rows: PUSH_DELIVERY=worker, pushes sent by `camellos push work` at nice 10")
 	pushLat := flag.String("pushlat", "10000,100000", "subscriptions of the push-latency rows (comma-separated)")
 	flag.Parse()
 
@@ -94,7 +95,7 @@ func main() {
 
 	prev, _ := os.ReadFile(*out) // the report this run replaces: its read ratios must hold
 	start := time.Now()
-	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Skip: *skip, Size: sz, Growth: points, Label: *label, PushLat: pushSizes,
+	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Skip: *skip, Size: sz, Growth: points, Label: *label, PushLat: pushSizes, PushWorker: *pushWorker,
 		Previous: previousReadRatios(string(prev), sz.Name)})
 	if err != nil {
 		log.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -440,6 +441,10 @@ type pushLatencyResult struct {
 	// Conns is how many connections the service opened to the receiver.
 	Conns    int64
 	Failures []string // the receiver's first failures
+	// Worker is the `camellos push work` process (nil: the web process
+	// delivers); its CPU is added to CPU.
+	Worker *service
+	WebCPU time.Duration // the web process's part of CPU
 }
 
 // CPUPerPush is the service's CPU per decrypted push.
@@ -476,12 +481,25 @@ func runPushLatency(r *report, n int) *pushLatencyResult {
 		out.Note = "seed: " + err.Error()
 		return out
 	}
-	svc, err := startService(data, serviceEnv("SSL_CERT_FILE="+recv.certFile))
+	env := serviceEnv("SSL_CERT_FILE=" + recv.certFile)
+	if r.Cfg.PushWorker {
+		env = append(env, "PUSH_DELIVERY=worker")
+	}
+	svc, err := startService(data, env)
 	if err != nil {
 		out.Note = err.Error()
 		return out
 	}
 	defer svc.stop()
+	if r.Cfg.PushWorker {
+		w, err := startPushWorker(data, env)
+		if err != nil {
+			out.Note = err.Error()
+			return out
+		}
+		defer w.stop()
+		out.Worker = w
+	}
 	listing := func() *http.Request { return cookieGet(svc.base, "/api/camellos?city=Bogot%C3%A1", "") }
 	lc := newClient(1)
 	sample := func(stop func() bool, max int) []time.Duration {
@@ -510,10 +528,17 @@ func runPushLatency(r *report, n int) *pushLatencyResult {
 	}
 	client := newClient(4)
 	var prof chan []byte
+	var wprof chan []byte
 	if r.Cfg.ProfileDir != "" {
 		prof = profileAsync(svc.pprof, 10*time.Second)
+		if out.Worker != nil {
+			wprof = profileAsync(out.Worker.pprof, 10*time.Second)
+		}
 	}
-	cpu0 := svc.cpuTime()
+	cpu0, web0 := svc.cpuTime(), svc.cpuTime()
+	if out.Worker != nil {
+		cpu0 += out.Worker.cpuTime()
+	}
 	t0 := time.Now()
 	res, err := client.Do(cookieJSON(http.MethodPost, svc.base, "/api/admin/notifications", admin,
 		map[string]any{"title": title, "body": "Mañana hay mantenimiento de 2 a 3 a. m.", "url": "/notificaciones.html", "role": users.RoleClient}))
@@ -531,7 +556,12 @@ func runPushLatency(r *report, n int) *pushLatencyResult {
 	during := make(chan []time.Duration, 1)
 	go func() { during <- sample(done.Load, 1<<30) }()
 	st, end := recv.waitFor(int64(n), t0)
-	if cpu1 := svc.cpuTime(); cpu0 >= 0 && cpu1 >= 0 {
+	cpu1 := svc.cpuTime()
+	out.WebCPU = cpu1 - web0
+	if out.Worker != nil {
+		cpu1 += out.Worker.cpuTime()
+	}
+	if cpu0 >= 0 && cpu1 >= 0 {
 		out.CPU = cpu1 - cpu0
 	} else {
 		out.CPU = -1
@@ -540,6 +570,9 @@ func runPushLatency(r *report, n int) *pushLatencyResult {
 	lat := <-during
 	if prof != nil {
 		saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("pushlatency-%d", n), <-prof)
+	}
+	if wprof != nil {
+		saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("pushlatency-%d-worker", n), <-wprof)
 	}
 	out.Available = true
 	out.Took = end.Sub(t0)
@@ -555,7 +588,25 @@ func runPushLatency(r *report, n int) *pushLatencyResult {
 		fmt.Printf("push latency: receiver failures: %v\n", out.Failures)
 	}
 	out.DuringP99 = percentile(lat, 0.99)
-	fmt.Printf("%-20s %d of %d decrypted in %s (%.0f/s, HTTP/2 %v on %d connections, service CPU %s, %s per push); listing p99 %s quiet, %s during (%d requests)\n", "push latency",
-		out.Decrypted, n, out.Took.Round(time.Millisecond), out.RPS, out.HTTP2, out.Conns, out.CPU, out.CPUPerPush(), out.QuietP99, out.DuringP99, out.During)
+	fmt.Printf("%-20s %d of %d decrypted in %s (%.0f/s, HTTP/2 %v on %d connections, service CPU %s (web process %s), %s per push); listing p99 %s quiet, %s during (%d requests)\n", "push latency",
+		out.Decrypted, n, out.Took.Round(time.Millisecond), out.RPS, out.HTTP2, out.Conns, out.CPU, out.WebCPU, out.CPUPerPush(), out.QuietP99, out.DuringP99, out.During)
 	return out
+}
+
+// startPushWorker runs `camellos push work` on the data dir (this binary
+// in service mode) at nice 10, below the web process.
+func startPushWorker(dir string, env []string) (*service, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	pp := freeAddr()
+	cmd := exec.Command("nice", "-n", "10", exe, "push", "work", "--dir", dir)
+	cmd.Env = append(env, childEnv+"=1", "BENCH_PPROF_ADDR="+pp)
+	logs := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &service{cmd: cmd, logs: logs, pprof: "http://" + pp}, nil
 }

@@ -37,6 +37,9 @@ type config struct {
 	Size       sizes
 	Growth     []int
 	PushLat    []int // subscriptions of the push-latency rows
+	// PushWorker: the push-latency rows run PUSH_DELIVERY=worker with a
+	// `camellos push work` process at nice 10.
+	PushWorker bool
 	Label      string
 	Previous   map[string]float64 // read ratios to the floor of the report this run replaces (heldGoals)
 }

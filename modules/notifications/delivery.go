@@ -34,6 +34,9 @@ type Options struct {
 	// OriginConcurrency caps the requests in flight to one push service
 	// origin (default PUSH_ORIGIN_CONCURRENCY, 512); see origins.
 	OriginConcurrency int
+	// StreamsPerConnection is how many of them one connection (lane)
+	// carries at once (default 100, laneStreams); see origins.
+	StreamsPerConnection int
 	// PushTimeout is the deadline of one push request to one endpoint
 	// (default 10 s); the endpoints of one notification are pushed at once.
 	PushTimeout time.Duration
@@ -245,7 +248,7 @@ func newDispatcher(app core.App) *dispatcher {
 		enc: newEncryptors(encryptorCount()),
 	}
 	d.opts.HTTPClient = pushClient(app, o.HTTPClient)
-	d.origins = newOrigins(o.OriginConcurrency, laneClients(d.opts.HTTPClient))
+	d.origins = newOrigins(o.OriginConcurrency, o.StreamsPerConnection, laneClients(d.opts.HTTPClient))
 	for i := 0; i < o.Workers; i++ {
 		d.wg.Add(1)
 		go d.work()

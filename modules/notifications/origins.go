@@ -3,6 +3,7 @@ package notifications
 import (
 	"context"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"sync"
 	"time"
@@ -24,7 +25,7 @@ import (
 // every request that finds the connection full — hundreds of TLS
 // handshakes at the start of a broadcast (196 connections for 512 in
 // flight, measured). A new lane takes one request until its connection
-// exists (an answer came back), then up to laneStreams.
+// exists (the transport reports it got one), then up to streams.
 type origins struct {
 	limit     int
 	streams   int                 // requests per lane
@@ -47,20 +48,19 @@ type origin struct {
 type lane struct {
 	client   *http.Client
 	inFlight int
-	warm     bool // an answer came back on it: its connection exists
+	warm     bool // its connection exists (a request of it got one)
 }
 
 // newOrigins paces up to limit requests per origin, over lanes of
-// clients made by newClient (nil: one shared default client).
-func newOrigins(limit int, newClient func() *http.Client) *origins {
+// streams requests (0: laneStreams) of clients made by newClient.
+func newOrigins(limit, streams int, newClient func() *http.Client) *origins {
 	if limit < 1 {
 		limit = 1
 	}
-	if newClient == nil {
-		c := http.DefaultClient
-		newClient = func() *http.Client { return c }
+	if streams < 1 {
+		streams = laneStreams
 	}
-	return &origins{limit: limit, streams: laneStreams, newClient: newClient, m: map[string]*origin{}}
+	return &origins{limit: limit, streams: streams, newClient: newClient, m: map[string]*origin{}}
 }
 
 // laneClients makes the lanes' clients from base: the first lane uses base
@@ -129,16 +129,50 @@ func (g *origins) pause(name string, now time.Time, wait time.Duration) {
 	}
 }
 
+// slot is one request's place: an in-flight slot of its origin on one of
+// the origin's lanes.
+type slot struct {
+	g      *origins
+	o      *origin
+	l      *lane
+	client *http.Client // the lane's
+}
+
+// trace returns ctx with the hook that marks the lane's connection as
+// existing once the request got one.
+func (s *slot) trace(ctx context.Context) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
+		s.g.mu.Lock()
+		defer s.g.mu.Unlock()
+		if !s.l.warm {
+			s.l.warm = true
+			s.o.wakeLocked()
+		}
+	}})
+}
+
+// release gives the slot back.
+func (s *slot) release() {
+	s.g.mu.Lock()
+	s.l.inFlight--
+	s.o.wakeLocked()
+	s.g.mu.Unlock()
+	<-s.o.slots
+}
+
+func (o *origin) wakeLocked() {
+	close(o.wake)
+	o.wake = make(chan struct{})
+}
+
 // acquire takes one of name's in-flight slots and a place on one of its
-// lanes, waiting for them while ctx lives; it returns the lane's client.
-// release gives both back; answered says an answer came back (the lane's
-// connection exists).
-func (g *origins) acquire(ctx context.Context, name string) (client *http.Client, release func(answered bool), ok bool) {
+// lanes, waiting for them while ctx lives.
+func (g *origins) acquire(ctx context.Context, name string) (*slot, bool) {
 	o := g.get(name)
 	select {
 	case o.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, nil, false
+		return nil, false
 	}
 	maxLanes := (g.limit + g.streams - 1) / g.streams
 	for {
@@ -157,17 +191,7 @@ func (g *origins) acquire(ctx context.Context, name string) (client *http.Client
 		if l != nil {
 			l.inFlight++
 			g.mu.Unlock()
-			return l.client, func(answered bool) {
-				g.mu.Lock()
-				l.inFlight--
-				if answered {
-					l.warm = true
-				}
-				close(o.wake)
-				o.wake = make(chan struct{})
-				g.mu.Unlock()
-				<-o.slots
-			}, true
+			return &slot{g: g, o: o, l: l, client: l.client}, true
 		}
 		wake := o.wake
 		g.mu.Unlock()
@@ -175,7 +199,7 @@ func (g *origins) acquire(ctx context.Context, name string) (client *http.Client
 		case <-wake:
 		case <-ctx.Done():
 			<-o.slots
-			return nil, nil, false
+			return nil, false
 		}
 	}
 }

@@ -177,7 +177,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	defer cancel()
 	// One of the origin's in-flight slots and a place on one of its
 	// connections (lanes), for the request and its answer.
-	client, release, ok := d.origins.acquire(ctx, origin)
+	slot, ok := d.origins.acquire(ctx, origin)
 	if !ok {
 		if d.ctx.Err() != nil {
 			return // shutting down
@@ -187,12 +187,11 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		d.retry(j, s, attempt, 0)
 		return
 	}
-	answered := false
-	defer func() { release(answered) }()
+	defer slot.release()
 	if d.postponed(j, s, attempt, origin) { // paused while this one waited for a slot
 		return
 	}
-	res, err := d.sendPush(ctx, client, pushRequest{
+	res, err := d.sendPush(slot.trace(ctx), slot.client, pushRequest{
 		Payload: payloadOf(j, config.Of(d.app).AppURL), Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
 	}, keys, vapidSubject(d.app))
 	if err != nil {
@@ -209,7 +208,6 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		d.retry(j, s, attempt, 0)
 		return
 	}
-	answered = true
 	defer res.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 	status := res.StatusCode
