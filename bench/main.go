@@ -10,7 +10,7 @@
 // writes BENCHMARKS.md with the goals of issues 17 and 27 and an SVG plot of req/s
 // against data size.
 //
-//	go run ./bench [-scale small|large] [-d 6s] [-c 32] [-out BENCHMARKS.md] [-profile DIR] [-keep] [-skip a,b]
+//	go run ./bench [-scale small|large] [-d 6s] [-c 32] [-out BENCHMARKS.md] [-profile DIR] [-keep] [-skip a,b] [-pushlat 10000,100000] [-pushmodes web,worker]
 package main
 
 import (
@@ -56,7 +56,7 @@ func main() {
 	skip := flag.String("skip", "", "comma-separated scenarios to leave out (e.g. growth,push,sweep,register), for investigation")
 	growth := flag.String("growth", "", "camello counts of the cost-growth points (default 1000,10000,100000)")
 	label := flag.String("label", "", "a note printed in the report (e.g. the load of the machine)")
-	pushWorker := flag.Bool("pushworker", false, "push-latency rows: PUSH_DELIVERY=worker, pushes sent by `camellos push work` at nice 10")
+	pushModes := flag.String("pushmodes", "web,worker", "configurations of the push-latency rows: web (the web process delivers) and/or worker (PUSH_DELIVERY=worker, `camellos push work` at nice 10)")
 	pushLat := flag.String("pushlat", "10000,100000", "subscriptions of the push-latency rows (comma-separated)")
 	flag.Parse()
 
@@ -95,7 +95,7 @@ func main() {
 
 	prev, _ := os.ReadFile(*out) // the report this run replaces: its read ratios must hold
 	start := time.Now()
-	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Skip: *skip, Size: sz, Growth: points, Label: *label, PushLat: pushSizes, PushWorker: *pushWorker,
+	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Skip: *skip, Size: sz, Growth: points, Label: *label, PushLat: pushSizes, PushModes: strings.Split(*pushModes, ","),
 		Previous: previousReadRatios(string(prev), sz.Name)})
 	if err != nil {
 		log.Fatal(err)

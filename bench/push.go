@@ -445,6 +445,17 @@ type pushLatencyResult struct {
 	// delivers); its CPU is added to CPU.
 	Worker *service
 	WebCPU time.Duration // the web process's part of CPU
+	// WorkerMode: PUSH_DELIVERY=worker, pushes sent by `camellos push
+	// work` at nice 10 (else by the web process).
+	WorkerMode bool
+}
+
+// Mode names the configuration measured.
+func (p *pushLatencyResult) Mode() string {
+	if p.WorkerMode {
+		return "`push work` (nice 10)"
+	}
+	return "web process"
 }
 
 // CPUPerPush is the service's CPU per decrypted push.
@@ -458,15 +469,15 @@ func (p *pushLatencyResult) CPUPerPush() time.Duration {
 // runPushLatency broadcasts to n subscribers of a receiver answering after
 // pushDelay (HTTP/2), timing the last decrypted payload, while one client
 // keeps asking for the listing.
-func runPushLatency(r *report, n int) *pushLatencyResult {
-	out := &pushLatencyResult{Users: n, Delay: pushDelay}
+func runPushLatency(r *report, n int, worker bool) *pushLatencyResult {
+	out := &pushLatencyResult{Users: n, Delay: pushDelay, WorkerMode: worker}
 	dir, err := os.MkdirTemp("", "camellos-pushlat-")
 	if err != nil {
 		out.Note = err.Error()
 		return out
 	}
 	defer os.RemoveAll(dir)
-	fmt.Printf("push latency: %d subscribers, receiver answering after %s…\n", n, pushDelay)
+	fmt.Printf("push latency: %d subscribers, receiver answering after %s, worker process %v…\n", n, pushDelay, worker)
 	// Google's front ends (FCM) announce 100 streams per connection: the
 	// service must open more connections to keep its requests in flight.
 	recv, err := startRemoteReceiver(dir, n, pushStreams, pushDelay)
@@ -482,7 +493,7 @@ func runPushLatency(r *report, n int) *pushLatencyResult {
 		return out
 	}
 	env := serviceEnv("SSL_CERT_FILE=" + recv.certFile)
-	if r.Cfg.PushWorker {
+	if worker {
 		env = append(env, "PUSH_DELIVERY=worker")
 	}
 	svc, err := startService(data, env)
@@ -491,7 +502,7 @@ func runPushLatency(r *report, n int) *pushLatencyResult {
 		return out
 	}
 	defer svc.stop()
-	if r.Cfg.PushWorker {
+	if worker {
 		w, err := startPushWorker(data, env)
 		if err != nil {
 			out.Note = err.Error()
@@ -569,10 +580,10 @@ func runPushLatency(r *report, n int) *pushLatencyResult {
 	done.Store(true)
 	lat := <-during
 	if prof != nil {
-		saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("pushlatency-%d", n), <-prof)
+		saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("pushlatency-%d-%s", n, map[bool]string{false: "web", true: "workermode"}[worker]), <-prof)
 	}
 	if wprof != nil {
-		saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("pushlatency-%d-worker", n), <-wprof)
+		saveProfile(r.Cfg.ProfileDir, fmt.Sprintf("pushlatency-%d-workermode-worker", n), <-wprof)
 	}
 	out.Available = true
 	out.Took = end.Sub(t0)
@@ -588,7 +599,7 @@ func runPushLatency(r *report, n int) *pushLatencyResult {
 		fmt.Printf("push latency: receiver failures: %v\n", out.Failures)
 	}
 	out.DuringP99 = percentile(lat, 0.99)
-	fmt.Printf("%-20s %d of %d decrypted in %s (%.0f/s, HTTP/2 %v on %d connections, service CPU %s (web process %s), %s per push); listing p99 %s quiet, %s during (%d requests)\n", "push latency",
+	fmt.Printf("%-20s [%s] %d of %d decrypted in %s (%.0f/s, HTTP/2 %v on %d connections, service CPU %s (web process %s), %s per push); listing p99 %s quiet, %s during (%d requests)\n", "push latency", out.Mode(),
 		out.Decrypted, n, out.Took.Round(time.Millisecond), out.RPS, out.HTTP2, out.Conns, out.CPU, out.WebCPU, out.CPUPerPush(), out.QuietP99, out.DuringP99, out.During)
 	return out
 }

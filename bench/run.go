@@ -37,9 +37,10 @@ type config struct {
 	Size       sizes
 	Growth     []int
 	PushLat    []int // subscriptions of the push-latency rows
-	// PushWorker: the push-latency rows run PUSH_DELIVERY=worker with a
-	// `camellos push work` process at nice 10.
-	PushWorker bool
+	// PushModes are the configurations of the push-latency rows: "web"
+	// (the web process delivers) and "worker" (PUSH_DELIVERY=worker with a
+	// `camellos push work` process at nice 10).
+	PushModes []string
 	Label      string
 	Previous   map[string]float64 // read ratios to the floor of the report this run replaces (heldGoals)
 }
@@ -397,7 +398,9 @@ func run(cfg config) (*report, error) {
 	}
 	if !cfg.skipped("pushlatency") {
 		for _, n := range cfg.PushLat {
-			r.PushLat = append(r.PushLat, runPushLatency(r, n))
+			for _, mode := range cfg.PushModes {
+				r.PushLat = append(r.PushLat, runPushLatency(r, n, strings.TrimSpace(mode) == "worker"))
+			}
 		}
 	}
 	if !cfg.skipped("growth") {
