@@ -41,8 +41,8 @@ type config struct {
 	// (the web process delivers) and "worker" (PUSH_DELIVERY=worker with a
 	// `camellos push work` process at nice 10).
 	PushModes []string
-	Label      string
-	Previous   map[string]float64 // read ratios to the floor of the report this run replaces (heldGoals)
+	Label     string
+	Previous  map[string]float64 // read ratios to the floor of the report this run replaces (heldGoals)
 }
 
 func (c config) skipped(name string) bool {
