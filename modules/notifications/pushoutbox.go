@@ -325,6 +325,11 @@ func (s *pushSender) sendDue(ctx context.Context) (time.Duration, bool) {
 	return outbox.NextDue(d.app.DB(), colPushOutbox, pushPending)
 }
 
+// claimPushQuery is claimPushRows' statement.
+const claimPushQuery = "UPDATE " + colPushOutbox + " SET nextAttemptAt = {:until} " +
+	"WHERE id IN (SELECT value FROM json_each({:ids})) AND +status = {:pending} AND +nextAttemptAt <= {:now} " +
+	"RETURNING id, attempts"
+
 // claimPushRows claims the rows of ids that are still pending and due at
 // now with one conditional UPDATE, moving their nextAttemptAt a lease
 // ahead, and returns the attempts of each row it won (read in the same
@@ -343,9 +348,7 @@ func claimPushRows(tx core.App, ids []string, now string, lease time.Duration) (
 		ID       string `db:"id"`
 		Attempts int    `db:"attempts"`
 	}
-	err := tx.DB().NewQuery("UPDATE " + colPushOutbox + " SET nextAttemptAt = {:until} " +
-		"WHERE id IN (SELECT value FROM json_each({:ids})) AND +status = {:pending} AND +nextAttemptAt <= {:now} " +
-		"RETURNING id, attempts").
+	err := tx.DB().NewQuery(claimPushQuery).
 		Bind(dbx.Params{"until": until.String(), "ids": idsParam(ids), "pending": pushPending, "now": now}).All(&rows)
 	for _, r := range rows {
 		won[r.ID] = r.Attempts
