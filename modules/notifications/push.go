@@ -173,6 +173,10 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		return
 	}
 	ttl, urgency, topic := pushOptions(j)
+	// Encrypted before the deadline starts: the encryption threads run
+	// below the process's priority and may wait for CPU on a busy machine;
+	// the deadline is for the push service's answer.
+	body, encErr := d.enc.encrypt(payloadOf(j, config.Of(d.app).AppURL), s.P256dh, s.Auth)
 	ctx, cancel := context.WithTimeout(d.ctx, d.opts.PushTimeout)
 	defer cancel()
 	// One of the origin's in-flight slots and a place on one of its
@@ -191,9 +195,12 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	if d.postponed(j, s, attempt, origin) { // paused while this one waited for a slot
 		return
 	}
-	res, err := d.sendPush(slot.trace(ctx), slot.client, pushRequest{
-		Payload: payloadOf(j, config.Of(d.app).AppURL), Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
-	}, keys, vapidSubject(d.app))
+	var res *http.Response
+	if err = encErr; err == nil {
+		res, err = d.sendPush(slot.trace(ctx), slot.client, pushRequest{
+			Body: body, Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
+		}, keys, vapidSubject(d.app))
+	}
 	if err != nil {
 		if d.ctx.Err() != nil {
 			return // shutting down

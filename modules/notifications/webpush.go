@@ -203,20 +203,17 @@ func encryptPush(payload []byte, p256dh, auth string) ([]byte, error) {
 
 // pushRequest is one encrypted push to one subscription.
 type pushRequest struct {
-	Payload []byte
+	Body    []byte // the payload encrypted for Sub (encryptors)
 	Sub     subscription
 	TTL     int
 	Urgency string
 	Topic   string
 }
 
-// sendPush encrypts and posts one push with client, signed with the
-// cached VAPID header of the endpoint's origin.
+// sendPush posts one encrypted push with client, signed with the cached
+// VAPID header of the endpoint's origin.
 func (d *dispatcher) sendPush(ctx context.Context, client *http.Client, p pushRequest, keys *vapidKeys, subject string) (*http.Response, error) {
-	body, err := d.enc.encrypt(p.Payload, p.Sub.P256dh, p.Sub.Auth)
-	if err != nil {
-		return nil, err
-	}
+	body := p.Body
 	auth, err := d.vapidHeaders.header(p.Sub.Endpoint, subject, keys, time.Now())
 	if err != nil {
 		return nil, err
