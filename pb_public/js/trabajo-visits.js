@@ -1,9 +1,9 @@
 // The visits of the job page: weekday and start–end, a series read as one,
 // reschedule, cancel, add to calendar, and the client's booking. Loaded
 // only when the job has a camello.
-import { api, el, $, fmtSpan, fmtSpanTz, confirmDialog, busy, tzName } from './app.js';
+import { api, el, $, fmtSpan, fmtSpanTz, confirmDialog, busy, tzName, showAlert } from './app.js';
 import { conflictsText } from './slots.js';
-import { S, enc, isClient, isMine, bookable, say, reload, kept } from './trabajo.js';
+import { S, enc, isClient, isMine, bookable, say, reload, kept, drawNext } from './trabajo.js';
 import { repeatFields, repeatText, slotPicker } from './trabajo-book.js';
 
 // series groups visits at the same weekday and time every 1 or 2 weeks:
@@ -23,11 +23,10 @@ function series(list) {
 
 function visitRow(a, msg) {
   const mine = isMine();
-  const row = el('li', { class: 'appt', 'data-id': a.id, 'data-status': a.status },
+  const row = el('li', { class: 'appt', 'data-id': a.id, 'data-status': a.status, inert: a.soon },
     el('span', {}, el('strong', {}, fmtSpan(a.start, a.end)), a.holiday ? ` · ${a.holiday.label}` : ''));
   const acts = el('div', { class: 'actions' });
-  // A visit cancelled from this page keeps its place, marked, until the
-  // page is opened again: the list never pulls up under the eye.
+  // A visit cancelled here keeps its place, marked: nothing pulls up.
   if (a.status === 'CANCELADA') {
     acts.append(el('span', { class: 'status CANCELADO' }, 'Cancelada'));
     row.append(acts);
@@ -61,21 +60,31 @@ function visitRow(a, msg) {
   return row;
 }
 
-function bookingPanel(msg) {
+function bookingPanel() {
   const rep = repeatFields('book');
-  const p = slotPicker(S.visits.length ? 'Agendar otra cita' : 'Agendar cita', S.job.provider.id, async (slot, b, redraw) => {
+  const p = slotPicker(S.visits.length ? 'Agendar otra cita' : 'Agendar cita', S.job.provider.id, async (slot) => {
     const r = rep.value();
-    if (!await confirmDialog(`¿Agendar la cita del ${fmtSpanTz(slot.start, slot.end)}${repeatText(r)}?`, 'Sí, agendar')) return;
+    const when = fmtSpanTz(slot.start, slot.end);
+    if (!await confirmDialog(`¿Agendar la cita del ${when}${repeatText(r)}?`, 'Sí, agendar')) return;
+    // The visits take their place at the tap (inert) and the line says
+    // what is booked: a late answer moves nothing (issue 24).
+    const n = r ? r.count : 1, d = (r && r.every === 'WEEK' ? 7 : 14) * 864e5, was = S.visits;
+    const at = (s, i) => new Date(Date.parse(s) + i * d).toISOString();
+    S.visits = [...was, ...Array.from({ length: n }, (_, i) => ({ soon: 1, status: 'PROGRAMADA', start: at(slot.start, i), end: at(slot.end, i) }))];
+    drawVisits();
+    drawNext();
+    showAlert($('#visits-msg'), n > 1 ? `Reservando ${n} citas desde el ${when}…` : `Reservando la cita del ${when}…`, 'ok', false);
     try {
-      const out = await busy(b, () => api('POST', `/api/jobs/${enc(S.id)}/appointments`, r ? { start: slot.start, repeat: r } : { start: slot.start }), '…');
-      const n = (out.appointments || []).length;
+      const out = await api('POST', `/api/jobs/${enc(S.id)}/appointments`, r ? { start: slot.start, repeat: r } : { start: slot.start });
+      const k = (out.appointments || []).length;
       const skipped = (out.skippedHolidays || []).map((h) => h.label);
       await reload();
-      say($('#visits-msg'), (n > 1 ? `${n} citas reservadas desde el ${fmtSpanTz(slot.start, slot.end)}` : `Cita reservada para el ${fmtSpanTz(slot.start, slot.end)}`)
+      say($('#visits-msg'), (k > 1 ? `${k} citas reservadas desde el ${when}` : `Cita reservada para el ${when}`)
         + (skipped.length ? `. Sin cita en festivos: ${skipped.join('; ')}` : '') + '.');
     } catch (e) {
-      say(msg, e.message + conflictsText(e), 'error');
-      if (e.status === 409) await redraw();
+      S.visits = was;
+      await reload().catch(() => {});
+      say($('#visits-msg'), e.message + conflictsText(e), 'error');
     }
   }, 'Reservar', rep.box);
   p.id = `book-${S.job.id}`;
@@ -96,6 +105,6 @@ export function drawVisits() {
         el('ul', { class: 'list' }, g.map((a) => visitRow(a, msg))))
       : visitRow(g[0], msg))))
       : el('p', { class: 'muted' }, S.job.status === 'PENDIENTE' && isClient() ? 'Puedes apartar una hora mientras el camello responde.' : 'No hay citas programadas.'),
-    ...(isClient() && bookable() ? [bookingPanel(msg)] : []), msg);
+    ...(isClient() && bookable() ? [bookingPanel()] : []), msg);
 }
 

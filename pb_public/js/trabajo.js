@@ -39,6 +39,8 @@ function nextStep() {
   return 'Este trabajo fue cancelado.';
 }
 
+export const drawNext = () => $('#next-step')?.replaceChildren(el('strong', {}, 'Qué sigue: '), nextStep());
+
 // kept is the message line id, drawn again with the answer it shows: a
 // redraw (another party's change arriving live) never wipes an answer.
 export function kept(id) {
@@ -73,7 +75,7 @@ function details() {
       el('dt', {}, 'Lugar'), el('dd', {}, [S.job.neighborhood, S.job.city].filter(Boolean).join(', ') || '—'),
       S.job.address != null ? [el('dt', {}, 'Dirección'), el('dd', { id: 'job-address' }, S.job.address || 'Sin dirección')] : null,
       el('dt', {}, 'Precio'), el('dd', { id: 'job-price' }, S.job.price ? money(S.job.price.amount) : 'Por acordar'),
-      S.job.provider ? [el('dt', {}, 'Camello'), el('dd', {}, el('a', { href: '/camello.html?S.id=' + enc(S.job.provider.id) }, S.job.provider.name))] : null,
+      S.job.provider ? [el('dt', {}, 'Camello'), el('dd', {}, el('a', { href: '/camello.html?id=' + enc(S.job.provider.id) }, S.job.provider.name))] : null,
       S.job.client && !isClient() ? [el('dt', {}, 'Cliente'), el('dd', {}, S.job.client.name || '')] : null,
       el('dt', {}, 'Creado'), el('dd', {}, fmtDate(S.job.createdAt))),
     S.job.description ? el('p', { class: 'pre' }, S.job.description) : null,
@@ -230,7 +232,7 @@ async function draw(held) {
   details();
   if (qm) qm.drawQuotes(canSend); else $('#quotes-box').hidden = true;
   if (vm) vm.drawVisits(); else { $('#visits-box').hidden = true; S.visits = []; }
-  $('#next-step')?.replaceChildren(el('strong', {}, 'Qué sigue: '), nextStep());
+  drawNext();
   if (mods.chat) (await mods.chat).redrawForm();
 }
 
