@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 	// since a parallel test cannot t.Setenv.
 	os.Setenv("AUTH_IP_LIMIT", "0")
 	code := m.Run()
+	printTiming()
 	shared.stop()
 	if seedSnap.dir != "" {
 		os.RemoveAll(seedSnap.dir)
