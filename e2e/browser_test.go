@@ -241,7 +241,7 @@ func (b *browser) axeOn(state, within string) {
 		}
 	}
 	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
-		return axe.run(`+within+`, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } })
+		return axe.run(`+within+`, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] }, resultTypes: ['violations'] })
 		.then((r) => JSON.stringify(r.violations.map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' — ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')))); })()`,
 		chromedp.EvalAwaitPromise))
 	if err != nil {

@@ -1,8 +1,6 @@
 // One job, its whole life for each party: request, quotes ("Aceptar y
 // agendar"), visits, start and completion, review, payment slot (#pago) and
-// the live conversation. The parts a party may never see load only when the
-// job has them (trabajo-quotes, -visits with -book and slots, -chat,
-// -reviews; docs/web.md).
+// the live conversation. Each part loads only when needed (docs/web.md).
 // Every draw is one pass once all its data and modules are in, and after
 // the first one the page's blocks keep their height (hold), so nothing
 // under the eye moves when an answer redraws the page.
