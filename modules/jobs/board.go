@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"camellos/internal/bus"
 	"camellos/internal/httpapi"
@@ -164,39 +165,90 @@ type boardRow struct {
 	Open         bool    `db:"open"`
 }
 
-// boardSelect reads jobs with what jobs.JSON adds to them: the client's
-// name (users.Names: "" when unknown) and whether the job has its review
-// (camellos.ReviewedJobs), looked up per row by primary key and
-// idx_reviews_job, and whether it is open (openJobs: idx_jobs_open's
-// condition). The name and the review are the owners' SQL expressions.
+// boardColumns are a job's columns with what jobs.JSON adds to them: the
+// client's name (users.Names: "" when unknown) and whether the job has its
+// review (camellos.ReviewedJobs), looked up per row by primary key and
+// idx_reviews_job. The name and the review are the owners' SQL
+// expressions. openJobs is idx_jobs_open's condition.
 const openJobs = "j.status = 'PENDIENTE' AND j.provider = ''"
 
-var boardSelect = "SELECT j.id, j.created, j.updated, j.title, j.description, j.source, j.city, j.cityKey, " +
+var boardColumns = "j.id, j.created, j.updated, j.title, j.description, j.source, j.city, j.cityKey, " +
 	"j.neighborhood, j.service, j.client, j.priceAmount, " + users.NameSQL("j.client") + " AS clientName, " +
-	camellos.ReviewedSQL("j.id") + " AS reviewed, " + openJobs + " AS open FROM " + Collection + " j WHERE "
+	camellos.ReviewedSQL("j.id") + " AS reviewed"
 
-// build reads every open job (row by row, into the packed store) and
-// their services.
+// boardSelect reads one job's row and whether it is open.
+var boardSelect = "SELECT " + boardColumns + ", " + openJobs + " AS open FROM " + Collection + " j WHERE "
+
+// scanRow reads a row of boardColumns into r (without reflection: the
+// build reads 100,000 of them).
+func scanRow(rows *dbx.Rows, r *boardRow) error {
+	return rows.Scan(&r.ID, &r.Created, &r.Updated, &r.Title, &r.Description, &r.Source, &r.City, &r.CityKey,
+		&r.Neighborhood, &r.Service, &r.Client, &r.PriceAmount, &r.ClientName, &r.Reviewed)
+}
+
+// The cold build at 100,000 open jobs (issue 27: ≤ 2 s) reads with two
+// readers, each on its own connection and half of the rowids, rendering
+// their rows' texts (renderer.render); the building goroutine appends
+// them to the store, and the lists of the services are sorted and split
+// by city on two goroutines. When the open jobs are under a quarter of
+// the table, one reader walks idx_jobs_open instead of scanning it all.
+
+// boardBatch is rendered rows of one reader: their texts one after the
+// other in slab (each row's entry.text an offset in it).
+type boardBatch struct {
+	slab []byte
+	rows []packedRow
+}
+
+// boardBatchRows is how many rows a reader renders before handing them on.
+const boardBatchRows = 512
+
+// twoReadersFrom is how many open jobs a build reads with two readers
+// (a variable: tests build small boards both ways).
+var twoReadersFrom int64 = 4 * boardBatchRows
+
+// build reads every open job into a new packed store and lists them by
+// service (newest first) and by service and city.
 func (b *openBoard) build() (*board, error) {
-	rows, err := b.app.DB().NewQuery(boardSelect + openJobs).Rows()
-	if err != nil {
+	var span struct {
+		Last int64 `db:"last"`
+		Open int64 `db:"open"`
+	}
+	if err := b.app.DB().NewQuery("SELECT (SELECT COALESCE(MAX(rowid), 0) FROM " + Collection + ") AS last, " +
+		"(SELECT COUNT(*) FROM " + Collection + " j WHERE " + openJobs + ") AS open").One(&span); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	st := newStore()
-	jobsOf := map[string][]int32{}
-	for rows.Next() {
-		var r boardRow
-		if err := rows.ScanStruct(&r); err != nil {
-			return nil, err
-		}
-		i, err := st.add(&r)
-		if err != nil {
-			return nil, err
-		}
-		jobsOf[r.Service] = append(jobsOf[r.Service], i)
+	parts, params := []string{"SELECT " + boardColumns + " FROM " + Collection + " j WHERE " + openJobs}, []dbx.Params{nil}
+	if span.Open >= twoReadersFrom && span.Open*4 >= span.Last {
+		q := "SELECT " + boardColumns + " FROM " + Collection + " j NOT INDEXED WHERE " + openJobs + " AND j.rowid > {:from} AND j.rowid <= {:to}"
+		parts = []string{q, q}
+		params = []dbx.Params{{"from": 0, "to": span.Last / 2}, {"from": span.Last / 2, "to": span.Last}}
 	}
-	if err := rows.Err(); err != nil {
+	batches := make(chan *boardBatch, 2*len(parts))
+	errs := make(chan error, len(parts))
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { errs <- b.scanOpen(parts[k], params[k], batches) })
+	}
+	go func() { wg.Wait(); close(batches) }()
+	st := newStore()
+	st.entries.s = make([]boardEntry, 0, span.Open)
+	jobsOf := map[string][]int32{}
+	for bt := range batches {
+		base := int64(len(st.slab.s))
+		st.slab.s = append(st.slab.s, bt.slab...)
+		for i := range bt.rows {
+			p := &bt.rows[i]
+			jobsOf[p.service] = append(jobsOf[p.service], st.push(p, base+p.e.text))
+		}
+	}
+	var err error
+	for range parts {
+		if e := <-errs; err == nil {
+			err = e
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	st.built()
@@ -204,29 +256,88 @@ func (b *openBoard) build() (*board, error) {
 	if err != nil {
 		return nil, err
 	}
-	bd := &board{services: make(map[string]*serviceJobs, len(jobsOf)), st: st}
-	for svc, list := range jobsOf {
-		slices.SortFunc(list, func(x, y int32) int {
-			if st.newer(x, y) {
-				return -1
-			}
-			return 1
-		})
+	services := slices.Collect(maps.Keys(jobsOf))
+	slices.SortFunc(services, func(x, y string) int { return len(jobsOf[y]) - len(jobsOf[x]) }) // the longest first
+	lists := make([]*serviceJobs, len(services))
+	for i, svc := range services {
 		ref, err := json.Marshal(refs[svc])
 		if err != nil {
 			return nil, err
 		}
-		sj := &serviceJobs{all: slices.Clone(list), byCity: map[string][]int32{}, ref: ref}
-		for _, j := range list {
-			key := st.strs.s[st.entries.s[j].key]
-			sj.byCity[key] = append(sj.byCity[key], j)
-		}
-		for key, l := range sj.byCity {
-			sj.byCity[key] = slices.Clone(l) // without append's spare room
-		}
-		bd.services[svc] = sj
+		lists[i] = &serviceJobs{all: jobsOf[svc], ref: ref}
+	}
+	var next atomic.Int64
+	var sorters sync.WaitGroup
+	for range 2 {
+		sorters.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(lists)); i = next.Add(1) - 1 {
+				st.list(lists[i])
+			}
+		})
+	}
+	sorters.Wait()
+	bd := &board{services: make(map[string]*serviceJobs, len(services)), st: st}
+	for i, svc := range services {
+		bd.services[svc] = lists[i]
 	}
 	return bd, nil
+}
+
+// list sorts sj.all (entries in any order) newest first and makes its
+// lists by folded city.
+func (st *store) list(sj *serviceJobs) {
+	list := slices.Clip(sj.all)
+	slices.SortFunc(list, func(x, y int32) int {
+		if st.newer(x, y) {
+			return -1
+		}
+		return 1
+	})
+	counts := map[uint32]int{}
+	for _, j := range list {
+		counts[st.entries.s[j].key]++
+	}
+	byKey := make(map[uint32][]int32, len(counts))
+	for k, n := range counts {
+		byKey[k] = make([]int32, 0, n)
+	}
+	for _, j := range list {
+		k := st.entries.s[j].key
+		byKey[k] = append(byKey[k], j)
+	}
+	sj.all, sj.byCity = list, make(map[string][]int32, len(byKey))
+	for k, l := range byKey {
+		sj.byCity[st.strs.s[k]] = l
+	}
+}
+
+// scanOpen reads the rows of query (boardColumns) and sends them rendered,
+// in batches.
+func (b *openBoard) scanOpen(query string, params dbx.Params, out chan<- *boardBatch) error {
+	rows, err := b.app.DB().NewQuery(query).Bind(params).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var rd renderer
+	bt := &boardBatch{rows: make([]packedRow, 0, boardBatchRows)}
+	for rows.Next() {
+		var r boardRow
+		if err := scanRow(rows, &r); err != nil {
+			return err
+		}
+		var p packedRow
+		bt.slab, p = rd.render(bt.slab, &r)
+		bt.rows = append(bt.rows, p)
+		if len(bt.rows) == boardBatchRows {
+			out <- bt
+			bt = &boardBatch{slab: make([]byte, 0, cap(bt.slab)), rows: make([]packedRow, 0, boardBatchRows)}
+		}
+	}
+	if len(bt.rows) > 0 {
+		out <- bt
+	}
+	return rows.Err()
 }
 
 // serviceRefs renders services as catalog.ServiceRefs does; an unknown
@@ -275,9 +386,7 @@ func (b *openBoard) refreshJob(jobID string, oldServices ...string) {
 					return nil, err
 				}
 			}
-			if j, err = next.st.add(&r); err != nil {
-				return nil, err
-			}
+			j = next.st.add(&r)
 		}
 		replaced := false
 		for _, svc := range slices.Compact(slices.Sorted(slices.Values(append(oldServices, r.Service)))) {

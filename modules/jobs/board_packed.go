@@ -3,11 +3,11 @@ package jobs
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"maps"
 	"strconv"
 	"sync/atomic"
 
+	"camellos/internal/jsonenc"
 	"camellos/internal/timefmt"
 )
 
@@ -100,6 +100,7 @@ type store struct {
 	slab    tail[byte]
 	strs    tail[string]
 	strIdx  map[string]uint32 // copied before it changes (a published one never does)
+	ownIdx  bool              // strIdx is this store's alone (a build's, or copied by intern)
 	dead    int               // entries not listed any more
 	// slack is the growth of a copied array: 1/2 while a build appends
 	// every job, 1/8 once built (patches append one job at a time; a
@@ -107,7 +108,7 @@ type store struct {
 	slack int
 }
 
-func newStore() *store { return &store{strIdx: map[string]uint32{}, slack: 2} }
+func newStore() *store { return &store{strIdx: map[string]uint32{}, ownIdx: true, slack: 2} }
 
 // built drops the spare capacity of a built store; patches grow it by
 // an eighth at a time.
@@ -115,11 +116,13 @@ func (s *store) built() {
 	s.entries.tighten()
 	s.slab.tighten()
 	s.slack = 8
+	s.ownIdx = false
 }
 
 // derive is the store of the next snapshot (the same arrays, its own views).
 func (s *store) derive() *store {
 	n := *s
+	n.ownIdx = false
 	return &n
 }
 
@@ -128,75 +131,106 @@ func (s *store) intern(v string) uint32 {
 	if i, ok := s.strIdx[v]; ok {
 		return i
 	}
-	s.strIdx = maps.Clone(s.strIdx)
+	if !s.ownIdx {
+		s.strIdx, s.ownIdx = maps.Clone(s.strIdx), true
+	}
 	s.strs.add(s.slack, v)
 	i := uint32(len(s.strs.s) - 1)
 	s.strIdx[v] = i
 	return i
 }
 
-// add renders row r as a new entry (not yet listed) and returns its index.
-func (s *store) add(r *boardRow) (int32, error) {
-	e := boardEntry{text: int64(len(s.slab.s)), key: s.intern(r.CityKey)}
-	if n := int64(int(r.PriceAmount)); n > 0 {
-		e.price = n
-	}
-	if r.Reviewed {
-		e.flags |= flagReviewed
-	}
-	var texts [nFields][]byte
-	texts[fCreated], texts[fID] = []byte(r.Created), []byte(r.ID)
-	for _, f := range []struct {
-		dst *[]byte
-		v   string
-	}{{&texts[fTitle], r.Title}, {&texts[fDescription], r.Description}, {&texts[fNeighbor], r.Neighborhood},
-		{&texts[fClient], r.Client}, {&texts[fClientName], r.ClientName}, {&texts[fIDJSON], r.ID}} {
-		raw, err := json.Marshal(f.v)
-		if err != nil {
-			return 0, err
-		}
-		*f.dst = raw
-	}
-	if string(texts[fIDJSON]) != `"`+r.ID+`"` {
-		e.flags |= flagEscapedID
-	} else {
-		texts[fIDJSON] = nil
-	}
-	texts[fUpdated] = []byte(timefmt.ISOOfStored(r.Updated))
-	if iso := timefmt.ISOOfStored(r.Created); iso != isoOfDBLayout(r.Created) {
-		e.flags |= flagCreatedISO
-		texts[fCreatedISO] = []byte(iso)
-	}
-	for _, lit := range []struct {
-		dst *uint32
-		v   string
-	}{{&e.city, r.City}, {&e.source, r.Source}} {
-		raw, err := json.Marshal(lit.v)
-		if err != nil {
-			return 0, err
-		}
-		*lit.dst = s.intern(string(raw))
-	}
-	var buf []byte
-	for f, t := range texts {
-		if f >= fCreatedISO && t == nil {
-			continue
-		}
-		buf = binary.AppendUvarint(buf, uint64(len(t)))
-		buf = append(buf, t...)
-	}
-	s.slab.add(s.slack, buf...)
-	s.entries.add(s.slack, e)
-	return int32(len(s.entries.s) - 1), nil
+// packedRow is one job rendered for a store: its entry (text is where its
+// texts start in the buffer they were appended to) and what the store
+// interns for it.
+type packedRow struct {
+	e       boardEntry
+	city    string // JSON literal
+	source  string // JSON literal
+	key     string // folded city
+	service string
 }
 
-// isoOfDBLayout is a created stored in timefmt.DBLayout with its space
-// made a T: its ISO form ("" when it is not in that layout).
-func isoOfDBLayout(stored string) string {
-	if len(stored) != len(timefmt.DBLayout) || stored[10] != ' ' {
-		return ""
+// renderer renders rows into packed texts; lits keeps the JSON literal of
+// each city and source it rendered (a few hundred distinct ones).
+type renderer struct {
+	lits map[string]string
+	tmp  []byte
+}
+
+// lit is v's JSON literal.
+func (rd *renderer) lit(v string) string {
+	if l, ok := rd.lits[v]; ok {
+		return l
 	}
-	return stored[:10] + "T" + stored[11:]
+	if rd.lits == nil {
+		rd.lits = map[string]string{}
+	}
+	l := string(jsonenc.AppendString(nil, v))
+	rd.lits[v] = l
+	return l
+}
+
+// render appends row r's texts to slab (each prefixed by its length, in
+// the order of the field constants) and returns its packed row.
+func (rd *renderer) render(slab []byte, r *boardRow) ([]byte, packedRow) {
+	p := packedRow{e: boardEntry{text: int64(len(slab))}, city: rd.lit(r.City), source: rd.lit(r.Source), key: r.CityKey, service: r.Service}
+	if n := int64(int(r.PriceAmount)); n > 0 {
+		p.e.price = n
+	}
+	if r.Reviewed {
+		p.e.flags |= flagReviewed
+	}
+	put := func(t []byte) {
+		slab = binary.AppendUvarint(slab, uint64(len(t)))
+		slab = append(slab, t...)
+	}
+	putRaw := func(v string) {
+		slab = binary.AppendUvarint(slab, uint64(len(v)))
+		slab = append(slab, v...)
+	}
+	putRaw(r.Created)
+	putRaw(r.ID)
+	for _, v := range [...]string{r.Title, r.Description, r.Neighborhood, r.Client, r.ClientName} {
+		rd.tmp = jsonenc.AppendString(rd.tmp[:0], v)
+		put(rd.tmp)
+	}
+	rd.tmp = timefmt.AppendISOOfStored(rd.tmp[:0], r.Updated)
+	put(rd.tmp)
+	if rd.tmp = timefmt.AppendISOOfStored(rd.tmp[:0], r.Created); !isDBLayoutWithT(r.Created, rd.tmp) {
+		p.e.flags |= flagCreatedISO
+		put(rd.tmp)
+	}
+	if rd.tmp = jsonenc.AppendString(rd.tmp[:0], r.ID); len(rd.tmp) != len(r.ID)+2 { // escaping only lengthens
+		p.e.flags |= flagEscapedID
+		put(rd.tmp)
+	}
+	return slab, p
+}
+
+// isDBLayoutWithT reports whether iso is stored (in timefmt.DBLayout) with
+// its space made a T: then appendJSON writes it from the stored created.
+func isDBLayoutWithT(stored string, iso []byte) bool {
+	return len(stored) == len(timefmt.DBLayout) && stored[10] == ' ' && len(iso) == len(stored) &&
+		string(iso[:10]) == stored[:10] && iso[10] == 'T' && string(iso[11:]) == stored[11:]
+}
+
+// add renders row r as a new entry (not yet listed) and returns its index.
+func (s *store) add(r *boardRow) int32 {
+	var rd renderer
+	buf, p := rd.render(nil, r)
+	text := int64(len(s.slab.s))
+	s.slab.add(s.slack, buf...)
+	return s.push(&p, text)
+}
+
+// push appends p's entry, its texts at text in the slab, and returns its
+// index.
+func (s *store) push(p *packedRow, text int64) int32 {
+	e := p.e
+	e.text, e.city, e.source, e.key = text, s.intern(p.city), s.intern(p.source), s.intern(p.key)
+	s.entries.add(s.slack, e)
+	return int32(len(s.entries.s) - 1)
 }
 
 // texts decodes entry i's texts (views into the slab).
