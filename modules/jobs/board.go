@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bytes"
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -120,12 +121,9 @@ func (b *openBoard) compare() (int, error) {
 	services := maps.Clone(cur.services)
 	maps.Copy(services, fresh.services)
 	var ja, jf []byte
+	none := &serviceJobs{}
 	for svc := range services {
-		a, f := cur.services[svc], fresh.services[svc]
-		if a == nil || f == nil {
-			diffs += max(len(a.list()), len(f.list()))
-			continue
-		}
+		a, f := cmp.Or(cur.services[svc], none), cmp.Or(fresh.services[svc], none)
 		diffs += max(len(a.all), len(f.all)) - min(len(a.all), len(f.all))
 		for i := range min(len(a.all), len(f.all)) {
 			ja = cur.st.appendJSON(ja[:0], a.all[i], a.ref)
@@ -136,14 +134,6 @@ func (b *openBoard) compare() (int, error) {
 		}
 	}
 	return diffs, nil
-}
-
-// list is the service's jobs (none for a nil service).
-func (sj *serviceJobs) list() []int32 {
-	if sj == nil {
-		return nil
-	}
-	return sj.all
 }
 
 // boardRow is the columns of a job the board renders.
@@ -260,11 +250,7 @@ func (b *openBoard) build() (*board, error) {
 	slices.SortFunc(services, func(x, y string) int { return len(jobsOf[y]) - len(jobsOf[x]) }) // the longest first
 	lists := make([]*serviceJobs, len(services))
 	for i, svc := range services {
-		ref, err := json.Marshal(refs[svc])
-		if err != nil {
-			return nil, err
-		}
-		lists[i] = &serviceJobs{all: jobsOf[svc], ref: ref}
+		lists[i] = &serviceJobs{all: jobsOf[svc], ref: refs[svc]}
 	}
 	var next atomic.Int64
 	var sorters sync.WaitGroup
@@ -340,17 +326,25 @@ func (b *openBoard) scanOpen(query string, params dbx.Params, out chan<- *boardB
 	return rows.Err()
 }
 
-// serviceRefs renders services as catalog.ServiceRefs does; an unknown
-// service renders as {id, "", ""} like jobs.JSON.
-func serviceRefs(app core.App, ids []string) (map[string]catalog.ServiceRef, error) {
+// serviceRefs renders services as catalog.ServiceRefs does, in JSON; an
+// unknown service renders as {id, "", ""} like jobs.JSON.
+func serviceRefs(app core.App, ids []string) (map[string][]byte, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	refs, err := catalog.ServiceRefs(app, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(ids))
 	for _, id := range ids {
-		if _, ok := refs[id]; !ok && err == nil {
-			refs[id] = catalog.ServiceRef{ID: id}
+		ref, ok := refs[id]
+		if !ok {
+			ref = catalog.ServiceRef{ID: id}
+		}
+		if out[id], err = json.Marshal(ref); err != nil {
+			return nil, err
 		}
 	}
-	return refs, err
+	return out, nil
 }
 
 // refreshJob re-reads one job after a committed write and puts it on the
@@ -382,9 +376,7 @@ func (b *openBoard) refreshJob(jobID string, oldServices ...string) {
 				if err != nil {
 					return nil, err
 				}
-				if ref, err = json.Marshal(refs[r.Service]); err != nil {
-					return nil, err
-				}
+				ref = refs[r.Service]
 			}
 			j = next.st.add(&r)
 		}

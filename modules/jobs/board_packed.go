@@ -233,12 +233,6 @@ func (s *store) push(p *packedRow, text int64) int32 {
 	return int32(len(s.entries.s) - 1)
 }
 
-// texts decodes entry i's texts (views into the slab).
-func (s *store) texts(i int32) [nFields][]byte {
-	t, _ := s.decode(i)
-	return t
-}
-
 // decode reads entry i's texts and how many slab bytes they take.
 func (s *store) decode(i int32) (t [nFields][]byte, size int64) {
 	e := &s.entries.s[i]
@@ -252,12 +246,6 @@ func (s *store) decode(i int32) (t [nFields][]byte, size int64) {
 		size += int64(k) + int64(n)
 	}
 	return t, size
-}
-
-// textEnd is where entry i's texts end in the slab.
-func (s *store) textEnd(i int32) int64 {
-	_, n := s.decode(i)
-	return s.entries.s[i].text + n
 }
 
 // order is entry i's order key: its stored created and its id.
@@ -295,7 +283,7 @@ func (s *store) before(a int32, created, id string) bool {
 // service rendered as ref.
 func (s *store) appendJSON(buf []byte, i int32, ref []byte) []byte {
 	e := &s.entries.s[i]
-	t := s.texts(i)
+	t, _ := s.decode(i)
 	buf = append(buf, `{"city":`...)
 	buf = append(buf, s.strs.s[e.city]...)
 	buf = append(buf, `,"client":{"id":`...)
@@ -345,39 +333,27 @@ func (s *store) appendJSON(buf []byte, i int32, ref []byte) []byte {
 }
 
 // compact copies the listed entries of bd into new arrays (in list
-// order, so a page reads the slab forward) and renumbers the lists.
+// order, so a page reads the slab forward) and makes the lists anew.
 func (bd *board) compact() {
 	old := bd.st
 	st := &store{strs: old.strs, strIdx: old.strIdx, slack: old.slack}
 	live := len(old.entries.s) - old.dead
 	st.entries.s = make([]boardEntry, 0, live)
 	st.slab.s = make([]byte, 0, len(old.slab.s)*live/max(len(old.entries.s), 1)+64)
-	at := make(map[int32]int32, live)
-	for _, sj := range bd.services {
-		for _, i := range sj.all {
-			e := old.entries.s[i]
-			start, end := e.text, old.textEnd(i)
-			e.text = int64(len(st.slab.s))
-			st.slab.s = append(st.slab.s, old.slab.s[start:end]...)
-			st.entries.s = append(st.entries.s, e)
-			at[i] = int32(len(st.entries.s) - 1)
-		}
-	}
-	st.built()
 	services := make(map[string]*serviceJobs, len(bd.services))
 	for svc, sj := range bd.services {
-		out := &serviceJobs{all: make([]int32, len(sj.all)), byCity: make(map[string][]int32, len(sj.byCity)), ref: sj.ref}
+		out := &serviceJobs{all: make([]int32, len(sj.all)), ref: sj.ref}
 		for k, i := range sj.all {
-			out.all[k] = at[i]
+			e := old.entries.s[i]
+			_, n := old.decode(i)
+			st.slab.s = append(st.slab.s, old.slab.s[e.text:e.text+n]...)
+			e.text = int64(len(st.slab.s)) - n
+			st.entries.s = append(st.entries.s, e)
+			out.all[k] = int32(len(st.entries.s) - 1)
 		}
-		for city, l := range sj.byCity {
-			nl := make([]int32, len(l))
-			for k, i := range l {
-				nl[k] = at[i]
-			}
-			out.byCity[city] = nl
-		}
+		st.list(out) // in order already; the lists by city
 		services[svc] = out
 	}
+	st.built()
 	bd.services, bd.st = services, st
 }

@@ -80,7 +80,8 @@ func TestBoardEntryRendersAsMarshal(t *testing.T) {
 		if string(created) != r.Created || string(id) != r.ID {
 			t.Errorf("row %d: order key %q %q", i, created, id)
 		}
-		if end := st.textEnd(idx[i]); int(idx[i])+1 < len(st.entries.s) && end != st.entries.s[idx[i]+1].text {
+		_, n := st.decode(idx[i])
+		if end := st.entries.s[idx[i]].text + n; int(idx[i])+1 < len(st.entries.s) && end != st.entries.s[idx[i]+1].text {
 			t.Errorf("row %d: texts end at %d, the next entry's start at %d", i, end, st.entries.s[idx[i]+1].text)
 		}
 	}
