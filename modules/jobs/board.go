@@ -155,25 +155,25 @@ type boardRow struct {
 	Open         bool    `db:"open"`
 }
 
-// boardColumns are a job's columns with what jobs.JSON adds to them: the
-// client's name (users.Names: "" when unknown) and whether the job has its
-// review (camellos.ReviewedJobs), looked up per row by primary key and
-// idx_reviews_job. The name and the review are the owners' SQL
-// expressions. openJobs is idx_jobs_open's condition.
+// openJobs is idx_jobs_open's condition.
 const openJobs = "j.status = 'PENDIENTE' AND j.provider = ''"
 
-var boardColumns = "j.id, j.created, j.updated, j.title, j.description, j.source, j.city, j.cityKey, " +
-	"j.neighborhood, j.service, j.client, j.priceAmount, " + users.NameSQL("j.client") + " AS clientName, " +
-	camellos.ReviewedSQL("j.id") + " AS reviewed"
+// boardColumns are the columns of a job the board renders (scanRow).
+const boardColumns = "j.id, j.created, j.updated, j.title, j.description, j.source, j.city, j.cityKey, " +
+	"j.neighborhood, j.service, j.client, j.priceAmount"
 
-// boardSelect reads one job's row and whether it is open.
-var boardSelect = "SELECT " + boardColumns + ", " + openJobs + " AS open FROM " + Collection + " j WHERE "
+// boardSelect reads one job's row with what jobs.JSON adds to it, the
+// client's name (users.Names: "" when unknown) and whether the job has its
+// review (camellos.ReviewedJobs), in the owners' SQL expressions, and
+// whether it is open.
+var boardSelect = "SELECT " + boardColumns + ", " + users.NameSQL("j.client") + " AS clientName, " +
+	camellos.ReviewedSQL("j.id") + " AS reviewed, " + openJobs + " AS open FROM " + Collection + " j WHERE "
 
 // scanRow reads a row of boardColumns into r (without reflection: the
 // build reads 100,000 of them).
 func scanRow(rows *dbx.Rows, r *boardRow) error {
 	return rows.Scan(&r.ID, &r.Created, &r.Updated, &r.Title, &r.Description, &r.Source, &r.City, &r.CityKey,
-		&r.Neighborhood, &r.Service, &r.Client, &r.PriceAmount, &r.ClientName, &r.Reviewed)
+		&r.Neighborhood, &r.Service, &r.Client, &r.PriceAmount)
 }
 
 // The cold build at 100,000 open jobs (issue 27: ≤ 2 s) reads with two
@@ -182,6 +182,10 @@ func scanRow(rows *dbx.Rows, r *boardRow) error {
 // them to the store, and the lists of the services are sorted and split
 // by city on two goroutines. When the open jobs are under a quarter of
 // the table, one reader walks idx_jobs_open instead of scanning it all.
+// The clients' names and the reviews are read by batch of rows (each name
+// once), not by a subquery per row: past the page cache, a table scan
+// evicts the users' and reviews' pages, and each row read them from disk
+// again (1 to 2 reads per row, 2 s of the build at 100,000).
 
 // boardBatch is rendered rows of one reader: their texts one after the
 // other in slab (each row's entry.text an offset in it).
@@ -200,19 +204,20 @@ var twoReadersFrom int64 = 4 * boardBatchRows
 // build reads every open job into a new packed store and lists them by
 // service (newest first) and by service and city.
 func (b *openBoard) build() (*board, error) {
-	var span struct {
-		Last int64 `db:"last"`
-		Open int64 `db:"open"`
+	var last, open int64 // open: counted up to enough
+	if err := b.app.DB().NewQuery("SELECT COALESCE(MAX(rowid), 0) FROM " + Collection).Row(&last); err != nil {
+		return nil, err
 	}
-	if err := b.app.DB().NewQuery("SELECT (SELECT COALESCE(MAX(rowid), 0) FROM " + Collection + ") AS last, " +
-		"(SELECT COUNT(*) FROM " + Collection + " j WHERE " + openJobs + ") AS open").One(&span); err != nil {
+	enough := max(twoReadersFrom, last/4)
+	if err := b.app.DB().NewQuery("SELECT COUNT(*) FROM (SELECT 1 FROM " + Collection + " j WHERE " + openJobs + " LIMIT {:n})").
+		Bind(dbx.Params{"n": enough}).Row(&open); err != nil {
 		return nil, err
 	}
 	parts, params := []string{"SELECT " + boardColumns + " FROM " + Collection + " j WHERE " + openJobs}, []dbx.Params{nil}
-	if span.Open >= twoReadersFrom && span.Open*4 >= span.Last {
+	if open >= enough {
 		q := "SELECT " + boardColumns + " FROM " + Collection + " j NOT INDEXED WHERE " + openJobs + " AND j.rowid > {:from} AND j.rowid <= {:to}"
 		parts = []string{q, q}
-		params = []dbx.Params{{"from": 0, "to": span.Last / 2}, {"from": span.Last / 2, "to": span.Last}}
+		params = []dbx.Params{{"from": 0, "to": last / 2}, {"from": last / 2, "to": last}}
 	}
 	batches := make(chan *boardBatch, 2*len(parts))
 	errs := make(chan error, len(parts))
@@ -222,14 +227,15 @@ func (b *openBoard) build() (*board, error) {
 	}
 	go func() { wg.Wait(); close(batches) }()
 	st := newStore()
-	st.entries.s = make([]boardEntry, 0, span.Open)
 	jobsOf := map[string][]int32{}
+	var at []int64 // each entry's createdKey: the lists' sort
 	for bt := range batches {
 		base := int64(len(st.slab.s))
 		st.slab.s = append(st.slab.s, bt.slab...)
 		for i := range bt.rows {
 			p := &bt.rows[i]
 			jobsOf[p.service] = append(jobsOf[p.service], st.push(p, base+p.e.text))
+			at = append(at, p.at)
 		}
 	}
 	var err error
@@ -257,7 +263,7 @@ func (b *openBoard) build() (*board, error) {
 	for range 2 {
 		sorters.Go(func() {
 			for i := next.Add(1) - 1; i < int64(len(lists)); i = next.Add(1) - 1 {
-				st.list(lists[i])
+				st.list(lists[i], at)
 			}
 		})
 	}
@@ -270,10 +276,19 @@ func (b *openBoard) build() (*board, error) {
 }
 
 // list sorts sj.all (entries in any order) newest first and makes its
-// lists by folded city.
-func (st *store) list(sj *serviceJobs) {
+// lists by folded city; at (nil when unknown) is each entry's createdKey,
+// compared first when every entry of the list has one.
+func (st *store) list(sj *serviceJobs, at []int64) {
 	list := slices.Clip(sj.all)
+	for _, j := range list {
+		if at != nil && at[j] < 0 {
+			at = nil
+		}
+	}
 	slices.SortFunc(list, func(x, y int32) int {
+		if at != nil && at[x] != at[y] {
+			return cmp.Compare(at[y], at[x])
+		}
 		if st.newer(x, y) {
 			return -1
 		}
@@ -306,24 +321,54 @@ func (b *openBoard) scanOpen(query string, params dbx.Params, out chan<- *boardB
 	}
 	defer rows.Close()
 	var rd renderer
-	bt := &boardBatch{rows: make([]packedRow, 0, boardBatchRows)}
+	names := map[string]string{}
+	batch := make([]boardRow, 0, boardBatchRows)
 	for rows.Next() {
-		var r boardRow
-		if err := scanRow(rows, &r); err != nil {
+		batch = append(batch, boardRow{Open: true})
+		if err := scanRow(rows, &batch[len(batch)-1]); err != nil {
 			return err
 		}
-		var p packedRow
-		bt.slab, p = rd.render(bt.slab, &r)
-		bt.rows = append(bt.rows, p)
-		if len(bt.rows) == boardBatchRows {
-			out <- bt
-			bt = &boardBatch{slab: make([]byte, 0, cap(bt.slab)), rows: make([]packedRow, 0, boardBatchRows)}
+		if len(batch) == boardBatchRows {
+			if err := b.renderBatch(&rd, names, batch, out); err != nil {
+				return err
+			}
+			batch = batch[:0]
 		}
 	}
-	if len(bt.rows) > 0 {
-		out <- bt
+	if err := rows.Err(); err != nil || len(batch) == 0 {
+		return err
 	}
-	return rows.Err()
+	return b.renderBatch(&rd, names, batch, out)
+}
+
+// renderBatch reads the names of the batch's clients not in names yet and
+// the batch's reviews, renders its rows and sends them.
+func (b *openBoard) renderBatch(rd *renderer, names map[string]string, batch []boardRow, out chan<- *boardBatch) error {
+	var clients, ids []any
+	for i := range batch {
+		if _, ok := names[batch[i].Client]; !ok {
+			names[batch[i].Client] = "" // as NameSQL: "" when unknown
+			clients = append(clients, batch[i].Client)
+		}
+		ids = append(ids, batch[i].ID)
+	}
+	read, err := users.Names(b.app, clients)
+	if err != nil {
+		return err
+	}
+	maps.Copy(names, read)
+	reviewed, err := camellos.ReviewedJobs(b.app, ids)
+	if err != nil {
+		return err
+	}
+	bt := &boardBatch{rows: make([]packedRow, len(batch))}
+	for i := range batch {
+		r := &batch[i]
+		r.ClientName, r.Reviewed = names[r.Client], reviewed[r.ID]
+		bt.slab, bt.rows[i] = rd.render(bt.slab, r)
+	}
+	out <- bt
+	return nil
 }
 
 // serviceRefs renders services as catalog.ServiceRefs does, in JSON; an
@@ -528,6 +573,7 @@ func (bd *board) insert(svc string, ref []byte, j int32) {
 // refreshClient re-renders the open jobs of a user (its name changed).
 func (b *openBoard) refreshClient(userID string) {
 	if _, built := b.cache.Peek(); !built {
+		b.cache.Invalidate() // a build under way read names before it: not kept
 		return
 	}
 	var jobs []struct {

@@ -145,6 +145,7 @@ func (s *store) intern(v string) uint32 {
 // interns for it.
 type packedRow struct {
 	e       boardEntry
+	at      int64  // createdKey of its created
 	city    string // JSON literal
 	source  string // JSON literal
 	key     string // folded city
@@ -174,7 +175,7 @@ func (rd *renderer) lit(v string) string {
 // render appends row r's texts to slab (each prefixed by its length, in
 // the order of the field constants) and returns its packed row.
 func (rd *renderer) render(slab []byte, r *boardRow) ([]byte, packedRow) {
-	p := packedRow{e: boardEntry{text: int64(len(slab))}, city: rd.lit(r.City), source: rd.lit(r.Source), key: r.CityKey, service: r.Service}
+	p := packedRow{e: boardEntry{text: int64(len(slab))}, at: createdKey(r.Created), city: rd.lit(r.City), source: rd.lit(r.Source), key: r.CityKey, service: r.Service}
 	if n := int64(int(r.PriceAmount)); n > 0 {
 		p.e.price = n
 	}
@@ -206,6 +207,25 @@ func (rd *renderer) render(slab []byte, r *boardRow) ([]byte, packedRow) {
 		put(rd.tmp)
 	}
 	return slab, p
+}
+
+// createdKey is the digits of a created stored in timefmt.DBLayout as one
+// number, which orders such dates as their texts do (-1 for another form).
+func createdKey(created string) int64 {
+	const layout = "dddd-dd-dd dd:dd:dd.dddZ"
+	if len(created) != len(layout) {
+		return -1
+	}
+	var n int64
+	for i := 0; i < len(layout); i++ {
+		switch c := created[i]; {
+		case layout[i] == 'd' && c >= '0' && c <= '9':
+			n = n*10 + int64(c-'0')
+		case layout[i] != c:
+			return -1
+		}
+	}
+	return n
 }
 
 // isDBLayoutWithT reports whether iso is stored (in timefmt.DBLayout) with
@@ -351,7 +371,7 @@ func (bd *board) compact() {
 			st.entries.s = append(st.entries.s, e)
 			out.all[k] = int32(len(st.entries.s) - 1)
 		}
-		st.list(out) // in order already; the lists by city
+		st.list(out, nil) // in order already; the lists by city
 		services[svc] = out
 	}
 	st.built()
