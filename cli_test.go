@@ -5,65 +5,34 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"camellos/internal/s3test"
 	"camellos/internal/session"
+	"camellos/internal/testkit"
 
 	_ "modernc.org/sqlite"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
-
-// TestMain removes the binary built once for all the CLI tests.
+// TestMain removes the binary built for this package alone (when it is not
+// the go test run's shared one: testkit.Binary).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testkit.RemoveBinary()
 	os.Exit(code)
 }
 
-// binary builds the service once per test run.
+// binary is the service's binary, built once per go test run.
 func binary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "camellos-bin-")
-		if binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "camellos")
-		// The commit as a release build stamps it (deploy/release.sh).
-		ldflags := "-X camellos/modules/ops.version=v0.0.0-test"
-		if rev, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
-			ldflags += " -X camellos/modules/ops.commit=" + strings.TrimSpace(string(rev))
-		}
-		out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
+	return testkit.Binary(t)
 }
 
 // result is one run of the CLI.

@@ -13,45 +13,78 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// sharedTemplate builds the migrated template once per `go test` run
-// instead of once per test binary: `go test ./...` runs some forty
-// binaries that boot kits, and each spent about 1.5 s of CPU migrating
-// the same schema. The first binary of the run builds it, under a lock
-// the others wait on, into a directory named after the go command's
-// process (its pid and start time) and the migrations this binary
-// registers; the others read that directory. A binary whose migrations
-// differ (one registered by its own tests at init) gets a directory of
-// its own; a binary not started by the go command (run by hand, or under
-// a wrapper other than `go test -exec`) builds its own in memory, as
-// before. Directories of go commands that have exited are removed.
-func sharedTemplate(build func() (map[string][]byte, error)) (map[string][]byte, error) {
+// runDir returns the directory named name that the test binaries of this
+// `go test` run share, filled by fill the first time one of them asks:
+// work every binary would repeat (migrating the template, linking the
+// service's binary) is done once per run. The first binary fills it under
+// a lock the others wait on (released by the kernel if it dies), into a
+// new directory renamed into place, so a reader sees it whole or not at
+// all. The directory is named after the go command's process (its pid
+// and start time); those of go commands that have exited are removed.
+// It returns "" when this binary was not started by the go command (run
+// by hand, or under a wrapper other than `go test -exec`): the caller then
+// does the work itself.
+func runDir(name string, fill func(dir string) error) (string, error) {
 	run := goTestRun()
 	if run == "" {
-		return build()
+		return "", nil
 	}
-	base := filepath.Join(os.TempDir(), "camellos-testkit-"+run)
-	dir := base + "-" + migrationsKey()
-	lock, err := os.OpenFile(base+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	dir := filepath.Join(os.TempDir(), "camellos-testkit-"+run+"-"+name)
+	// One lock per name: a binary waiting for the template does not wait
+	// for another's link.
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return build()
+		return "", nil
 	}
 	defer lock.Close()
-	// Released by the kernel if this process dies while it holds it.
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return build()
+		return "", nil
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck
-	if files, err := readTree(dir); err == nil && len(files) > 0 {
-		return files, nil
+	if _, err := os.Stat(dir); err == nil {
+		return dir, nil
 	}
 	removeExitedRuns()
-	files, err := build()
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".part")
 	if err != nil {
-		return nil, err
+		return "", nil
 	}
-	// Best effort: when it cannot be stored, the next binary builds its own.
-	_ = storeTree(dir, files)
-	return files, nil
+	if err := fill(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	return dir, nil
+}
+
+// sharedTemplate is the migrated template, built once per `go test` run
+// (runDir) instead of once per test binary: `go test ./...` runs some
+// forty binaries that boot kits, and each spent about 1.5 s of CPU
+// migrating the same schema. The directory is named after the migrations
+// this binary registers: a binary whose own tests register one at init
+// gets a template of its own.
+func sharedTemplate(build func() (map[string][]byte, error)) (map[string][]byte, error) {
+	var built map[string][]byte
+	dir, err := runDir("template-"+migrationsKey(), func(dir string) error {
+		files, err := build()
+		if err != nil {
+			return err
+		}
+		built = files
+		return writeFiles(dir, files)
+	})
+	switch {
+	case built != nil: // built here (even if it could not be stored)
+		return built, nil
+	case err != nil:
+		return nil, err
+	case dir == "":
+		return build()
+	}
+	return readTree(dir)
 }
 
 // goTestRun names the go command that started this test binary, as
@@ -129,22 +162,4 @@ func removeExitedRuns() {
 		}
 		os.RemoveAll(p)
 	}
-}
-
-// storeTree writes files under a new directory and renames it to dir, so a
-// reader sees all of them or none.
-func storeTree(dir string, files map[string][]byte) error {
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".part")
-	if err != nil {
-		return err
-	}
-	if err := writeFiles(tmp, files); err != nil {
-		os.RemoveAll(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		os.RemoveAll(tmp)
-		return err
-	}
-	return nil
 }

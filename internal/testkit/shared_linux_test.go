@@ -19,7 +19,7 @@ func TestTemplateIsSharedByTheBinariesOfOneRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(os.TempDir(), "camellos-testkit-"+run+"-"+migrationsKey())
+	dir := filepath.Join(os.TempDir(), "camellos-testkit-"+run+"-template-"+migrationsKey())
 	stored, err := os.ReadFile(filepath.Join(dir, "data.db"))
 	if err != nil {
 		t.Fatalf("the run's template is not stored: %v", err)
@@ -50,8 +50,8 @@ func TestTemplatesOfExitedRunsAreRemoved(t *testing.T) {
 	}
 	live := "camellos-testkit-" + strconv.Itoa(os.Getpid()) + "-" + start
 	exited := "camellos-testkit-" + strconv.Itoa(os.Getpid()) + "-1" // same pid, another start: not this process
-	keep := []string{live + "-abc", live + ".lock", "camellos-testkit-template-123", "other"}
-	gone := []string{exited + "-abc", exited + ".lock", exited + "-abc.part42"}
+	keep := []string{live + "-abc", live + "-abc.lock", "camellos-testkit-template-123", "other"}
+	gone := []string{exited + "-abc", exited + "-abc.lock", exited + "-abc.part42"}
 	for _, n := range append(append([]string{}, keep...), gone...) {
 		if err := os.Mkdir(filepath.Join(tmp, n), 0o755); err != nil {
 			t.Fatal(err)

@@ -7,3 +7,8 @@ package testkit
 func sharedTemplate(build func() (map[string][]byte, error)) (map[string][]byte, error) {
 	return build()
 }
+
+// runDir shares nothing here: the caller does the work itself.
+func runDir(name string, fill func(dir string) error) (string, error) {
+	return "", nil
+}
