@@ -21,8 +21,8 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// TestMain removes the binary built for this package alone (when it is not
-// the go test run's shared one: testkit.Binary).
+// TestMain removes the binary and migrated data dir built for this package
+// alone (when they are not the go test run's shared ones: testkit.Binary).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testkit.RemoveBinary()
@@ -33,6 +33,12 @@ func TestMain(m *testing.M) {
 func binary(t *testing.T) string {
 	t.Helper()
 	return testkit.Binary(t)
+}
+
+// migratedDir is a new data dir the binary migrated (testkit.MigratedDir).
+func migratedDir(t *testing.T) string {
+	t.Helper()
+	return testkit.MigratedDir(t)
 }
 
 // result is one run of the CLI.
@@ -230,7 +236,7 @@ func emails(t *testing.T, dir string) string {
 func TestBackupCommandsOnS3(t *testing.T) {
 	s3 := s3test.Start(t, "backups")
 	env := s3.Env("backups")
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	run := func(env map[string]string, args ...string) result {
 		t.Helper()
 		return cli(t, env, append(args, "--dir", dir)...)
@@ -340,7 +346,7 @@ func TestBackupCommandsOnS3(t *testing.T) {
 // A session revoked by another process (the CLI changes the admin's
 // password) is refused on the service's very next request.
 func TestSessionRevokedByAnotherProcess(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	env := map[string]string{"AUTH_IP_LIMIT": "0"}
 	if r := cli(t, env, "admin", "create", "jefa@example.com", "clave-segura-1", "--dir", dir); r.code != 0 {
 		t.Fatalf("admin: %+v", r)
@@ -389,7 +395,7 @@ func signIn(t *testing.T, url, email, password string) *http.Cookie {
 // `ledger verify` exits 0 on a sound ledger and 1, naming the problem, on
 // one that does not balance (corrupted through the file, triggers dropped).
 func TestLedgerVerifyCLI(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	if r := cli(t, nil, "ledger", "verify", "--dir", dir); r.code != 0 || !strings.Contains(r.stdout, "el libro contable cuadra") {
 		t.Fatalf("sound ledger: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -14,7 +14,7 @@ import (
 // HEAD, as deploy/release.sh stamps a release).
 const BinaryVersion = "v0.0.0-test"
 
-var binary struct {
+var binary, migrated struct {
 	once sync.Once
 	path string
 	own  string // a directory this test binary made (outside `go test`)
@@ -64,11 +64,53 @@ func Binary(t testing.TB) string {
 	return binary.path
 }
 
-// RemoveBinary removes the binary Binary built for this test binary alone
-// (nothing when it is the run's shared one): call it from TestMain.
+// MigratedDir returns a new data dir (under t.TempDir()) holding a copy of
+// one the binary migrated (`camellos migrate up`), made once per `go test`
+// run like Binary. Most tests that run the binary need the service's
+// schema, not the first migration of an empty dir, which costs over a
+// second of CPU each time; tests about an empty dir (the first start,
+// `healthcheck --wait` while it migrates, `seed` or `admin create` on
+// nothing) keep one. It is the binary's own: passwords hash at
+// PocketBase's default cost, unlike New's template.
+func MigratedDir(t testing.TB) string {
+	t.Helper()
+	bin := Binary(t)
+	migrated.once.Do(func() {
+		migrate := func(dir string) error {
+			cmd := exec.Command(bin, "migrate", "up", "--dir", filepath.Join(dir, "pb_data"))
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("migrate up: %v\n%s", err, out)
+			}
+			return nil
+		}
+		dir, err := runDir("migrated", migrate)
+		if err == nil && dir == "" {
+			if dir, err = os.MkdirTemp("", "camellos-migrated-"); err == nil {
+				migrated.own = dir
+				err = migrate(dir)
+			}
+		}
+		migrated.path, migrated.err = filepath.Join(dir, "pb_data"), err
+	})
+	if migrated.err != nil {
+		t.Fatal(migrated.err)
+	}
+	dir := filepath.Join(t.TempDir(), "pb_data")
+	if err := os.CopyFS(dir, os.DirFS(migrated.path)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// RemoveBinary removes what Binary and MigratedDir made for this test
+// binary alone (nothing when they are the run's shared ones): call it from
+// TestMain.
 func RemoveBinary() {
-	if binary.own != "" {
-		os.RemoveAll(binary.own)
+	for _, own := range []string{binary.own, migrated.own} {
+		if own != "" {
+			os.RemoveAll(own)
+		}
 	}
 }
 
