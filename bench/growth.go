@@ -160,7 +160,7 @@ func runGrowth(r *report, floor *service) []*growthPoint {
 				continue
 			}
 			var prof chan []byte
-			if r.Cfg.ProfileDir != "" && (sc.name == "listing-near" || sc.name == "open-board") {
+			if r.Cfg.ProfileDir != "" && (sc.name == "listing-near" || sc.name == "listing-city" || sc.name == "open-board") {
 				prof = profileAsync(svc.pprof, d)
 			}
 			res := load(client, r.Cfg.Conns, d, sc.next)
