@@ -10,23 +10,14 @@ import (
 	"testing"
 
 	"camellos/internal/geo"
+	"camellos/internal/jsonenc/jsonenctest"
 	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/pocketbase/tools/list"
 )
 
-// randomText is a string of the characters JSON escapes and those it
-// does not: controls, quotes, HTML, accents, U+2028/9, emoji, invalid
-// UTF-8.
-func randomText(rng *rand.Rand) string {
-	parts := []string{"a", "Z", "ñ", "é", " ", "\"", "\\", "<", ">", "&", "\n", "\t", "\r", "\b", "\f", "\x00", "\x1f", "\x7f",
-		"\u2028", "\u2029", "😀", "\xff", "\xe2\x80", "/", "'", "plomería", "\u00a0"}
-	var b strings.Builder
-	for n := rng.Intn(12); n > 0; n-- {
-		b.WriteString(parts[rng.Intn(len(parts))])
-	}
-	return b.String()
-}
+// randomText is a text of every kind of character JSON escapes or not.
+var randomText = jsonenctest.Text
 
 // The listing's appenders write the bytes encoding/json writes: strings
 // (every escape), ratings (0, fractions, the exponent forms, NaN refused

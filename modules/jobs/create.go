@@ -118,5 +118,5 @@ func jobCreate(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return answerJob(e, http.StatusCreated, job.Id)
+	return answerRecord(e, http.StatusCreated, job) // as saved: the hooks' values and its dates are on it
 }

@@ -87,11 +87,11 @@ func bindHooks(app core.App) {
 
 	// A new appointment belongs to its job's client and camello.
 	appointments.EventsOf(app).Validate.BindFunc(func(e *appointments.ValidateEvent) error {
-		job, err := e.App.FindRecordById(Collection, e.Appointment.JobID())
-		if err != nil {
+		job, ok, err := loadParties(e.App, e.Appointment.JobID()) // five columns, not the whole record
+		if err != nil || !ok {
 			return httpapi.FieldRuleError("job", "Trabajo inexistente")
 		}
-		if job.GetString("provider") != e.Appointment.CamelloID() || job.GetString("client") != e.Appointment.ClientID() {
+		if job.Provider != e.Appointment.CamelloID() || job.Client != e.Appointment.ClientID() {
 			return httpapi.FieldRuleError("job", "La cita debe ser del cliente y del camello del trabajo")
 		}
 		return e.Next()

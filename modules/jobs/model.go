@@ -152,6 +152,11 @@ func answerJob(e *core.RequestEvent, status int, id string, extra ...map[string]
 	if err != nil {
 		return httpapi.Internal(err)
 	}
+	return answerRecord(e, status, rec, extra...)
+}
+
+// answerRecord answers {job} with status from a job record as saved.
+func answerRecord(e *core.RequestEvent, status int, rec *core.Record, extra ...map[string]any) error {
 	list, err := JSON(e.App, []*core.Record{rec})
 	if err != nil {
 		return httpapi.Internal(err)
