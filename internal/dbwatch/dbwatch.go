@@ -88,10 +88,15 @@ func (w *Watcher) Open(dsn string) (*dbx.DB, error) {
 	return dbx.NewFromDB(sql.OpenDB(&connector{w: w, drv: drv, dsn: dsn}), "sqlite"), nil
 }
 
-// Close releases the probe connection (the app's pools are PocketBase's).
+// Close deletes this process's rows of change_own (no other process reads
+// them; best effort) and releases the probe connection (the app's pools
+// are PocketBase's).
 func (w *Watcher) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.probe != nil {
+		_, _ = w.probe.Exec("DELETE FROM change_own WHERE proc = ?", w.proc)
+	}
 	w.closed = true
 	return w.closeProbeLocked()
 }

@@ -503,3 +503,32 @@ func TestForeignCommitWhileConnecting(t *testing.T) {
 		}
 	}
 }
+
+// A watcher that closes (the process ends) deletes its rows of change_own:
+// no other process reads them, and a row set per start would pile up.
+func TestCloseDeletesTheOwnCounts(t *testing.T) {
+	k := testkit.New(t)
+	w := dbwatch.Of(k.App)
+	if _, err := k.App.DB().NewQuery("UPDATE users SET name = 'Propia' WHERE id IN (SELECT id FROM users LIMIT 1)").Execute(); err != nil {
+		t.Fatal(err)
+	}
+	k.CreateService() // a counted write (categories, services) whatever the users table holds
+	if err := w.Check(); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (n int) {
+		if err := other(t, k).QueryRow("SELECT COUNT(*) FROM change_own").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count() == 0 {
+		t.Fatal("no own counts: this test shows nothing")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d rows of change_own left after Close", n)
+	}
+}
