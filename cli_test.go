@@ -5,65 +5,40 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"camellos/internal/s3test"
 	"camellos/internal/session"
+	"camellos/internal/testkit"
 
 	_ "modernc.org/sqlite"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
-
-// TestMain removes the binary built once for all the CLI tests.
+// TestMain removes the binary and migrated data dir built for this package
+// alone (when they are not the go test run's shared ones: testkit.Binary).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testkit.RemoveBinary()
 	os.Exit(code)
 }
 
-// binary builds the service once per test run.
+// binary is the service's binary, built once per go test run.
 func binary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "camellos-bin-")
-		if binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "camellos")
-		// The commit as a release build stamps it (deploy/release.sh).
-		ldflags := "-X camellos/modules/ops.version=v0.0.0-test"
-		if rev, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
-			ldflags += " -X camellos/modules/ops.commit=" + strings.TrimSpace(string(rev))
-		}
-		out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
+	return testkit.Binary(t)
+}
+
+// migratedDir is a new data dir the binary migrated (testkit.MigratedDir).
+func migratedDir(t *testing.T) string {
+	t.Helper()
+	return testkit.MigratedDir(t)
 }
 
 // result is one run of the CLI.
@@ -261,7 +236,7 @@ func emails(t *testing.T, dir string) string {
 func TestBackupCommandsOnS3(t *testing.T) {
 	s3 := s3test.Start(t, "backups")
 	env := s3.Env("backups")
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	run := func(env map[string]string, args ...string) result {
 		t.Helper()
 		return cli(t, env, append(args, "--dir", dir)...)
@@ -371,7 +346,7 @@ func TestBackupCommandsOnS3(t *testing.T) {
 // A session revoked by another process (the CLI changes the admin's
 // password) is refused on the service's very next request.
 func TestSessionRevokedByAnotherProcess(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	env := map[string]string{"AUTH_IP_LIMIT": "0"}
 	if r := cli(t, env, "admin", "create", "jefa@example.com", "clave-segura-1", "--dir", dir); r.code != 0 {
 		t.Fatalf("admin: %+v", r)
@@ -420,7 +395,7 @@ func signIn(t *testing.T, url, email, password string) *http.Cookie {
 // `ledger verify` exits 0 on a sound ledger and 1, naming the problem, on
 // one that does not balance (corrupted through the file, triggers dropped).
 func TestLedgerVerifyCLI(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	if r := cli(t, nil, "ledger", "verify", "--dir", dir); r.code != 0 || !strings.Contains(r.stdout, "el libro contable cuadra") {
 		t.Fatalf("sound ledger: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

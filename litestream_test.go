@@ -36,7 +36,7 @@ func TestLitestreamDrill(t *testing.T) {
 	ls := s3test.Binary(t, "CAMELLOS_LITESTREAM", "litestream",
 		"GOBIN=$HOME/.cache/camellos-bin go install github.com/benbjohnson/litestream/cmd/litestream@v0.5.18")
 	s3 := s3test.Start(t, "replica")
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	env := map[string]string{"AUTH_IP_LIMIT": "0"}
 	if r := cli(t, env, "admin", "create", "ops@example.com", "clave-segura-1", "--dir", dir); r.code != 0 {
 		t.Fatalf("admin: %+v", r)

@@ -40,7 +40,7 @@ func TestPaymentSurvivesSIGKILL(t *testing.T) {
 		"AUTH_IP_LIMIT":              "0",
 		"REMINDERS_SCHEDULE":         "off",
 	}
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	if r := cli(t, env, "seed", "--camellos", "2", "--clients", "1", "--dir", dir); r.code != 0 {
 		t.Fatalf("seed: %d %s", r.code, r.stderr)
 	}

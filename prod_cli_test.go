@@ -54,17 +54,26 @@ func serveBinWithLogs(t *testing.T, bin string, env map[string]string, dir strin
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); <-exited }
 	t.Cleanup(stop)
 	running = append(running, stop)
 	url := "http://" + addr
-	deadline := time.Now().Add(60 * time.Second)
+	// Until it answers, or exits; the bound only stops a service that hangs
+	// (a first start migrates: over a minute at load 35, see startServeOn).
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		if res, err := http.Get(url + "/api/health"); err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
 				return url, out, errb
 			}
+		}
+		select {
+		case <-exited:
+			t.Fatalf("serve exited before it answered:\n%s\n%s", out.String(), errb.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("serve did not start:\n%s\n%s", out.String(), errb.String())
@@ -126,7 +135,7 @@ func TestServeLogsToStdout(t *testing.T) {
 // Two `serve` on one data dir: the second fails at once, clearly, non-zero
 // (the lock is exclusive; the limits and caches are per process).
 func TestSecondServeOnOneDirFails(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	serveWithLogs(t, nil, dir)
 	done := make(chan result, 1)
 	go func() { done <- cli(t, nil, "serve", "--http", s3test.FreePort(t), "--dir", dir) }()
@@ -171,7 +180,7 @@ func TestNothingCreatedOnFailure(t *testing.T) {
 // `backup create NAME` refuses a name that exists (it overwrote it
 // silently); the first backup is kept as it was.
 func TestBackupCreateRefusesAnExistingName(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	if r := cli(t, nil, "admin", "create", "ops@example.com", "clave-segura-1", "--dir", dir); r.code != 0 {
 		t.Fatalf("admin: %+v", r)
 	}

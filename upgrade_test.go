@@ -58,7 +58,7 @@ func migrateDown(t *testing.T, dir string) string {
 // both roll-backs: `migrate down 1` (the schema goes back, the data stays)
 // and `backup restore` of the backup taken before the upgrade.
 func TestUpgradeAndRollback(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "pb_data")
+	dir := migratedDir(t)
 	env := map[string]string{"AUTH_IP_LIMIT": "0"}
 	if r := cli(t, env, "admin", "create", "ops@example.com", "clave-segura-1", "--dir", dir); r.code != 0 {
 		t.Fatalf("admin: %+v", r)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"camellos/internal/httpapi"
 	"camellos/internal/session"
+	"camellos/internal/testkit"
 	"camellos/internal/timefmt"
 	"camellos/modules/users"
 	_ "camellos/pb_migrations"
@@ -110,9 +110,8 @@ func TestCrashDuringMixedWrites(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	t.Setenv("AUTH_IP_LIMIT", "0")
-	tmp := t.TempDir()
 	bin := binary(t)
-	data := filepath.Join(tmp, "pb_data")
+	data := testkit.MigratedDir(t) // the schema, as the binary migrates it
 	fx := prepareMixed(t, data, 80, 400)
 	srv, base := startServer(t, bin, data)
 	client := &http.Client{Timeout: 10 * time.Second}

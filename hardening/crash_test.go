@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"camellos/internal/testkit"
+
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -26,9 +28,8 @@ func TestCrashDuringWrites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	tmp := t.TempDir()
 	bin := binary(t)
-	data := filepath.Join(tmp, "pb_data")
+	data := testkit.MigratedDir(t) // the schema, as the binary migrates it
 
 	srv, base := startServer(t, bin, data)
 	var (

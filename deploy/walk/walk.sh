@@ -180,9 +180,19 @@ metrics="$(https -f -H 'Authorization: Bearer walk-metrics-token-0123456789abcd'
 grep -q '^camellos_' <<< "$metrics" || die "/metrics con su token no da métricas"
 say "metrics behind their bearer"
 
-# Live events: the stream's headers arrive at once through Caddy (unbuffered).
-hdr="$(https -b "$WORK/cookies" -N --max-time 5 -D - -o /dev/null https://localhost/api/events 2>/dev/null || true)"
-echo "$hdr" | grep -qi '^content-type: text/event-stream' || die "/api/events por Caddy: $(echo "$hdr" | head -n1)"
+# Live events: the stream's headers arrive through Caddy while the stream is
+# still open (unbuffered). Waited for in the header file curl writes as they
+# come, then the stream is closed (a fixed --max-time cost its whole length).
+https -b "$WORK/cookies" -N -D "$WORK/events.headers" -o /dev/null https://localhost/api/events >/dev/null 2>&1 &
+events=$!
+sse() { grep -qi '^content-type: text/event-stream' "$WORK/events.headers" 2>/dev/null; }
+for _ in $(seq 1 300); do
+  sse && break
+  kill -0 "$events" 2>/dev/null || break # the stream ended: nothing more will come
+  sleep 0.2
+done
+kill "$events" 2>/dev/null; wait "$events" 2>/dev/null || true
+sse || die "/api/events por Caddy: $(head -n1 "$WORK/events.headers" 2>/dev/null)"
 say "live events stream through the proxy"
 
 wait_for 60 "la réplica de Litestream en S3" bash -c "find '$WORK/s3/camellos-replica' -type f | grep -q ."

@@ -16,12 +16,14 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// The migrated data dir, built once per test binary and copied into every
-// kit's fresh data dir: running every migration (the schema and the
-// gazetteer's rows) costs about 1.5 s of CPU per boot, copying its files a
-// few milliseconds. A migration registered after the template was built
-// (a test's own) is still applied at boot: tests.NewTestAppWithConfig runs
-// every migration not yet recorded in the copy.
+// The migrated data dir, built once per `go test` run (shared.go: every
+// test binary of the run reads the one the first of them built; once per
+// binary when it runs outside `go test`) and copied into every kit's fresh
+// data dir: running every migration (the schema and the gazetteer's rows)
+// costs about 1.5 s of CPU per boot, copying its files a few milliseconds.
+// A migration registered after the template was built (a test's own) is
+// still applied at boot: tests.NewTestAppWithConfig runs every migration
+// not yet recorded in the copy.
 var template struct {
 	once  sync.Once
 	files map[string][]byte // path relative to the data dir → content
@@ -33,7 +35,7 @@ var template struct {
 // pragmas that shape the file, such as the page size, are the same).
 func migratedTemplate() (map[string][]byte, error) {
 	template.once.Do(func() {
-		template.files, template.err = buildTemplate()
+		template.files, template.err = sharedTemplate(buildTemplate)
 	})
 	return template.files, template.err
 }
@@ -70,18 +72,7 @@ func buildTemplate() (map[string][]byte, error) {
 	if err := app.ResetBootstrapState(); err != nil {
 		return nil, fmt.Errorf("template close: %w", err)
 	}
-	files := map[string][]byte{}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(path, "-shm") {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		files[rel], err = os.ReadFile(path)
-		return err
-	})
+	files, err := readTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("template read: %w", err)
 	}
@@ -121,8 +112,31 @@ func writeTemplate(dataDir string) error {
 	if err != nil {
 		return err
 	}
+	return writeFiles(dataDir, files)
+}
+
+// readTree reads every file under dir, by path relative to it, but
+// SQLite's shared-memory index (-shm), which belongs to open connections.
+func readTree(dir string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, "-shm") {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		files[rel], err = os.ReadFile(path)
+		return err
+	})
+	return files, err
+}
+
+// writeFiles writes files (by path relative to dir) under dir.
+func writeFiles(dir string, files map[string][]byte) error {
 	for rel, content := range files {
-		p := filepath.Join(dataDir, rel)
+		p := filepath.Join(dir, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ func Register(app core.App) {
 		return e.Next()
 	})
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		go dummyHash() // ready before the first unknown e-mail, off the start's path
 		g := httpapi.API(se)
 		// A client signs up (role CLIENTE); no session is opened.
 		g.POST("/auth/register", clientRegister).Bind(ratelimit.AuthIPGuard())

@@ -53,7 +53,7 @@ func checkPassword(e *core.RequestEvent, key string, user *core.Record, plain st
 	}
 	defer release()
 	if user == nil {
-		users.CheckPassword(dummyHash, plain)
+		users.CheckPassword(dummyHash(), plain)
 		return false, nil
 	}
 	if !users.CheckPassword(user, plain) {

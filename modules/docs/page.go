@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -41,12 +42,13 @@ type spec struct {
 
 var methodOrder = map[string]int{"get": 0, "post": 1, "put": 2, "patch": 3, "delete": 4}
 
-// pageHTML is rendered once: the document does not change while running.
-var pageHTML = mustRenderPage()
+// pageHTML is rendered once, when first asked for: the document does not
+// change while running.
+var pageHTML = sync.OnceValue(mustRenderPage)
 
 func mustRenderPage() []byte {
 	var s spec
-	if err := json.Unmarshal(documentJSON, &s); err != nil {
+	if err := json.Unmarshal(documentJSON(), &s); err != nil {
 		panic("docs: " + err.Error())
 	}
 	var ops []operation
@@ -111,5 +113,5 @@ pre{white-space:pre-wrap;font:inherit;margin:.3rem 0}
 // page answers the rendered operations list.
 func page(e *core.RequestEvent) error {
 	e.Response.Header().Set("Content-Security-Policy", pageCSP)
-	return e.Blob(http.StatusOK, "text/html; charset=utf-8", pageHTML)
+	return e.Blob(http.StatusOK, "text/html; charset=utf-8", pageHTML())
 }
