@@ -20,7 +20,9 @@ export function addMessage(m) {
   const ul = $('#messages');
   if (!ul) return;
   ul.querySelector('.empty')?.remove();
-  ul.append(messageItem(m));
+  const item = messageItem(m);
+  const sent = m.author && m.author.id === S.session.user.id && ul.querySelector('.msg[inert]');
+  if (sent) sent.replaceWith(item); else ul.append(item);
   ul.scrollTop = ul.scrollHeight;
 }
 
@@ -83,13 +85,20 @@ function chatForm() {
       for (const x of files) payload.append('files', x);
     }
     if (to) payload instanceof FormData ? payload.set('toCamelloId', to.value) : (payload.toCamelloId = to.value);
+    // The message takes its place at the tap (inert until the answer).
+    const ul = $('#messages');
+    const soon = messageItem({ author: S.session.user, body, createdAt: new Date().toISOString(), attachments: files.map((x) => URL.createObjectURL(x)) });
+    soon.inert = true;
+    ul.querySelector('.empty')?.remove();
+    ul.append(soon);
+    ul.scrollTop = ul.scrollHeight;
     try {
       const r = await busy(f.querySelector('button'), () => api('POST', `/api/jobs/${enc(S.id)}/messages`, payload));
       addMessage(r.message);
       f.reset();
       showAlert(msg, 'Mensaje enviado.', 'ok');
       f.querySelector('#body').focus();
-    } catch (e) { formError(f, msg, e); }
+    } catch (e) { soon.remove(); formError(f, msg, e); }
   });
   return f;
 }

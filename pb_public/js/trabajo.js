@@ -1,9 +1,7 @@
 // One job, its whole life for each party: request, quotes ("Aceptar y
 // agendar"), visits, start and completion, review, payment slot (#pago) and
 // the live conversation. Each part loads only when needed (docs/web.md).
-// Every draw is one pass once all its data and modules are in, and after
-// the first one the page's blocks keep their height (hold), so nothing
-// under the eye moves when an answer redraws the page.
+// One pass per draw; then the blocks keep their height (hold).
 import {
   api, el, $, param, requireSession, renderChrome, showAlert, statusLabel, fmtDate, fmtSpan,
   money, confirmDialog, toast, busy, msgBox, formError, clearFieldErrors, events, tzName,
@@ -20,9 +18,7 @@ export const bookable = () => S.job.provider && (['ASIGNADO', 'EN_PROGRESO'].inc
 
 // say answers in the job's message line (a toast only when no line in view says it).
 export function say(box, text, kind = 'ok') { showAlert(box, text, kind, false); toast(text, kind); }
-// hush takes the job's message line at the tap, before the answer: the
-// redraw keeps it and the answer fills it, so nothing below moves however
-// slow the machine (issue 24).
+// hush takes the job's message line at the tap; the answer fills it.
 export const hush = () => showAlert($('#job-msg'), 'Un momento…', 'ok', false);
 
 // nextStep says in one line what the job waits for, and from whom.
@@ -39,8 +35,7 @@ function nextStep() {
 
 export const drawNext = () => $('#next-step')?.replaceChildren(el('strong', {}, 'Qué sigue: '), nextStep());
 
-// kept is the message line id, drawn again with the answer it shows: a
-// redraw (another party's change arriving live) never wipes an answer.
+// kept is the message line id drawn again with the answer it shows.
 export function kept(id) {
   const msg = msgBox(id);
   const old = $('#' + id);
@@ -182,18 +177,15 @@ const load = {
 // rv is a completed job's reviews and the module drawing them (or null).
 let rv = null;
 
-// hold keeps the height the page's blocks have now: a redraw after an
-// answer may fill them again or leave room, never pull up or push down
-// what follows (the conversation, the footer) while the person reads.
+// hold keeps the blocks' height: a redraw never pulls up what follows.
 function hold() {
   for (const n of [$('#life'), $('#job'), $('#chat-box')]) {
     if (n && !n.hidden) n.style.minHeight = `${Math.max(n.offsetHeight, parseFloat(n.style.minHeight) || 0)}px`;
   }
 }
 
-// reload reads the job, then its quotes and visits with the modules that
-// draw them, all at once, and draws the page in one pass. Reloads run one
-// after the other (an answer and the live event it causes never interleave).
+// reload reads the job, its quotes and visits and draws them in one pass;
+// reloads run one after the other.
 let queue = Promise.resolve();
 export function reload(held = true) {
   const next = queue.catch(() => {}).then(() => draw(held));
@@ -222,7 +214,7 @@ async function draw(held) {
   rv = rev ? { m: await load.reviews(), r: reviews } : null;
   S.quotes = quotes;
   S.visits = visits.filter((a) => a.status === 'PROGRAMADA');
-  // A visit cancelled from this page stays in its place, marked, until the page is opened again.
+  // A visit cancelled here stays in place, marked.
   S.kept = visits.filter((a) => a.status === 'CANCELADA' && S.gone && S.gone.has(a.id));
   const canSend = cam && S.job.status === 'PENDIENTE' && !quotes.some((x) => x.status === 'PENDIENTE' && x.camello && x.camello.id === S.session.camello.id);
   const qm = quotes.length || canSend ? await load.quotes() : null;
