@@ -83,7 +83,8 @@ func measureCPU(svc *service, class string, load func() map[string]*result) writ
 // d each after the other on wr's lanes (the write-only and mixed loads'
 // writer, so slots and open jobs are not reused): bookings, jobs,
 // messages, quotes kept unaccepted, then the accepts of those quotes.
-func runWriteCPU(client *http.Client, svc *service, wr *writer, conns int, d time.Duration) []writeCPU {
+// With profileDir, a CPU profile of the service per class (write-CLASS).
+func runWriteCPU(client *http.Client, svc *service, wr *writer, conns int, d time.Duration, profileDir string) []writeCPU {
 	var out []writeCPU
 	has := map[string]bool{}
 	for _, k := range wr.kinds {
@@ -130,7 +131,14 @@ func runWriteCPU(client *http.Client, svc *service, wr *writer, conns int, d tim
 				return op{class: "accept", req: cookieJSON(http.MethodPost, wr.base, "/api/quotes/"+q.id+"/accept", wr.ds.Lanes[q.lane].ClientCookie, map[string]any{})}
 			}
 		}
+		var prof chan []byte
+		if profileDir != "" {
+			prof = profileAsync(svc.pprof, d-time.Second)
+		}
 		c := measureCPU(svc, class, func() map[string]*result { return loadOps(client, conns, d, next) })
+		if prof != nil {
+			saveProfile(profileDir, "write-"+class, <-prof)
+		}
 		out = append(out, c)
 		fmt.Printf("%-20s %-8s %6d writes, CPU %s (%s a write)\n", "write CPU", class, c.Writes, c.CPU, c.Per().Round(time.Microsecond))
 	}

@@ -150,13 +150,17 @@ func runGrowth(r *report, floor *service) []*growthPoint {
 			{name: "open-board", next: func() *http.Request { return cookieGet(svc.base, "/api/jobs/open", ds.BoardCookie) }},
 		}
 		for _, sc := range loads {
+			if sc.name != "floor" && r.Cfg.skipped(sc.name) {
+				p.RPS[sc.name] = &result{Name: sc.name, Note: "skipped (-skip)"}
+				continue
+			}
 			st, _ := once(client, sc.next())
 			if st != http.StatusOK {
 				p.RPS[sc.name] = &result{Name: sc.name, Note: fmt.Sprintf("not available (%d)", st)}
 				continue
 			}
 			var prof chan []byte
-			if r.Cfg.ProfileDir != "" && sc.name == "listing-near" {
+			if r.Cfg.ProfileDir != "" && (sc.name == "listing-near" || sc.name == "listing-city" || sc.name == "open-board") {
 				prof = profileAsync(svc.pprof, d)
 			}
 			res := load(client, r.Cfg.Conns, d, sc.next)

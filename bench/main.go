@@ -10,7 +10,7 @@
 // writes BENCHMARKS.md with the goals of issues 17 and 27 and an SVG plot of req/s
 // against data size.
 //
-//	go run ./bench [-scale small|large] [-d 6s] [-c 32] [-out BENCHMARKS.md] [-profile DIR] [-keep] [-skip a,b]
+//	go run ./bench [-scale small|large] [-d 6s] [-c 32] [-out BENCHMARKS.md] [-profile DIR] [-keep] [-skip a,b] [-pushlat 10000,100000] [-pushmodes web,worker]
 package main
 
 import (
@@ -42,6 +42,9 @@ func main() {
 	case "floor":
 		runFloor()
 		return
+	case "pushrecv":
+		runPushReceiverChild()
+		return
 	}
 	dur := flag.Duration("d", 6*time.Second, "duration of each load scenario")
 	conns := flag.Int("c", 32, "concurrent connections")
@@ -53,6 +56,8 @@ func main() {
 	skip := flag.String("skip", "", "comma-separated scenarios to leave out (e.g. growth,push,sweep,register), for investigation")
 	growth := flag.String("growth", "", "camello counts of the cost-growth points (default 1000,10000,100000)")
 	label := flag.String("label", "", "a note printed in the report (e.g. the load of the machine)")
+	pushModes := flag.String("pushmodes", "web,worker", "configurations of the push-latency rows: web (the web process delivers) and/or worker (PUSH_DELIVERY=worker, `camellos push work` at nice 10)")
+	pushLat := flag.String("pushlat", "10000,100000", "subscriptions of the push-latency rows (comma-separated)")
 	flag.Parse()
 
 	sz, ok := scales[*scale]
@@ -79,9 +84,18 @@ func main() {
 		}
 	}
 
+	var pushSizes []int
+	for _, f := range strings.Split(*pushLat, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			log.Fatalf("bad -pushlat %q", *pushLat)
+		}
+		pushSizes = append(pushSizes, n)
+	}
+
 	prev, _ := os.ReadFile(*out) // the report this run replaces: its read ratios must hold
 	start := time.Now()
-	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Skip: *skip, Size: sz, Growth: points, Label: *label,
+	r, err := run(config{Duration: *dur, Conns: *conns, ProfileDir: *profile, Keep: *keep, Skip: *skip, Size: sz, Growth: points, Label: *label, PushLat: pushSizes, PushModes: strings.Split(*pushModes, ","),
 		Previous: previousReadRatios(string(prev), sz.Name)})
 	if err != nil {
 		log.Fatal(err)

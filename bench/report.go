@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	appconfig "camellos/internal/config"
 )
 
 type goal struct {
@@ -141,6 +143,9 @@ func (r *report) goals() []goal {
 		if p == nil || !p.Available {
 			g := goal{what: "push broadcast, receiver answering in 100 ms over HTTP/2", target: "all decrypted ≤ 60 s", missing: true}
 			if p != nil {
+				g.what += ", sent by the " + p.Mode()
+			}
+			if p != nil {
 				g.note = p.Note
 			}
 			out = append(out, g)
@@ -154,11 +159,11 @@ func (r *report) goals() []goal {
 		if p.Users >= 100_000 {
 			target = "all decrypted in ≤ 60 s, HTTP/2"
 		}
-		out = append(out, goal{what: fmt.Sprintf("push broadcast, %d subscriptions, receiver answering in %s", p.Users, p.Delay),
+		out = append(out, goal{what: fmt.Sprintf("push broadcast, %d subscriptions, receiver answering in %s, sent by the %s", p.Users, p.Delay, p.Mode()),
 			value: fmt.Sprintf("%d decrypted in %s (%.0f/s)", p.Decrypted, p.Took.Round(time.Millisecond), p.RPS), target: target, ok: ok})
 		if p.Users >= 100_000 && p.QuietP99 > 0 {
 			v := float64(p.DuringP99) / float64(p.QuietP99)
-			out = append(out, goal{what: fmt.Sprintf("listing p99 during the %d-push broadcast vs quiet", p.Users),
+			out = append(out, goal{what: fmt.Sprintf("listing p99 during the %d-push broadcast (sent by the %s) vs quiet", p.Users, p.Mode()),
 				value: fmt.Sprintf("%.2f× (%s vs %s)", v, ms(p.DuringP99), ms(p.QuietP99)), target: "≤ 2×", ok: v <= 2})
 		}
 	}
@@ -320,20 +325,29 @@ func (r *report) Markdown() string {
 
 	if len(r.PushLat) > 0 {
 		fmt.Fprintf(&b, "\n## Push broadcast at a push service's latency\n\n")
-		fmt.Fprintf(&b, "The same receiver, answering each push after %s (a push service across the internet) over HTTP/2; "+
-			"the service with its default `PUSH_WORKERS` and `PUSH_ORIGIN_CONCURRENCY`. The listing (`GET /api/camellos?city=Bogotá`, one client, "+
-			"one request every 5 ms) is timed quietly first, then while the broadcast runs.\n\n", pushDelay)
-		fmt.Fprintf(&b, "| subscriptions | decrypted | time | pushes/s | all HTTP/2 | listing p99 quiet | listing p99 during | listing requests during |\n|---:|---:|---:|---:|---|---:|---:|---:|\n")
+		fmt.Fprintf(&b, "The same receiver, answering each push after %s (a push service across the internet) over HTTP/2 with at most %d streams per connection "+
+			"(what Google's front ends announce), its decryption on threads %d nice steps below the bench (it stands for other machines). "+
+			"Two configurations, each row says which: the web process delivers (`PUSH_DELIVERY` default), or `PUSH_DELIVERY=worker` with `camellos push work` "+
+			"run at nice 10 beside it (the web process then only writes the inbox and outbox rows); default `PUSH_WORKERS` (%d) and `PUSH_ORIGIN_CONCURRENCY` (%d), "+
+			"encryption on GOMAXPROCS−1 threads below the process's priority. The listing (`GET /api/camellos?city=Bogotá`, one client, "+
+			"one request every 5 ms) is timed quietly first, then while the broadcast runs. Service CPU: user + system time of its processes (web, and worker when there is one) from the POST to the last decrypted push.\n\n",
+			pushDelay, pushStreams, decryptNice, appconfig.DefaultPushWorkers, appconfig.DefaultPushOriginConcurrency)
+		fmt.Fprintf(&b, "| subscriptions | sent by | decrypted | time | pushes/s | all HTTP/2 | connections | service CPU per push (web process) | listing p99 quiet | listing p99 during | listing requests during |\n|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n")
 		for _, p := range r.PushLat {
 			if p == nil || !p.Available {
 				note := ""
 				if p != nil {
 					note = p.Note
 				}
-				fmt.Fprintf(&b, "| — | not measured: %s | | | | | | |\n", note)
+				fmt.Fprintf(&b, "| — | | not measured: %s | | | | | | | | |\n", note)
 				continue
 			}
-			fmt.Fprintf(&b, "| %d | %d | %s | %.0f | %v | %s | %s | %d |\n", p.Users, p.Decrypted, p.Took.Round(time.Millisecond), p.RPS, p.HTTP2, ms(p.QuietP99), ms(p.DuringP99), p.During)
+			web := time.Duration(0)
+			if p.Decrypted > 0 {
+				web = p.WebCPU / time.Duration(p.Decrypted)
+			}
+			fmt.Fprintf(&b, "| %d | %s | %d | %s | %.0f | %v | %d | %s (%s) | %s | %s | %d |\n", p.Users, p.Mode(), p.Decrypted, p.Took.Round(time.Millisecond), p.RPS, p.HTTP2, p.Conns,
+				p.CPUPerPush().Round(time.Microsecond), web.Round(time.Microsecond), ms(p.QuietP99), ms(p.DuringP99), p.During)
 		}
 	}
 
@@ -451,7 +465,7 @@ func (r *report) Markdown() string {
 		}
 	}
 	fmt.Fprintf(&b, "\nRe-run with `go run ./bench` (flags: `-scale small|large`, `-d` duration per scenario, `-c` connections, `-skip growth,push,events,flood,writes,sweep,register`, "+
-		"`-growth 1000,10000,100000`, `-profile DIR` for a CPU profile of the service per scenario, `-keep` to keep the data dir, `-label` a note for the report).\n")
+		"`-growth 1000,10000,100000`, `-pushlat 10000,100000` and `-pushmodes web,worker` for the push-latency rows, `-profile DIR` for a CPU profile of the service per scenario, `-keep` to keep the data dir, `-label` a note for the report).\n")
 	return b.String()
 }
 

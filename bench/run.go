@@ -36,8 +36,13 @@ type config struct {
 	Skip       string
 	Size       sizes
 	Growth     []int
-	Label      string
-	Previous   map[string]float64 // read ratios to the floor of the report this run replaces (heldGoals)
+	PushLat    []int // subscriptions of the push-latency rows
+	// PushModes are the configurations of the push-latency rows: "web"
+	// (the web process delivers) and "worker" (PUSH_DELIVERY=worker with a
+	// `camellos push work` process at nice 10).
+	PushModes []string
+	Label     string
+	Previous  map[string]float64 // read ratios to the floor of the report this run replaces (heldGoals)
 }
 
 func (c config) skipped(name string) bool {
@@ -392,8 +397,10 @@ func run(cfg config) (*report, error) {
 		r.Push = runPush(r)
 	}
 	if !cfg.skipped("pushlatency") {
-		for _, n := range []int{10_000, 100_000} {
-			r.PushLat = append(r.PushLat, runPushLatency(r, n))
+		for _, n := range cfg.PushLat {
+			for _, mode := range cfg.PushModes {
+				r.PushLat = append(r.PushLat, runPushLatency(r, n, strings.TrimSpace(mode) == "worker"))
+			}
 		}
 	}
 	if !cfg.skipped("growth") {

@@ -232,7 +232,7 @@ func runWrites(r *report, client *http.Client, svc *service, ds *dataset, listin
 	out.Mixed = map[string]*result{"reads": merge("reads", reads, d), "writes": merge("writes", writes, d)}
 	printClasses("mixed", byClass)
 	printClasses("mixed", out.Mixed)
-	out.CPU = append([]writeCPU{all}, runWriteCPU(client, svc, wr, r.Cfg.Conns, d/2)...)
+	out.CPU = append([]writeCPU{all}, runWriteCPU(client, svc, wr, r.Cfg.Conns, d/2, r.Cfg.ProfileDir)...)
 	return out
 }
 

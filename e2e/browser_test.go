@@ -62,6 +62,7 @@ type browser struct {
 // context, or skips (fails on CI) when there is no Chromium.
 func newBrowser(t *testing.T, k *testkit.Kit) *browser {
 	t.Helper()
+	defer spent("newBrowser", time.Now())
 	path := chromiumPath()
 	if path == "" {
 		msg := "\n\n*** NO CHROMIUM FOUND: the browser tests of e2e/ did NOT run. ***\n" +
@@ -147,7 +148,8 @@ const clsObserver = `window.__cls = 0; window.__shifts = []; window.__inflight =
 try { const f = window.fetch.bind(window); window.fetch = (...a) => { window.__inflight++;
   return f(...a).finally(() => { window.__inflight--; }); }; } catch (e) {}
 try { new PerformanceObserver((l) => { for (const e of l.getEntries()) { if (!e.hadRecentInput) { window.__cls += e.value;
-  window.__shifts.push(e.value.toFixed(3) + ' ' + (e.sources || []).map((s) => s.node ? (s.node.id || s.node.className || s.node.nodeName) : '?').join('+')); } } })
+  window.__shifts.push(e.value.toFixed(3) + ' ' + (e.sources || []).map((s) => (s.node ? (s.node.id || s.node.className || s.node.nodeName) : '?') +
+    ' y' + Math.round(s.previousRect.y) + '→' + Math.round(s.currentRect.y) + ' h' + Math.round(s.previousRect.height) + '→' + Math.round(s.currentRect.height)).join('+')); } } })
   .observe({ type: 'layout-shift', buffered: true }); } catch (e) {}`
 
 // contextID is the browser context of this browser (permissions are set
@@ -188,6 +190,7 @@ func (b *browser) expectConsoleErrors() { b.settle(); b.consoleErrors() }
 // that follow (CLS, console) then mean what they say on a busy machine.
 func (b *browser) settle() {
 	b.t.Helper()
+	defer spent("settle", time.Now())
 	b.waitJS(`document.fonts.status === 'loaded' && !window.__inflight`, "the page at rest (fonts and data)")
 	b.do(chromedp.Evaluate[chromedp.Void](`window.__frames = 0; requestAnimationFrame(() => requestAnimationFrame(() => { window.__frames = 2; }))`))
 	b.waitJS(`window.__frames === 2 && !window.__inflight`, "two frames after the last draw")
@@ -211,8 +214,14 @@ func loadAxe() string {
 
 // axe runs axe-core (WCAG 2.2 A/AA and best practices) on the page as it is
 // and fails on any violation.
-func (b *browser) axe(state string) {
+func (b *browser) axe(state string) { b.axeOn(state, "document") }
+
+// axeOn runs axe-core on what the JavaScript expression within selects
+// (a modal dialog: the page under it is inert and was checked before it
+// opened).
+func (b *browser) axeOn(state, within string) {
 	b.t.Helper()
+	defer spent("axe", time.Now())
 	src := loadAxe()
 	if src == "" {
 		msg := "axe-core missing: run `npm ci` in e2e/lighthouse"
@@ -224,8 +233,15 @@ func (b *browser) axe(state string) {
 	}
 	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
 	defer cancel()
-	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { if (!window.axe) { `+src+` }
-		return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } })
+	// The 560 KB source goes to the page only when this document has no
+	// axe yet (a page checked again keeps it).
+	if has, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!window.axe`)); !has {
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`(() => { `+src+` })()`)); err != nil {
+			b.t.Fatalf("axe on %s: loading axe-core: %v", state, err)
+		}
+	}
+	res, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		return axe.run(`+within+`, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] }, resultTypes: ['violations'] })
 		.then((r) => JSON.stringify(r.violations.map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' — ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')))); })()`,
 		chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -241,6 +257,7 @@ func (b *browser) axe(state string) {
 // violations; then saves a screenshot.
 func (b *browser) check(state string) {
 	b.t.Helper()
+	defer spent("check", time.Now())
 	b.settle()
 	b.noJunk()
 	if errs := b.consoleErrors(); len(errs) > 0 {
@@ -331,8 +348,9 @@ func (b *browser) click(sel string) {
 // confirm answers the confirmation dialog (yes or no).
 func (b *browser) confirm(yes bool) {
 	b.t.Helper()
+	defer spent("confirm", time.Now())
 	b.waitJS(`document.querySelector('dialog.confirm[open]')`, "the confirmation dialog")
-	b.axe("dialogo-confirmacion")
+	b.axeOn("dialogo-confirmacion", `document.querySelector('dialog.confirm[open]')`)
 	v := "no"
 	if yes {
 		v = "ok"
@@ -368,6 +386,7 @@ func (b *browser) location() string {
 // visit opens a path of the service and waits until its header is drawn.
 func (b *browser) visit(path string) {
 	b.t.Helper()
+	defer spent("visit", time.Now())
 	b.consoleErrors() // what the previous page logged is that page's
 	b.do(chromedp.Navigate(b.k.URL + path))
 	b.waitJS(`document.readyState === 'complete' && document.querySelector('#nav') && document.querySelector('#nav').children.length > 0`, "the header navigation")
@@ -386,6 +405,7 @@ func (b *browser) visit(path string) {
 // by a navigation (the page changed under it) is "not yet", never a failure.
 func (b *browser) waitJS(expr, what string, show ...string) {
 	b.t.Helper()
+	defer spent("waitJS", time.Now())
 	probe := `(() => { try { return !!(` + expr + `); } catch (e) { return false; } })()`
 	start := time.Now()
 	deadline := start.Add(waitLimit)
@@ -400,6 +420,7 @@ func (b *browser) waitJS(expr, what string, show ...string) {
 		cancel()
 		polls++
 		if err == nil && ok {
+			slowWait(b.t, what, start)
 			return
 		}
 		if b.ctx.Err() != nil || time.Now().After(deadline) {

@@ -73,8 +73,9 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 		{"#neighborhood", "Chapinero"}, {"#trades", "plomería, gas"},
 		{"#description", "Plomera con 10 años de experiencia."},
 	})
-	// A file that only looks like a PNG passes the browser's check; the
-	// server's field error is shown beside the photo field.
+	// A file that only looks like a PNG (its bytes are no image) is refused
+	// beside the photo field at the tap: the browser cannot draw it (the
+	// server refuses it too: internal/imagecheck).
 	fake := filepath.Join(t.TempDir(), "falsa.png")
 	if err := os.WriteFile(fake, []byte("esto no es una imagen"), 0o644); err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 	b.click("#acceptTerms")
 	b.do(chromedp.SetUploadFiles(css("#file"), []string{fake}))
 	b.click("#submit")
-	b.waitJS(`document.querySelector('#err-file').textContent.length > 0 && document.querySelector('#file').getAttribute('aria-invalid') === 'true'`, "the server's photo error beside the field")
+	b.waitJS(`document.querySelector('#err-file').textContent.length > 0 && document.querySelector('#file').getAttribute('aria-invalid') === 'true'`, "the photo error beside the field")
 	t.Logf("photo error shown: %q", b.str(`document.querySelector('#err-file').textContent`))
 	b.expectConsoleErrors()
 	b.check("flujo-registro-error-foto")

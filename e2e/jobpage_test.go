@@ -109,6 +109,11 @@ func TestJobPageJourney(t *testing.T) {
 			}
 			b.waitJS(`/Serie semanal: 2 citas/.test(document.querySelector('#visits').textContent)`, "the series on the page")
 			oneZoneSpelling(t, b, "trabajo-cliente-citas")
+			// The job names its camello with a link to the profile (it
+			// pointed at "?S.id=", a profile page without its camello).
+			if href := b.str(`document.querySelector('#job .kv a[href*="camello.html"]').getAttribute('href')`); href != "/camello.html?id="+w.camello {
+				t.Errorf("the camello's link on the job page: %q", href)
+			}
 			// Add to calendar: the visit's .ics, for the client.
 			b.do(chromedp.Evaluate[chromedp.Void](`(async () => { const a = document.querySelector('.appt a[href$="/ics"]'); const r = await fetch(a.href); window.__ics = r.headers.get('content-type') + '|' + (await r.text()); })()`))
 			b.waitJS(`window.__ics`, "the visit's .ics")

@@ -2,9 +2,12 @@ package e2e_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +29,17 @@ func TestMain(m *testing.M) {
 	// No test of this package is about the sign-in quota; set once for all,
 	// since a parallel test cannot t.Setenv.
 	os.Setenv("AUTH_IP_LIMIT", "0")
+	// A journey mostly waits (for answers, frames, the browser), not on
+	// the CPU: unless -parallel is given, twice as many run at once as go
+	// test's default (GOMAXPROCS).
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 	code := m.Run()
+	printTiming()
 	shared.stop()
 	if seedSnap.dir != "" {
 		os.RemoveAll(seedSnap.dir)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"camellos/hardening"
 
@@ -36,6 +37,7 @@ type world struct {
 // and snapshots it); every caller gets a service of its own on a copy.
 func seeded(t *testing.T, opts ...testkit.Option) *world {
 	t.Helper()
+	defer spent("seeded", time.Now())
 	seedSnap.once.Do(func() {
 		dir, err := os.MkdirTemp("", "camellos-e2e-seed-")
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 )
@@ -37,64 +36,6 @@ const countersQuery = "SELECT 0, tbl, n FROM change_counters UNION ALL " +
 // triggersQuery counts the counter triggers (read again when the schema
 // version moved).
 const triggersQuery = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'change_counter_*'"
-
-// readCounters reads the foreign counts and the schema version with the
-// probe's statement; triggers gives the counter triggers of a schema
-// version. The counts are nil when they cannot tell (no tables, missing
-// triggers).
-func readCounters(st driver.Stmt, proc string, triggers func(schema int64) (int64, error)) (counters, int64, error) {
-	rows, err := st.(driver.StmtQueryContext).QueryContext(context.Background(), []driver.NamedValue{{Ordinal: 1, Value: proc}})
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out, own := counters{}, counters{}
-	var schema int64
-	vals := make([]driver.Value, 3)
-	for {
-		if err := rows.Next(vals); err == io.EOF {
-			break
-		} else if err != nil {
-			return nil, 0, err
-		}
-		name, _ := vals[1].(string)
-		n, _ := vals[2].(int64)
-		switch vals[0].(int64) {
-		case 0:
-			out[name] += n
-		case 1:
-			own[name] += n
-		case 2:
-			schema = n
-		}
-	}
-	have, err := triggers(schema)
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(out) == 0 || have < 3*int64(len(out)) {
-		return nil, schema, nil
-	}
-	for t, n := range own {
-		out[t] -= n
-	}
-	return out, schema, nil
-}
-
-// countTriggers runs triggersQuery on c.
-func countTriggers(c driver.Conn) (int64, error) {
-	rows, err := c.(driver.QueryerContext).QueryContext(context.Background(), triggersQuery, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	vals := make([]driver.Value, 1)
-	if err := rows.Next(vals); err != nil {
-		return 0, err
-	}
-	n, _ := vals[0].(int64)
-	return n, nil
-}
 
 // changed is the tables whose foreign counts differ between old and now
 // (nil: unknown, every table).

@@ -33,43 +33,27 @@ import (
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
-	"github.com/pocketbase/pocketbase/tools/hook"
 )
-
-// Event is fired when a commit by another process is seen.
-type Event struct {
-	hook.Event
-	App core.App
-	// Tables are the tables whose foreign counts moved, sorted; nil when
-	// that is unknown: then any table may have changed.
-	Tables []string
-}
 
 // Watcher watches one data.db; keep one per app (Attach).
 type Watcher struct {
-	// OnExternalCommit fires (synchronously, under the watcher's lock: its
-	// handlers must only drop in-memory state) when a commit by another
-	// process is noticed.
-	OnExternalCommit *hook.Hook[*Event]
-
 	proc string // this process's rows of change_own
 
-	mu       sync.Mutex
-	app      core.App
-	drv      driver.Driver
-	dsn      string // of data.db, with its pragmas
-	probe    driver.Conn
-	stmt     driver.Stmt // countersQuery, prepared on the probe
-	triggers int64       // counter triggers at schema version schema
-	seen     counters    // foreign counts at the last reading (nil: unknown)
-	read     bool        // a reading succeeded once: seen is a baseline
-	schema   int64       // schema_version at the last reading
-	lastErr  error
-	closed   bool
-	started  atomic.Int64 // readings started
-	done     atomic.Int64 // readings finished
-	gen      atomic.Int64 // bumped when the schema changed: connections put their TEMP triggers back
-	external atomic.Int64 // readings that found foreign commits (metrics, tests)
+	mu        sync.Mutex
+	listeners []func(tables []string) // OnExternalCommit
+	dsn       string                  // of data.db, with its pragmas
+	probe     *sql.DB                 // one connection, outside the accounted pool
+	stmt      *sql.Stmt
+	triggers  int64    // counter triggers at schema version schema
+	seen      counters // foreign counts at the last reading (nil: unknown)
+	read      bool     // a reading succeeded once: seen is a baseline
+	schema    int64    // schema_version at the last reading
+	lastErr   error
+	closed    bool
+	started   atomic.Int64 // readings started
+	done      atomic.Int64 // readings finished
+	gen       atomic.Int64 // bumped when the schema changed: connections put their TEMP triggers back
+	external  atomic.Int64 // readings that found foreign commits (metrics, tests)
 
 	// The fast path (shm_unix.go): data.db-shm mapped, and its wal-index
 	// header as it was before the last reading (nil: take the slow path).
@@ -81,7 +65,7 @@ type Watcher struct {
 func New() *Watcher {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
-	return &Watcher{OnExternalCommit: &hook.Hook[*Event]{}, proc: hex.EncodeToString(b)}
+	return &Watcher{proc: hex.EncodeToString(b)}
 }
 
 // Open opens dsn (a data.db path with its query string of pragmas) with
@@ -99,7 +83,7 @@ func (w *Watcher) Open(dsn string) (*dbx.DB, error) {
 		w.closeProbeLocked()
 		w.seen, w.read = nil, false
 	}
-	w.drv, w.dsn, w.closed = drv, dsn, false
+	w.dsn, w.closed = dsn, false
 	w.mu.Unlock()
 	return dbx.NewFromDB(sql.OpenDB(&connector{w: w, drv: drv, dsn: dsn}), "sqlite"), nil
 }
@@ -115,15 +99,11 @@ func (w *Watcher) Close() error {
 func (w *Watcher) closeProbeLocked() error {
 	w.snap.Store(nil)
 	w.shm.Swap(nil).close()
-	if w.stmt != nil {
-		_ = w.stmt.Close()
-		w.stmt = nil
-	}
 	if w.probe == nil {
 		return nil
 	}
-	err := w.probe.Close()
-	w.probe, w.schema = nil, 0
+	err := w.probe.Close() // and its statement
+	w.probe, w.stmt, w.schema = nil, nil, 0
 	return err
 }
 
@@ -176,41 +156,71 @@ func (w *Watcher) Check() error {
 	return nil
 }
 
-// readLocked reads the foreign counts on the probe, opening it when needed.
+// readLocked reads the foreign counts per table and the schema version on
+// the probe, opening it when needed. The counts are nil when they cannot
+// tell: no tables, or fewer counter triggers than three per table (the
+// triggers are counted again when the schema version moved).
 func (w *Watcher) readLocked() (counters, int64, error) {
-	if w.closed || w.drv == nil {
+	if w.closed || w.dsn == "" {
 		return nil, 0, errors.New("dbwatch: closed")
 	}
 	if w.probe == nil {
-		c, err := w.drv.Open(w.dsn)
+		db, err := sql.Open("sqlite", w.dsn)
 		if err != nil {
 			return nil, 0, err
 		}
-		w.probe = c
-	}
-	if w.stmt == nil {
-		st, err := w.probe.(driver.ConnPrepareContext).PrepareContext(context.Background(), countersQuery)
-		if err != nil {
+		db.SetMaxOpenConns(1)
+		if w.stmt, err = db.Prepare(countersQuery); err != nil {
+			db.Close()
 			return nil, 0, err
 		}
-		w.stmt = st
+		w.probe = db
 	}
-	return readCounters(w.stmt, w.proc, func(schema int64) (int64, error) {
-		if schema == w.schema {
-			return w.triggers, nil
+	rows, err := w.stmt.Query(w.proc)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out, own := counters{}, counters{}
+	var schema int64
+	for rows.Next() {
+		var kind, n int64
+		var name string
+		if err := rows.Scan(&kind, &name, &n); err != nil {
+			return nil, 0, err
 		}
-		n, err := countTriggers(w.probe)
-		w.triggers = n
-		return n, err
-	})
+		switch kind {
+		case 0:
+			out[name] += n
+		case 1:
+			own[name] += n
+		case 2:
+			schema = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	if schema != w.schema {
+		if err := w.probe.QueryRow(triggersQuery).Scan(&w.triggers); err != nil {
+			return nil, 0, err
+		}
+	}
+	if len(out) == 0 || w.triggers < 3*int64(len(out)) {
+		return nil, schema, nil
+	}
+	for t, n := range own {
+		out[t] -= n
+	}
+	return out, schema, nil
 }
 
-// fireLocked runs the OnExternalCommit handlers for a foreign commit that
+// fireLocked runs the OnExternalCommit listeners for a foreign commit that
 // changed tables (nil: unknown, any).
 func (w *Watcher) fireLocked(tables []string) {
 	w.external.Add(1)
-	if w.app != nil {
-		_ = w.OnExternalCommit.Trigger(&Event{App: w.app, Tables: tables})
+	for _, fn := range w.listeners {
+		fn(tables)
 	}
 }
 
@@ -225,12 +235,30 @@ type connector struct {
 	dsn string
 }
 
+// sqliteConn is what the driver's connections implement; the wrapper
+// passes on all of it but for what it intercepts.
+type sqliteConn interface {
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.Pinger
+	driver.SessionResetter
+	driver.Validator
+	driver.Conn
+}
+
 func (c *connector) Connect(context.Context) (driver.Conn, error) {
 	dc, err := c.drv.Open(c.dsn)
 	if err != nil {
 		return nil, err
 	}
-	wc := &conn{Conn: dc, w: c.w, stmts: stmtcache.New(), gen: -1}
+	sc, ok := dc.(sqliteConn)
+	if !ok {
+		dc.Close()
+		return nil, errors.New("dbwatch: the sqlite driver's connections lack a method")
+	}
+	wc := &conn{sqliteConn: sc, w: c.w, stmts: stmtcache.New(), gen: -1}
 	wc.ready()
 	return wc, nil
 }
@@ -238,38 +266,26 @@ func (c *connector) Connect(context.Context) (driver.Conn, error) {
 func (c *connector) Driver() driver.Driver { return c.drv }
 
 type conn struct {
-	driver.Conn
+	sqliteConn
 	w     *Watcher
 	inTx  bool
 	gen   int64 // the watcher's generation its TEMP triggers were put in at
 	stmts *stmtcache.Cache
 }
 
-var (
-	_ driver.ConnBeginTx        = (*conn)(nil)
-	_ driver.ConnPrepareContext = (*conn)(nil)
-	_ driver.ExecerContext      = (*conn)(nil)
-	_ driver.QueryerContext     = (*conn)(nil)
-	_ driver.Pinger             = (*conn)(nil)
-	_ driver.SessionResetter    = (*conn)(nil)
-	_ driver.Validator          = (*conn)(nil)
-	_ driver.NamedValueChecker  = (*conn)(nil)
-	_ driver.Connector          = (*connector)(nil)
-)
-
 // ready puts the connection's TEMP triggers in place when the schema
 // changed since it last did (outside a transaction only: a rollback would
 // take them away). Until then its writes count as foreign: an extra drop,
 // never a miss.
 func (c *conn) ready() {
-	if g := c.w.gen.Load(); !c.inTx && g != c.gen && installOwn(c.Conn, c.w.proc) == nil {
+	if g := c.w.gen.Load(); !c.inTx && g != c.gen && installOwn(c.sqliteConn, c.w.proc) == nil {
 		c.gen = g
 	}
 }
 
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	c.ready()
-	t, err := c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	t, err := c.sqliteConn.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -277,63 +293,33 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	return &tx{Tx: t, c: c}, nil
 }
 
-func (c *conn) Begin() (driver.Tx, error) {
-	return c.BeginTx(context.Background(), driver.TxOptions{})
-}
+func (c *conn) Begin() (driver.Tx, error) { return c.BeginTx(context.Background(), driver.TxOptions{}) }
 
 func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	c.ready()
-	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	return c.sqliteConn.PrepareContext(ctx, query)
 }
 
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	c.ready()
-	if r, cached, err := c.stmts.Exec(ctx, c.Conn, query, args); cached {
+	if r, cached, err := c.stmts.Exec(ctx, c.sqliteConn, query, args); cached {
 		return r, err
 	}
-	return c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
+	return c.sqliteConn.ExecContext(ctx, query, args)
 }
 
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	c.ready()
-	if rows, cached, err := c.stmts.Query(ctx, c.Conn, query, args); cached {
+	if rows, cached, err := c.stmts.Query(ctx, c.sqliteConn, query, args); cached {
 		return rows, err
 	}
-	return c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
+	return c.sqliteConn.QueryContext(ctx, query, args)
 }
 
 // Close finalizes the kept statements, then closes the connection.
 func (c *conn) Close() error {
 	c.stmts.Close()
-	return c.Conn.Close()
-}
-
-func (c *conn) Ping(ctx context.Context) error {
-	if p, ok := c.Conn.(driver.Pinger); ok {
-		return p.Ping(ctx)
-	}
-	return nil
-}
-
-func (c *conn) ResetSession(ctx context.Context) error {
-	if r, ok := c.Conn.(driver.SessionResetter); ok {
-		return r.ResetSession(ctx)
-	}
-	return nil
-}
-
-func (c *conn) IsValid() bool {
-	if v, ok := c.Conn.(driver.Validator); ok {
-		return v.IsValid()
-	}
-	return true
-}
-
-func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
-	if n, ok := c.Conn.(driver.NamedValueChecker); ok {
-		return n.CheckNamedValue(nv)
-	}
-	return driver.ErrSkip
+	return c.sqliteConn.Close()
 }
 
 type tx struct {
@@ -359,9 +345,6 @@ const storeKey = "camellos.dbwatch"
 // Attach makes w the watcher of app (before the app serves) and closes its
 // probe when the app terminates.
 func Attach(app core.App, w *Watcher) {
-	w.mu.Lock()
-	w.app = app
-	w.mu.Unlock()
 	app.Store().Set(storeKey, w)
 	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
 		_ = w.Close()
@@ -376,16 +359,15 @@ func Of(app core.App) *Watcher {
 	return w
 }
 
-// OnExternalCommit binds fn to app's external-commit event with the tables
-// it changed (nil: unknown, any); a no-op without a watcher. The read-model
-// registry (internal/readmodel) is its listener.
+// OnExternalCommit makes fn run for every commit by another process that
+// app's watcher notices, with the tables it changed (nil: unknown, any):
+// synchronously, under the watcher's lock (fn must only drop in-memory
+// state). A no-op without a watcher; the read-model registry
+// (internal/readmodel) is its listener.
 func OnExternalCommit(app core.App, fn func(tables []string)) {
-	w := Of(app)
-	if w == nil {
-		return
+	if w := Of(app); w != nil {
+		w.mu.Lock()
+		w.listeners = append(w.listeners, fn)
+		w.mu.Unlock()
 	}
-	w.OnExternalCommit.BindFunc(func(e *Event) error {
-		fn(e.Tables)
-		return e.Next()
-	})
 }

@@ -61,15 +61,6 @@ func CellOf(p Point) Cell {
 // kmPerDegLat is the length of a degree of latitude, in km.
 const kmPerDegLat = EarthRadiusKm * math.Pi / 180
 
-// NearestKm is a lower bound of the distance from p to any point of the
-// cell c (0 inside it): the cells are visited nearest first and a cell
-// farther than every radius is skipped.
-func NearestKm(p Point, c Cell) float64 {
-	lat0, lng0 := float64(c.Row)*CellDeg, float64(c.Col)*CellDeg
-	q := Point{Lat: math.Max(lat0, math.Min(p.Lat, lat0+CellDeg)), Lng: math.Max(lng0, math.Min(p.Lng, lng0+CellDeg))}
-	return DistanceKm(p, q)
-}
-
 // CellsWithin lists the cells that may hold a point within km of p: the
 // rectangle of cells around p's cell wide enough at p's latitude.
 func CellsWithin(p Point, km float64) (rows, cols [2]int32) {
@@ -97,17 +88,4 @@ func ParseQuery(lat, lng string) (p Point, badLat, badLng bool) {
 	badLat = err1 != nil || !(p.Lat >= -90 && p.Lat <= 90)
 	badLng = err2 != nil || !(p.Lng >= -180 && p.Lng <= 180)
 	return p, badLat, badLng
-}
-
-// FarthestKm is the greatest distance from p to a point of the cell c:
-// the distance to one of its corners (along a parallel the distance grows
-// with the difference of longitude, along a meridian it has no maximum
-// inside), so a radius past it reaches the whole cell.
-func FarthestKm(p Point, c Cell) float64 {
-	lat0, lng0 := float64(c.Row)*CellDeg, float64(c.Col)*CellDeg
-	far := 0.0
-	for _, q := range [4]Point{{lat0, lng0}, {lat0 + CellDeg, lng0}, {lat0, lng0 + CellDeg}, {lat0 + CellDeg, lng0 + CellDeg}} {
-		far = math.Max(far, DistanceKm(p, q))
-	}
-	return far
 }

@@ -10,10 +10,10 @@ import (
 // camello...), bounded by a total cost: the least recently read values go
 // first when a new one would pass MaxCost, so it keeps what is read, not
 // everything. A value is built lazily by the first reader of its key (the
-// other readers of that key wait for it) and dropped by Drop or DropAll
-// from the owner's hooks after a write commits. A build that raced a drop
-// of its key is handed to the reader that built it, never stored, so the
-// next reader builds again from what was committed.
+// other readers of that key wait for it and share its answer) and dropped
+// by Drop or DropAll from the owner's hooks after a write commits. A build
+// that raced a drop of its key is handed to the reader that built it,
+// never stored, so the next reader builds again from what was committed.
 //
 // Build only outside a transaction (a value built from a transaction's
 // uncommitted writes must not outlive it): readers inside one read the
@@ -43,10 +43,12 @@ type keyedItem[K comparable, V any] struct {
 	at   time.Time // when it was built (MaxAge)
 }
 
+// keyedBuild is a build in flight; its answer is set before done closes.
 type keyedBuild[V any] struct {
 	done    chan struct{}
 	dropped bool
-	stored  bool
+	val     V
+	ok      bool
 	err     error
 }
 
@@ -60,8 +62,8 @@ func NewKeyed[K comparable, V any](maxCost int64, cost func(V) int64) *Keyed[K, 
 // stored. ok false from build means "nothing to store" (e.g. the row does
 // not exist): the value is returned as is and not kept.
 func (c *Keyed[K, V]) Get(key K, build func() (v V, ok bool, err error)) (V, bool, error) {
+	c.mu.Lock()
 	for {
-		c.mu.Lock()
 		if el, hit := c.items[key]; hit {
 			it := el.Value.(*keyedItem[K, V])
 			if c.MaxAge <= 0 || time.Since(it.at) <= c.MaxAge {
@@ -71,55 +73,47 @@ func (c *Keyed[K, V]) Get(key K, build func() (v V, ok bool, err error)) (V, boo
 			}
 			c.removeLocked(el) // too old: built again below
 		}
-		if b := c.building[key]; b != nil {
-			c.mu.Unlock()
-			<-b.done
-			c.mu.Lock()
-			dropped, stored, err := b.dropped, b.stored, b.err
-			c.mu.Unlock()
-			switch {
-			case dropped || stored:
-				// Stored: the next round reads it. Dropped while
-				// building: the next round builds again.
-				continue
-			case err != nil:
-				var zero V
-				return zero, false, err
-			}
-			// Not storable (absent, or too large): build for this reader
-			// alone rather than queue behind each other.
-			return build()
+		b := c.building[key]
+		if b == nil {
+			break
 		}
-		b := &keyedBuild[V]{done: make(chan struct{})}
-		if c.building == nil {
-			c.building = map[K]*keyedBuild[V]{}
-		}
-		c.building[key] = b
 		c.mu.Unlock()
-		v, ok, err := build()
+		<-b.done
 		c.mu.Lock()
-		b.err = err
-		if !b.dropped {
-			delete(c.building, key)
-			if err == nil && ok {
-				b.stored = c.storeLocked(key, v)
-			}
+		if !b.dropped { // its answer holds for this reader too
+			c.mu.Unlock()
+			return b.val, b.ok, b.err
 		}
-		close(b.done)
-		c.mu.Unlock()
-		return v, ok, err
 	}
+	b := &keyedBuild[V]{done: make(chan struct{})}
+	if c.building == nil {
+		c.building = map[K]*keyedBuild[V]{}
+	}
+	c.building[key] = b
+	c.mu.Unlock()
+	b.val, b.ok, b.err = build()
+	c.mu.Lock()
+	if !b.dropped {
+		delete(c.building, key)
+		if b.err == nil && b.ok {
+			c.storeLocked(key, b.val)
+		}
+	}
+	close(b.done)
+	c.mu.Unlock()
+	return b.val, b.ok, b.err
 }
 
 // storeLocked keeps v under key and evicts the least recently read values
-// beyond MaxCost; false when v alone weighs more than MaxCost. c.mu is held.
-func (c *Keyed[K, V]) storeLocked(key K, v V) bool {
+// beyond MaxCost; v alone weighing more than MaxCost is not kept. c.mu is
+// held.
+func (c *Keyed[K, V]) storeLocked(key K, v V) {
 	cost := int64(1)
 	if c.Cost != nil {
 		cost = c.Cost(v)
 	}
 	if cost > c.MaxCost {
-		return false
+		return
 	}
 	if c.items == nil {
 		c.items = map[K]*list.Element{}
@@ -132,7 +126,6 @@ func (c *Keyed[K, V]) storeLocked(key K, v V) bool {
 	for c.cost > c.MaxCost {
 		c.removeLocked(c.lru.Back())
 	}
-	return true
 }
 
 func (c *Keyed[K, V]) removeLocked(el *list.Element) {
@@ -142,18 +135,16 @@ func (c *Keyed[K, V]) removeLocked(el *list.Element) {
 	c.cost -= it.cost
 }
 
-// Drop forgets key's value and makes a build of it in flight unusable.
-func (c *Keyed[K, V]) Drop(key K) {
-	c.mu.Lock()
-	if el, ok := c.items[key]; ok {
-		c.removeLocked(el)
-	}
+// unbuildLocked makes a build of key in flight unusable. c.mu is held.
+func (c *Keyed[K, V]) unbuildLocked(key K) {
 	if b := c.building[key]; b != nil {
 		b.dropped = true
 		delete(c.building, key)
 	}
-	c.mu.Unlock()
 }
+
+// Drop forgets key's value and makes a build of it in flight unusable.
+func (c *Keyed[K, V]) Drop(key K) { c.Patch(key, func(V) (V, bool) { var zero V; return zero, false }) }
 
 // Patch replaces key's stored value by what fn makes of it, in place of a
 // Drop when the owner knows what its write changed (a message appended to
@@ -165,18 +156,12 @@ func (c *Keyed[K, V]) Drop(key K) {
 func (c *Keyed[K, V]) Patch(key K, fn func(V) (V, bool)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if b := c.building[key]; b != nil {
-		b.dropped = true
-		delete(c.building, key)
-	}
-	el, ok := c.items[key]
-	if !ok {
-		return
-	}
-	v, keep := fn(el.Value.(*keyedItem[K, V]).val)
-	c.removeLocked(el)
-	if keep {
-		c.storeLocked(key, v)
+	c.unbuildLocked(key)
+	if el, ok := c.items[key]; ok {
+		c.removeLocked(el)
+		if v, keep := fn(el.Value.(*keyedItem[K, V]).val); keep {
+			c.storeLocked(key, v)
+		}
 	}
 }
 
@@ -195,9 +180,8 @@ func (c *Keyed[K, V]) DropWhere(match func(K, V) bool) {
 		}
 		el = next
 	}
-	for k, b := range c.building {
-		b.dropped = true
-		delete(c.building, k)
+	for k := range c.building {
+		c.unbuildLocked(k)
 	}
 }
 

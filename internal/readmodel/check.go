@@ -1,7 +1,7 @@
 package readmodel
 
 import (
-	"sync"
+	"context"
 	"time"
 
 	"camellos/internal/memo"
@@ -20,9 +20,8 @@ import (
 // RunAll runs every check once and returns the differences each found
 // this round (by projection name).
 func RunAll(app core.App) map[string]int {
-	r := registryOf(app)
 	out := map[string]int{}
-	for _, e := range r.list() {
+	for _, e := range registryOf(app).list() {
 		if e.p.Check == nil {
 			continue
 		}
@@ -41,34 +40,17 @@ func RunAll(app core.App) map[string]int {
 			app.Logger().Warn("projection differed from a fresh build; repaired", "projection", e.p.Name, "differences", d)
 		}
 	}
-	r.rounds.Add(1)
 	return out
 }
-
-// Differences is how many differences each checked projection's check
-// found since the process started (metrics).
-func Differences(app core.App) map[string]int64 {
-	out := map[string]int64{}
-	for _, e := range registryOf(app).list() {
-		if e.p.Check != nil {
-			out[e.p.Name] = e.diffs.Load()
-		}
-	}
-	return out
-}
-
-// Rounds is how many check rounds ran (metrics, tests).
-func Rounds(app core.App) int64 { return registryOf(app).rounds.Load() }
 
 // Start runs RunAll every interval until the app terminates (0: never).
 func Start(app core.App, interval time.Duration) {
 	if interval <= 0 {
 		return
 	}
-	stop := make(chan struct{})
-	var once sync.Once
+	ctx, stop := context.WithCancel(context.Background())
 	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
-		once.Do(func() { close(stop) })
+		stop()
 		return e.Next()
 	})
 	go func() {
@@ -76,7 +58,7 @@ func Start(app core.App, interval time.Duration) {
 		defer t.Stop()
 		for {
 			select {
-			case <-stop:
+			case <-ctx.Done():
 				return
 			case <-t.C:
 				RunAll(app)
@@ -85,12 +67,12 @@ func Start(app core.App, interval time.Duration) {
 	}()
 }
 
-// MaxSample bounds how many stored values of a keyed projection one check
+// MaxSample bounds how many kept values of a keyed projection one check
 // compares (the most recently read).
 const MaxSample = 2000
 
 // KeyedCheck is the Check of a projection kept in a memo.Keyed: up to
-// MaxSample stored values compared with fresh builds (build as the
+// MaxSample kept values compared with fresh builds (build as the
 // projection's own; ok false: the key has no value any more).
 func KeyedCheck[K comparable, V any](c *memo.Keyed[K, V], build func(app core.App, key K) (V, bool, error), equal func(a, b V) bool) func(core.App) (int, error) {
 	return func(app core.App) (int, error) {

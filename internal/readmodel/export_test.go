@@ -13,3 +13,26 @@ func DropNamed(app core.App, name string) bool {
 	}
 	return false
 }
+
+// ForeignDrops is how many times each projection was dropped for another
+// process's commit.
+func ForeignDrops(app core.App) map[string]int64 {
+	out := map[string]int64{}
+	for _, s := range Stats(app) {
+		out[s.Name] = s.ForeignDrops
+	}
+	return out
+}
+
+// UnknownCommits is how many foreign commits dropped every projection
+// because the tables they changed were unknown.
+func UnknownCommits(app core.App) int64 { return registryOf(app).unknown.Load() }
+
+// Differences is how many differences each projection's check found.
+func Differences(app core.App) map[string]int64 {
+	out := map[string]int64{}
+	for _, s := range Stats(app) {
+		out[s.Name] = s.Differences
+	}
+	return out
+}

@@ -2,7 +2,8 @@
 // in-memory view derived from the database (the listing index, the open
 // board, the categories, the sessions, the per-job lists...).
 //
-// A projection declares, once, in its owner's Register (Declare):
+// A projection declares, once, in its owner's Register (Declare; a keyed
+// one with Keyed, which also keeps its values):
 //
 //   - what it is built from: the tables it reads (Tables). A commit by
 //     another process drops it only when one of them changed, told by the
@@ -13,7 +14,7 @@
 //     both copy-on-write: a value is never changed once readers can see
 //     it; a build that raced a change is handed to its reader and not
 //     kept; the owner's writes apply their change after commit
-//     (AfterCommit, or the owners' after-commit events);
+//     (AfterCommit, Keyed.Drop, or the owners' after-commit events);
 //   - its memory bound (Bound) and maximum age (MaxAge);
 //   - for a projection without a maximum age, its consistency check
 //     (Check: compare with a fresh build), run in the background
@@ -24,6 +25,10 @@
 package readmodel
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -31,6 +36,7 @@ import (
 	"time"
 
 	"camellos/internal/dbwatch"
+	"camellos/internal/memo"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -77,16 +83,13 @@ type registry struct {
 	mu      sync.Mutex
 	entries []*entry
 	tables  map[string]bool
-	rounds  atomic.Int64
 	unknown atomic.Int64 // foreign commits whose tables were unknown
-	writes  dispatcher   // its apply map is guarded by mu
+	apply   map[string][]func(Write)
 }
 
-const storeKey = "camellos.readmodel"
-
 func registryOf(app core.App) *registry {
-	return app.Store().GetOrSet(storeKey, func() any {
-		return &registry{tables: map[string]bool{}}
+	return app.Store().GetOrSet("camellos.readmodel", func() any {
+		return &registry{tables: map[string]bool{}, apply: map[string][]func(Write){}}
 	}).(*registry)
 }
 
@@ -96,11 +99,14 @@ func registryOf(app core.App) *registry {
 // once, before the modules declare their projections.
 func Bind(app core.App) {
 	r := registryOf(app)
-	dbwatch.OnExternalCommit(app, func(tables []string) { r.foreign(tables) })
-	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
-		if err := Install(se.App, r.declaredTables()); err != nil {
-			se.App.Logger().Error("readmodel: change counters not installed (foreign commits drop every projection)", "error", err.Error())
+	dbwatch.OnExternalCommit(app, r.foreign)
+	install := func(app core.App) {
+		if err := Install(app, r.declaredTables()); err != nil {
+			app.Logger().Error("readmodel: change counters not installed (foreign commits drop every projection)", "error", err.Error())
 		}
+	}
+	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		install(se.App)
 		if w := dbwatch.Of(se.App); w != nil {
 			_ = w.Check() // the baseline, before any projection is built
 		}
@@ -108,9 +114,7 @@ func Bind(app core.App) {
 	})
 	// A collection saved through the dashboard may rebuild its table.
 	app.OnCollectionAfterUpdateSuccess().BindFunc(func(e *core.CollectionEvent) error {
-		if err := Install(e.App, r.declaredTables()); err != nil {
-			e.App.Logger().Error("readmodel: change counters not installed", "error", err.Error())
-		}
+		install(e.App)
 		r.foreign(nil) // its records may read differently now
 		return e.Next()
 	})
@@ -132,8 +136,7 @@ func Declare(app core.App, p Projection) {
 			panic("readmodel: projection " + p.Name + " declared twice")
 		}
 	}
-	p.Tables = slices.Clone(p.Tables)
-	sort.Strings(p.Tables)
+	p.Tables = slices.Sorted(slices.Values(p.Tables))
 	for _, t := range p.Tables {
 		r.tables[t] = true
 	}
@@ -143,12 +146,13 @@ func Declare(app core.App, p Projection) {
 func (r *registry) declaredTables() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]string, 0, len(r.tables))
-	for t := range r.tables {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(func(yield func(string) bool) {
+		for t := range r.tables {
+			if !yield(t) {
+				return
+			}
+		}
+	})
 }
 
 func (r *registry) list() []*entry {
@@ -166,21 +170,11 @@ func (r *registry) foreign(tables []string) {
 		r.unknown.Add(1)
 	}
 	for _, e := range r.list() {
-		if all || touches(e.p.Tables, tables) {
+		if all || slices.ContainsFunc(tables, func(t string) bool { _, ok := slices.BinarySearch(e.p.Tables, t); return ok }) {
 			e.p.Drop()
 			e.foreignDrops.Add(1)
 		}
 	}
-}
-
-// touches reports whether the sorted lists a and b share a table.
-func touches(a, b []string) bool {
-	for _, t := range b {
-		if _, ok := slices.BinarySearch(a, t); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // DropAll forgets every projection of app (tests: a cold service).
@@ -192,29 +186,14 @@ func DropAll(app core.App) {
 
 // Stats lists the declared projections of app, by name.
 func Stats(app core.App) []Stat {
-	r := registryOf(app)
 	out := []Stat{}
-	for _, e := range r.list() {
+	for _, e := range registryOf(app).list() {
 		out = append(out, Stat{Name: e.p.Name, Tables: e.p.Tables, Bound: e.p.Bound, MaxAge: e.p.MaxAge,
 			ForeignDrops: e.foreignDrops.Load(), Differences: e.diffs.Load()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
-
-// ForeignDrops is how many times each projection was dropped for another
-// process's commit (tests).
-func ForeignDrops(app core.App) map[string]int64 {
-	out := map[string]int64{}
-	for _, s := range Stats(app) {
-		out[s.Name] = s.ForeignDrops
-	}
-	return out
-}
-
-// UnknownCommits is how many foreign commits dropped every projection
-// because the tables they changed were unknown (metrics, tests).
-func UnknownCommits(app core.App) int64 { return registryOf(app).unknown.Load() }
 
 // AfterCommit runs apply once app's transaction has ended (committed or
 // rolled back), or at once when app is not a transaction: how an owner's
@@ -249,25 +228,17 @@ type Write struct {
 	Record *core.Record
 }
 
-// dispatcher binds PocketBase's after-success record hooks once per table
-// (they run after the commit of the write, our routes', the dashboard's
-// and the generic API's alike) and applies each write to the projections
-// of that table, in the order they asked (OnWrite).
-type dispatcher struct {
-	apply map[string][]func(Write)
-}
-
-// OnWrite makes apply run after every committed record write of table
-// (raw SQL writes of the owners apply their change themselves, with
-// AfterCommit; another process's commits drop by table).
+// OnWrite makes apply run after every committed record write of table:
+// PocketBase's after-success record hooks, bound once per table, run after
+// the commit of our routes', the dashboard's and the generic API's writes
+// alike and hand each to the projections of that table in the order they
+// asked. Raw SQL writes of the owners apply their change themselves
+// (AfterCommit); another process's commits drop by table.
 func OnWrite(app core.App, table string, apply func(Write)) {
 	r := registryOf(app)
 	r.mu.Lock()
-	if r.writes.apply == nil {
-		r.writes.apply = map[string][]func(Write){}
-	}
-	first := r.writes.apply[table] == nil
-	r.writes.apply[table] = append(r.writes.apply[table], apply)
+	first := r.apply[table] == nil
+	r.apply[table] = append(r.apply[table], apply)
 	r.mu.Unlock()
 	if !first {
 		return
@@ -275,11 +246,10 @@ func OnWrite(app core.App, table string, apply func(Write)) {
 	hook := func(op Op) func(e *core.RecordEvent) error {
 		return func(e *core.RecordEvent) error {
 			r.mu.Lock()
-			fns := r.writes.apply[table]
+			fns := r.apply[table]
 			r.mu.Unlock()
-			w := Write{App: e.App, Op: op, Record: e.Record}
 			for _, fn := range fns {
-				fn(w)
+				fn(Write{App: e.App, Op: op, Record: e.Record})
 			}
 			return e.Next()
 		}
@@ -287,4 +257,85 @@ func OnWrite(app core.App, table string, apply func(Write)) {
 	app.OnRecordAfterCreateSuccess(table).BindFunc(hook(Created))
 	app.OnRecordAfterUpdateSuccess(table).BindFunc(hook(Updated))
 	app.OnRecordAfterDeleteSuccess(table).BindFunc(hook(Deleted))
+}
+
+// Keyed is a keyed projection as its owner declares it, once, as a
+// package-level value: values built by key (a job's quotes, a camello's
+// agenda) with Load, kept per app in a memo.Keyed bounded by MaxCost
+// (weighed by Cost; nil: 1 each), dropped by key once the owner's writes
+// commit (Drop, Patch), all of them for another process's commit on one of
+// Tables. Without MaxAge the background check compares up to MaxSample
+// kept values with fresh loads (Equal; nil: reflect.DeepEqual). A single
+// value is a Keyed on struct{}.
+type Keyed[K comparable, V any] struct {
+	Name, Bound string
+	Tables      []string
+	MaxCost     int64
+	Cost        func(V) int64
+	MaxAge      time.Duration
+	// Load builds key's value from the database; ok false: nothing to
+	// keep (the row does not exist).
+	Load  func(app core.App, key K) (v V, ok bool, err error)
+	Equal func(a, b V) bool
+}
+
+// Declare registers p in app (the owner's Register).
+func (p *Keyed[K, V]) Declare(app core.App) {
+	c, eq := p.Of(app), p.Equal
+	if eq == nil {
+		eq = func(a, b V) bool { return reflect.DeepEqual(a, b) }
+	}
+	var check func(core.App) (int, error)
+	if p.MaxAge <= 0 {
+		check = KeyedCheck(c, p.Load, eq)
+	}
+	Declare(app, Projection{Name: p.Name, Tables: p.Tables, Bound: p.Bound, MaxAge: p.MaxAge, Drop: c.DropAll, Check: check})
+}
+
+// Of is p's values in app.
+func (p *Keyed[K, V]) Of(app core.App) *memo.Keyed[K, V] {
+	return app.Store().GetOrSet(p.Name, func() any {
+		return &memo.Keyed[K, V]{MaxCost: p.MaxCost, Cost: p.Cost, MaxAge: p.MaxAge}
+	}).(*memo.Keyed[K, V])
+}
+
+// Get returns key's value: from memory, but inside a transaction from the
+// database (a value built from uncommitted writes must not outlive them).
+func (p *Keyed[K, V]) Get(app core.App, key K) (V, bool, error) {
+	if app.IsTransactional() {
+		return p.Load(app, key)
+	}
+	return p.Of(app).Get(key, func() (V, bool, error) { return p.Load(app, key) })
+}
+
+// Drop forgets the values of keys once app's write has committed. Not from
+// a transaction's completion callback on its app (PocketBase's OnComplete
+// is not reentrant): there, Of(app).Drop.
+func (p *Keyed[K, V]) Drop(app core.App, keys ...K) {
+	c := p.Of(app)
+	AfterCommit(app, func() {
+		for _, k := range keys {
+			c.Drop(k)
+		}
+	})
+}
+
+// DropWhere forgets the values match picks once app's write has committed.
+func (p *Keyed[K, V]) DropWhere(app core.App, match func(K, V) bool) {
+	c := p.Of(app)
+	AfterCommit(app, func() { c.DropWhere(match) })
+}
+
+// Hole stands, in a value rendered by Render, for a part the answer reads
+// live (a quote's camello, a message's author): no user can type it.
+var Hole = "\x00" + rand.Text()
+
+// Render renders v as encoding/json does (as e.JSON, without the final
+// newline) and cuts it around the Holes v holds, in the order the JSON
+// has them: a projection renders its records once and the live parts at
+// each answer.
+func Render(v any) ([][]byte, error) {
+	raw, err := json.Marshal(v)
+	hole, _ := json.Marshal(Hole)
+	return bytes.Split(raw, hole), err
 }

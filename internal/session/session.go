@@ -87,7 +87,7 @@ func truncate(s string, n int) string {
 }
 
 // RevokeSession deletes the session behind a token (logout).
-// The session cache forgets it at once (and again after the commit).
+// The session cache forgets it once the deletion commits.
 func RevokeSession(app core.App, token string) error {
 	hash := hashToken(token)
 	_, err := app.DB().Delete(Collection, dbx.HashExp{"tokenHash": hash}).Execute()
@@ -96,7 +96,7 @@ func RevokeSession(app core.App, token string) error {
 }
 
 // RevokeUserSessions deletes every session of a user. The session cache
-// forgets them at once (and again after the commit).
+// forgets them once the deletion commits.
 func RevokeUserSessions(app core.App, userID string) error {
 	_, err := app.DB().Delete(Collection, dbx.HashExp{"user": userID}).Execute()
 	dropUserSessions(app, userID)

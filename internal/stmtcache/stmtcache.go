@@ -5,67 +5,60 @@
 // SQLite driver prepares it again each time: in the write-only benchmark
 // statement preparation was ~27 % of the service's CPU, much of it inside
 // write transactions (which hold SQLite's single writer). Each of the
-// app's data.db connections therefore keeps its most recently used
-// statements prepared (the driver resets a cached statement after use
-// instead of finalizing it) and runs a query it has seen before without
-// parsing it again.
+// app's data.db connections therefore keeps up to 128 statements prepared
+// (the driver resets a kept statement after use instead of finalizing it;
+// past 128 an idle one is finalized, whichever the map yields first) and
+// runs a query it has seen before without parsing it again.
 //
-// A statement is used by one query at a time: while the rows of a cached
+// A statement is used by one query at a time: while the rows of a kept
 // statement are open (a transaction may run another query before closing
-// them), the same text runs uncached. SQLite re-prepares a cached
-// statement by itself after a schema change. Access is serialised by
-// database/sql, which never uses one connection from two goroutines at
-// once.
+// them), the same text runs uncached. SQLite re-prepares a kept statement
+// by itself after a schema change. Access is serialised by database/sql,
+// which never uses one connection from two goroutines at once.
 package stmtcache
 
 import (
-	"container/list"
 	"context"
 	"database/sql/driver"
-	"reflect"
 )
 
-// stmtCacheSize is how many statements a connection keeps prepared.
-const stmtCacheSize = 128
+const (
+	// size is how many statements a connection keeps prepared.
+	size = 128
+	// maxQuery is the longest query text kept prepared (longer ones are
+	// built with varying lists of values and rarely repeat).
+	maxQuery = 4096
+)
 
-// stmtCacheMaxQuery is the longest query text kept prepared (longer ones
-// are built with varying lists of values and rarely repeat).
-const stmtCacheMaxQuery = 4096
+type stmt interface {
+	driver.Stmt
+	driver.StmtExecContext
+	driver.StmtQueryContext
+}
 
-type cachedStmt struct {
-	query string
-	s     driver.Stmt
-	busy  bool // rows of this statement are open
-	el    *list.Element
+type kept struct {
+	s    stmt
+	busy bool // rows of this statement are open
 }
 
 // Cache is the statements kept prepared on one connection (New); the
 // connection's wrapper runs its queries through Query and Exec and calls
 // Close before the connection closes.
-type Cache struct {
-	byQuery map[string]*cachedStmt
-	lru     *list.List // front: most recently used
-}
+type Cache struct{ m map[string]*kept }
 
 // New returns an empty cache for one connection.
-func New() *Cache {
-	return &Cache{byQuery: map[string]*cachedStmt{}, lru: list.New()}
-}
+func New() *Cache { return &Cache{m: map[string]*kept{}} }
 
-// get returns the idle cached statement of query, preparing it on c when
+// get returns the idle kept statement of query, preparing it on c when
 // needed, or nil when it cannot be used now (too long, busy, or the driver
 // cannot prepare it: the caller then runs the query uncached, which
 // reports any error).
-func (sc *Cache) get(ctx context.Context, c driver.Conn, query string) *cachedStmt {
-	if len(query) > stmtCacheMaxQuery {
-		return nil
-	}
-	if cs, ok := sc.byQuery[query]; ok {
-		if cs.busy {
-			return nil
+func (sc *Cache) get(ctx context.Context, c driver.Conn, query string) *kept {
+	if k := sc.m[query]; k != nil || len(query) > maxQuery {
+		if k != nil && !k.busy {
+			return k
 		}
-		sc.lru.MoveToFront(cs.el)
-		return cs
+		return nil
 	}
 	p, ok := c.(driver.ConnPrepareContext)
 	if !ok {
@@ -75,115 +68,68 @@ func (sc *Cache) get(ctx context.Context, c driver.Conn, query string) *cachedSt
 	if err != nil {
 		return nil
 	}
-	if _, ok := s.(driver.StmtQueryContext); !ok {
+	st, ok := s.(stmt)
+	if !ok {
 		_ = s.Close()
 		return nil
 	}
-	if _, ok := s.(driver.StmtExecContext); !ok {
-		_ = s.Close()
-		return nil
-	}
-	cs := &cachedStmt{query: query, s: s}
-	cs.el = sc.lru.PushFront(cs)
-	sc.byQuery[query] = cs
-	sc.evict()
-	return cs
-}
-
-// evict finalizes the least recently used idle statements beyond the size.
-func (sc *Cache) evict() {
-	for el := sc.lru.Back(); el != nil && sc.lru.Len() > stmtCacheSize; {
-		prev := el.Prev()
-		cs := el.Value.(*cachedStmt)
-		if !cs.busy {
-			sc.lru.Remove(el)
-			delete(sc.byQuery, cs.query)
-			_ = cs.s.Close()
+	for q, k := range sc.m {
+		if len(sc.m) < size {
+			break
 		}
-		el = prev
+		if !k.busy {
+			_ = k.s.Close()
+			delete(sc.m, q)
+		}
 	}
+	k := &kept{s: st}
+	sc.m[query] = k
+	return k
 }
 
-// Close finalizes every cached statement (before the connection closes).
+// Close finalizes every kept statement (before the connection closes).
 func (sc *Cache) Close() {
-	for _, cs := range sc.byQuery {
-		_ = cs.s.Close()
+	for q, k := range sc.m {
+		_ = k.s.Close()
+		delete(sc.m, q)
 	}
-	sc.byQuery = map[string]*cachedStmt{}
-	sc.lru.Init()
 }
 
-// Query runs query through its cached statement; ok is false when the
+// Query runs query through its kept statement; ok is false when the
 // caller must run it uncached.
 func (sc *Cache) Query(ctx context.Context, c driver.Conn, query string, args []driver.NamedValue) (driver.Rows, bool, error) {
-	cs := sc.get(ctx, c, query)
-	if cs == nil {
+	k := sc.get(ctx, c, query)
+	if k == nil {
 		return nil, false, nil
 	}
-	rows, err := cs.s.(driver.StmtQueryContext).QueryContext(ctx, args)
+	rows, err := k.s.QueryContext(ctx, args)
 	if err != nil {
 		return nil, true, err
 	}
-	cs.busy = true
-	return &cachedRows{Rows: rows, cs: cs}, true, nil
+	k.busy = true
+	return &keptRows{Rows: rows, k: k}, true, nil
 }
 
-// Exec runs query through its cached statement; ok is false when the
-// caller must run it uncached.
+// Exec runs query through its kept statement; ok is false when the caller
+// must run it uncached.
 func (sc *Cache) Exec(ctx context.Context, c driver.Conn, query string, args []driver.NamedValue) (driver.Result, bool, error) {
-	cs := sc.get(ctx, c, query)
-	if cs == nil {
+	k := sc.get(ctx, c, query)
+	if k == nil {
 		return nil, false, nil
 	}
-	res, err := cs.s.(driver.StmtExecContext).ExecContext(ctx, args)
+	res, err := k.s.ExecContext(ctx, args)
 	return res, true, err
 }
 
-// cachedRows are the rows of a cached statement: closing them makes the
-// statement available again. The driver's optional column-type methods
-// are passed through.
-type cachedRows struct {
+// keptRows are the rows of a kept statement: closing them makes the
+// statement available again. (Nothing asks database/sql for column types:
+// the driver's optional column-type methods are not passed through.)
+type keptRows struct {
 	driver.Rows
-	cs *cachedStmt
+	k *kept
 }
 
-func (r *cachedRows) Close() error {
-	err := r.Rows.Close()
-	r.cs.busy = false
-	return err
-}
-
-func (r *cachedRows) ColumnTypeDatabaseTypeName(index int) string {
-	if t, ok := r.Rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
-		return t.ColumnTypeDatabaseTypeName(index)
-	}
-	return ""
-}
-
-func (r *cachedRows) ColumnTypeLength(index int) (int64, bool) {
-	if t, ok := r.Rows.(driver.RowsColumnTypeLength); ok {
-		return t.ColumnTypeLength(index)
-	}
-	return 0, false
-}
-
-func (r *cachedRows) ColumnTypeNullable(index int) (bool, bool) {
-	if t, ok := r.Rows.(driver.RowsColumnTypeNullable); ok {
-		return t.ColumnTypeNullable(index)
-	}
-	return false, false
-}
-
-func (r *cachedRows) ColumnTypePrecisionScale(index int) (int64, int64, bool) {
-	if t, ok := r.Rows.(driver.RowsColumnTypePrecisionScale); ok {
-		return t.ColumnTypePrecisionScale(index)
-	}
-	return 0, 0, false
-}
-
-func (r *cachedRows) ColumnTypeScanType(index int) reflect.Type {
-	if t, ok := r.Rows.(driver.RowsColumnTypeScanType); ok {
-		return t.ColumnTypeScanType(index)
-	}
-	return reflect.TypeFor[any]()
+func (r *keptRows) Close() error {
+	r.k.busy = false
+	return r.Rows.Close()
 }

@@ -48,3 +48,49 @@ func ISOOfStored(s string) string {
 	dt, _ := types.ParseDateTime(s)
 	return ISO(dt.Time())
 }
+
+// AppendISOOfStored appends ISOOfStored(s) (unquoted) without parsing when
+// s is in DBLayout with a real date and time: the same characters with a T
+// for the space. Anything else is parsed as ISOOfStored parses it.
+func AppendISOOfStored(dst []byte, s string) []byte {
+	if !storedOK(s) {
+		return append(dst, ISOOfStored(s)...)
+	}
+	dst = append(dst, s[:10]...)
+	dst = append(dst, 'T')
+	return append(dst, s[11:]...)
+}
+
+// storedOK reports whether s is "YYYY-MM-DD HH:MM:SS.mmmZ" with a real
+// date and time (what time.Parse accepts for DBLayout).
+func storedOK(s string) bool {
+	const layout = "dddd-dd-dd dd:dd:dd.dddZ"
+	if len(s) != len(layout) {
+		return false
+	}
+	for i := 0; i < len(layout); i++ {
+		if layout[i] == 'd' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != layout[i] {
+			return false
+		}
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	year, month, day := num(0, 4), num(5, 2), num(8, 2)
+	if month < 1 || month > 12 || day < 1 || num(11, 2) > 23 || num(14, 2) > 59 || num(17, 2) > 59 {
+		return false
+	}
+	days := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[month]
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		days = 29
+	}
+	return day <= days
+}

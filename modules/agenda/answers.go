@@ -1,8 +1,11 @@
 package agenda
 
 import (
-	"sync"
 	"time"
+
+	"camellos/internal/readmodel"
+
+	"github.com/pocketbase/pocketbase/core"
 )
 
 // The slots listing's answers, rendered once and served again while they
@@ -17,13 +20,6 @@ import (
 // computed and that one, the answer is exactly what freeSlots would give
 // (a test compares both at many instants).
 
-// answersMaxBytes bounds the rendered answers kept (all are dropped past
-// it); answersMaxEntries bounds their number.
-const (
-	answersMaxBytes   = 16 << 20
-	answersMaxEntries = 4096
-)
-
 type answerKey struct {
 	camello  string
 	from, to int64 // UnixNano of the window asked for
@@ -35,35 +31,23 @@ type answer struct {
 	at, until time.Time // valid for at ≤ now < until
 }
 
-// answers is the app's kept slots answers (on the views value).
-type answers struct {
-	mu    sync.Mutex
-	m     map[answerKey]*answer
-	bytes int
-}
+// answers keeps the rendered answers (16 MB, 4,096 at most, the least
+// recently read first out); not a projection of its own: an answer of a
+// dropped view never matches the new one.
+var answers = readmodel.Keyed[answerKey, *answer]{Name: "agenda-answers", MaxCost: 16 << 20,
+	Cost: func(a *answer) int64 { return int64(max(len(a.body), 4096)) }}
 
-// get returns the kept answer of key for view v at now, or nil.
-func (a *answers) get(key answerKey, v *view, now time.Time) []byte {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if x := a.m[key]; x != nil && x.v == v && !now.Before(x.at) && now.Before(x.until) {
-		return x.body
+// keptAnswer returns the answer of key for view v at now: the kept one
+// while it is valid, else render's, kept when it can be served again.
+func keptAnswer(app core.App, key answerKey, v *view, now time.Time, render func() *answer) []byte {
+	kept, fresh := answers.Of(app), false
+	build := func() (*answer, bool, error) { a := render(); fresh = true; return a, a.until.After(now), nil }
+	x, _, _ := kept.Get(key, build)
+	if !fresh && (x.v != v || now.Before(x.at) || !now.Before(x.until)) {
+		kept.Drop(key)
+		x, _, _ = kept.Get(key, build)
 	}
-	return nil
-}
-
-// keep stores an answer (dropping them all when over the bounds).
-func (a *answers) keep(key answerKey, x *answer) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil || len(a.m) >= answersMaxEntries || a.bytes+len(x.body) > answersMaxBytes {
-		a.m, a.bytes = map[answerKey]*answer{}, 0
-	}
-	if old := a.m[key]; old != nil {
-		a.bytes -= len(old.body)
-	}
-	a.m[key] = x
-	a.bytes += len(x.body)
+	return x.body
 }
 
 // farFuture is "never" for an answer's validity.

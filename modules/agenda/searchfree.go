@@ -23,9 +23,8 @@ func bindSearchAvailability(app core.App) {
 		if !e.To.After(from) {
 			return e.Next()
 		}
-		vs := viewsOf(e.App)
 		for _, id := range e.IDs {
-			v, err := vs.get(e.App, id, now)
+			v, err := viewOf(e.App, id, now)
 			if errors.Is(err, errNoCamello) {
 				continue
 			}
@@ -49,7 +48,7 @@ func bindSearchAvailability(app core.App) {
 // [now, now+within) as the slots listing shows them; ok is false when it
 // has none (or is not ACTIVO).
 func NextFree(app core.App, camelloID string, now time.Time, within time.Duration) (start time.Time, ok bool, err error) {
-	v, err := viewsOf(app).get(app, camelloID, now)
+	v, err := viewOf(app, camelloID, now)
 	if errors.Is(err, errNoCamello) {
 		return time.Time{}, false, nil
 	}

@@ -83,7 +83,7 @@ func slotsList(e *core.RequestEvent) error {
 		return err
 	}
 	now := clock.Now(e.App)
-	v, err := viewsOf(e.App).get(e.App, id, now)
+	v, err := viewOf(e.App, id, now)
 	if errors.Is(err, errNoCamello) || (err == nil && !v.active) {
 		return httpapi.NotFound(jobs.MsgCamelloNotFound)
 	}
@@ -104,18 +104,13 @@ func slotsList(e *core.RequestEvent) error {
 		}
 	} else if q.Get("from") != "" && q.Get("to") != "" && q.Get("fields") == "" {
 		// A fixed window: its answer is kept while it cannot change.
-		vs := viewsOf(e.App)
 		key := answerKey{camello: id, from: from.UnixNano(), to: to.UnixNano()}
-		if body := vs.answers.get(key, v, now); body != nil {
-			return httpapi.WriteJSONBytes(e, body)
-		}
-		slots, until := slotsAnswer(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
-			SkipHolidays: v.closed, Rules: v.rules, From: from, To: to, Now: now}, v.busy)
-		body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*72), slots, holidaysIn(v.loc, from, to, v.closed))
-		if until.After(now) {
-			vs.answers.keep(key, &answer{v: v, body: body, at: now, until: until})
-		}
-		return httpapi.WriteJSONBytes(e, body)
+		return httpapi.WriteJSONBytes(e, keptAnswer(e.App, key, v, now, func() *answer {
+			slots, until := slotsAnswer(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
+				SkipHolidays: v.closed, Rules: v.rules, From: from, To: to, Now: now}, v.busy)
+			body := appendSlotsJSON(make([]byte, 0, 32+len(slots)*72), slots, holidaysIn(v.loc, from, to, v.closed))
+			return &answer{v: v, body: body, at: now, until: until}
+		}))
 	} else {
 		slots = freeSlots(SlotQuery{Location: v.loc, Weekly: v.ranges, Blocked: v.blocked,
 			SkipHolidays: v.closed, Rules: v.rules, From: from, To: to, Now: now}, v.busy)

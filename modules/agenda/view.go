@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"camellos/internal/bus"
-	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/modules/appointments"
 	"camellos/modules/camellos"
@@ -14,17 +13,6 @@ import (
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
-
-// viewMaxAge refreshes a camello's agenda view in the background at least
-// this often, for writes made around the hooks (raw SQL, another process).
-const viewMaxAge = time.Minute
-
-// maxViews bounds the views kept: past it, all are dropped and rebuilt on
-// demand.
-const maxViews = 20000
-
-// storeKeyViews is the app.Store key of the agenda views.
-const storeKeyViews = "camellos.agenda.views"
 
 // errNoCamello: the camello of a view does not exist (never cached).
 var errNoCamello = errors.New("agenda: camello not found")
@@ -47,34 +35,19 @@ type view struct {
 	since   time.Time
 }
 
-// views is the app's agenda views by camello (a memo.Keyed: one build of
-// a key at a time, a build that raced a drop handed to its own reader
-// only, the least recently read dropped past maxViews, none served past
-// viewMaxAge).
-type views struct {
-	byCamello *memo.Keyed[string, *view]
-	// the slots answers rendered from them (answers.go)
-	answers answers
+// views keeps the agenda views of the camellos most recently read (each
+// built again at least every minute, for writes made around the hooks).
+// Load is not set: a view is built at the request's instant (viewOf).
+var views = readmodel.Keyed[string, *view]{
+	Name: "agenda", Tables: []string{camellos.Collection, AvailabilityCollection, appointments.Collection},
+	Bound:   "20,000 camellos' views (LRU) and 16 MB of rendered answers (4,096 at most)",
+	MaxCost: 20000, MaxAge: time.Minute,
 }
 
-func viewsOf(app core.App) *views {
-	return app.Store().GetOrSet(storeKeyViews, func() any {
-		return &views{byCamello: &memo.Keyed[string, *view]{MaxCost: maxViews, MaxAge: viewMaxAge}}
-	}).(*views)
-}
-
-// drop forgets the views of the camellos; call it after the commit of a
-// write that can change them.
-func (v *views) drop(ids ...string) {
-	for _, id := range ids {
-		v.byCamello.Drop(id)
-	}
-}
-
-// get returns the camello's view at now (errNoCamello when it does not
+// viewOf returns the camello's view at now (errNoCamello when it does not
 // exist).
-func (v *views) get(app core.App, id string, now time.Time) (*view, error) {
-	val, _, err := v.byCamello.Get(id, func() (*view, bool, error) {
+func viewOf(app core.App, id string, now time.Time) (*view, error) {
+	val, _, err := views.Of(app).Get(id, func() (*view, bool, error) {
 		x, err := buildView(app, id, now)
 		return x, err == nil, err
 	})
@@ -144,27 +117,21 @@ func buildView(app core.App, id string, now time.Time) (*view, error) {
 // record saves and raw updates alike), its availability and the camello
 // itself (status, zone).
 func bindViewHooks(app core.App) {
-	// A commit by another process to these tables can change any view.
-	readmodel.Declare(app, readmodel.Projection{
-		Name:   "agenda",
-		Tables: []string{camellos.Collection, AvailabilityCollection, appointments.Collection},
-		Bound:  "20,000 camellos' views (all dropped past it) and 16 MB of rendered answers",
-		MaxAge: viewMaxAge,
-		Drop:   viewsOf(app).byCamello.DropAll,
-	})
+	views.Declare(app)
 	bus.Of(app).CamelloChanged.BindFunc(func(e *bus.Change) error {
-		viewsOf(e.App).drop(e.Record.Id)
+		views.Drop(e.App, e.Record.Id)
 		return e.Next()
 	})
 	readmodel.OnWrite(app, AvailabilityCollection, func(w readmodel.Write) {
-		ids := []string{w.Record.GetString("camello")}
-		if o := w.Record.Original(); o != nil && o.GetString("camello") != ids[0] {
-			ids = append(ids, o.GetString("camello"))
+		views.Drop(w.App, w.Record.GetString("camello"))
+		if o := w.Record.Original(); o != nil {
+			views.Drop(w.App, o.GetString("camello"))
 		}
-		viewsOf(w.App).drop(ids...)
 	})
 	appointments.EventsOf(app).Changed.BindFunc(func(e *appointments.ChangedEvent) error {
-		viewsOf(e.App).drop(e.CamelloIDs...)
+		for _, id := range e.CamelloIDs { // after commit, on the transaction's app
+			views.Of(e.App).Drop(id)
+		}
 		return e.Next()
 	})
 }

@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"net/http"
+	"net/http/httptest"
 	"syscall"
 	"testing"
 	"time"
 
 	"camellos/internal/geo"
+
+	"github.com/pocketbase/pocketbase/core"
 )
 
 // benchListing is a listing of 100,000 camellos (50 cities, 300 services,
@@ -68,61 +72,103 @@ func BenchmarkAssemble100k(b *testing.B) {
 	b.Run("patch", func(b *testing.B) {
 		b.ReportAllocs()
 		cur := l
-		i := 0
-		// CPU time too: the machine may be busy
-		var before, after syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-		defer func() {
-			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-			cpu := after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano()
-			b.ReportMetric(float64(cpu)/float64(max(i, 1)), "cpu-ns/op")
-		}()
-		for b.Loop() {
-			r := rows[(i*7919)%len(rows)]
-			i++
-			r.RatingAvg = float64(i%51) / 10
-			n, err := cur.withRows([]string{r.ID}, []camelloRow{r})
-			if err != nil {
-				b.Fatal(err)
+		cpuPerOp(b, func() int {
+			i := 0
+			for b.Loop() {
+				r := rows[(i*7919)%len(rows)]
+				i++
+				r.RatingAvg = float64(i%51) / 10
+				n, err := cur.withRows([]string{r.ID}, []camelloRow{r})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(n.order) != len(cur.order) {
+					b.Fatal("lost an entry")
+				}
+				cur = n
 			}
-			if len(n.order) != len(cur.order) {
-				b.Fatal("lost an entry")
-			}
-			cur = n
-		}
+			return i
+		})
 	})
 }
 
-// BenchmarkNear is one search by distance (a page of 20, and with a
-// service) over 1,000 to 100,000 camellos: what the listing adds to a
-// request's fixed cost.
+// cpuPerOp reports the process's CPU time per iteration of b (the
+// machine may be busy: wall time alone would say little).
+func cpuPerOp(b *testing.B, loop func() int) {
+	var before, after syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	n := loop()
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(max(n, 1)), "cpu-ns/op")
+}
+
+// discard is a ResponseWriter that keeps nothing.
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discard) WriteHeader(int)             {}
+
+// BenchmarkNear is the listing's route over 1,000 to 100,000 camellos
+// (the growth run's rows: a client near a city centre, with and without a
+// service; a city's first page of 20), its answer written to a writer
+// that keeps nothing: what the listing adds to a request's fixed cost;
+// and the search by distance alone (near).
 func BenchmarkNear(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		l, rows := benchListingOf(b, n)
+		l, _ := benchListingOf(b, n)
+		x := &publicIndex{}
+		_, _ = x.cache.Get(func() (*listing, error) { return l, nil })
 		rng := rand.New(rand.NewSource(2))
 		var points []geo.Point
 		for i := 0; i < 200; i++ {
 			points = append(points, geo.Point{Lat: 2 + float64(i%50/10)*0.5 + (rng.Float64()-0.5)*0.08, Lng: -76 + float64(i%10)*0.5 + (rng.Float64()-0.5)*0.08})
 		}
+		queries := map[string]func(i int) string{
+			"near": func(i int) string { p := points[i%len(points)]; return fmt.Sprintf("lat=%.5f&lng=%.5f", p.Lat, p.Lng) },
+			"near-service": func(i int) string {
+				p := points[i%len(points)]
+				return fmt.Sprintf("lat=%.5f&lng=%.5f&service=%s", p.Lat, p.Lng, l.services[i%300].ID)
+			},
+			"city": func(i int) string { return "city=ciudad+" + fmt.Sprint(i%50) },
+		}
+		for _, name := range []string{"near", "near-service", "city"} {
+			reqs := make([]*http.Request, 200)
+			for i := range reqs {
+				reqs[i] = httptest.NewRequest(http.MethodGet, "/api/camellos?"+queries[name](i), nil)
+			}
+			b.Run(fmt.Sprintf("%d-route-%s", n, name), func(b *testing.B) {
+				w := &discard{h: http.Header{}}
+				cpuPerOp(b, func() int {
+					i := 0
+					for b.Loop() {
+						e := &core.RequestEvent{}
+						e.Request, e.Response = reqs[i%len(reqs)], w
+						if err := x.camellosList(e); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					}
+					return i
+				})
+			})
+		}
 		for _, f := range []*filter{{}, {service: l.services[0].Slug}} {
-			name := fmt.Sprintf("%d", n)
+			name := fmt.Sprintf("%d-near", n)
 			if f.service != "" {
 				name += "-service"
 			}
 			b.Run(name, func(b *testing.B) {
-				// CPU time too: the machine may be busy
-				var before, after syscall.Rusage
-				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-				i := 0
-				for b.Loop() {
-					l.near(f, points[i%len(points)], 20)
-					i++
-				}
-				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-				cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(i), "cpu-ns/op")
+				cpuPerOp(b, func() int {
+					i := 0
+					for b.Loop() {
+						l.near(f, points[i%len(points)], 20)
+						i++
+					}
+					return i
+				})
 			})
 		}
-		_ = rows
 	}
 }

@@ -112,8 +112,8 @@ func scanActive(app core.App, from, to int64, out chan<- []camelloRow, stop <-ch
 }
 
 // finish ends a build of l from its entries: every entry listed, in
-// order (two halves sorted side by side, then merged), the lists made,
-// the spare capacity dropped.
+// order (two halves sorted side by side, then merged), laid out city by
+// city (laidOut), the lists made, the spare capacity dropped.
 func (l *listing) finish() {
 	n := len(l.recs)
 	l.order = make([]int32, n)
@@ -137,6 +137,9 @@ func (l *listing) finish() {
 			}
 		}
 		l.order = append(append(merged, a...), b...)
+	}
+	if n >= 4096 {
+		*l = *l.laidOut()
 	}
 	l.index()
 	l.tighten()

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 
+	"camellos/internal/geo"
 	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/pocketbase/tools/list"
@@ -33,6 +35,21 @@ func randomText(rng *rand.Rand) string {
 // whole camello as json.Marshal(publicJSON) writes it.
 func TestRenderersWriteWhatEncodingJSONWrites(t *testing.T) {
 	rng := rand.New(rand.NewSource(27))
+	// distances: every tenth up to 10 km and its neighbours, whole km
+	// past it, the halves that round either way, and any distance
+	kms := []float64{0, 9.95, 9.949999999, 10, 10.5, 99.5, 1e6, 2e7}
+	for n := 0; n <= 1200; n++ {
+		d := float64(n) / 10
+		kms = append(kms, d, math.Nextafter(d, 0), math.Nextafter(d, 1e9), d+0.05)
+	}
+	for i := 0; i < 20000; i++ {
+		kms = append(kms, rng.Float64()*200)
+	}
+	for _, km := range kms {
+		if got, want := appendKm(nil, km), strconv.AppendFloat(nil, geo.RoundKm(km), 'f', -1, 64); !bytes.Equal(got, want) {
+			t.Fatalf("distance %v: %s, strconv %s", km, got, want)
+		}
+	}
 	for i := 0; i < 20000; i++ {
 		s := randomText(rng)
 		want, _ := json.Marshal(s)
@@ -108,4 +125,24 @@ func TestRenderersWriteWhatEncodingJSONWrites(t *testing.T) {
 			t.Fatalf("camello %d:\n%s\nencoding/json:\n%s", i, got, raw)
 		}
 	}
+}
+
+// publicJSON is the public Camello object of JSON(app, recs, false), its
+// fields in the order encoding/json writes that map's keys (sorted):
+// appendJSON writes the same bytes from the values rendered once.
+type publicJSON struct {
+	City         string           `json:"city"`
+	CreatedAt    string           `json:"createdAt"`
+	Description  string           `json:"description"`
+	ID           string           `json:"id"`
+	Name         string           `json:"name"`
+	Neighborhood string           `json:"neighborhood"`
+	Photo        string           `json:"photo"`
+	Premium      bool             `json:"premium"`
+	Rating       ratingJSON       `json:"rating"`
+	Services     []ServiceSummary `json:"services"`
+	Status       string           `json:"status"`
+	Trades       []string         `json:"trades"`
+	UpdatedAt    string           `json:"updatedAt"`
+	Verified     bool             `json:"verified"`
 }

@@ -3,6 +3,7 @@ package camellos
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -191,4 +192,67 @@ func TestNearOverDenseCellsMatchesAFullScan(t *testing.T) {
 		}
 	}
 	check("patched", l)
+}
+
+// A cell's bounds hold for every point of it: no point has a dot product
+// with the client above bound (its nearest point) or below leastDot (its
+// farthest corner), for clients inside, beside and far from the cell, on
+// its edges and corners, north and south of the equator; and bound is
+// tight (a point of the cell comes within 1e-9 of it).
+func TestCellBoundsHoldForEveryPoint(t *testing.T) {
+	rng := rand.New(rand.NewSource(26))
+	const rad = math.Pi / 180
+	for round := 0; round < 400; round++ {
+		p := geo.Point{Lat: (rng.Float64() - 0.5) * 150, Lng: (rng.Float64() - 0.5) * 340}
+		if round%5 == 1 { // on a cell's corner
+			p.Lat, p.Lng = float64(int(p.Lat/geo.CellDeg))*geo.CellDeg, float64(int(p.Lng/geo.CellDeg))*geo.CellDeg
+		}
+		v := unitVector(p)
+		l := &listing{}
+		rows, cols := geo.CellsWithin(p, float64(1+rng.Intn(100)))
+		for _, at := range []geo.Cell{geo.CellOf(p), {Row: rows[0], Col: cols[0]}, {Row: rows[1], Col: cols[1]},
+			{Row: rows[0] + int32(rng.Intn(int(rows[1]-rows[0]+1))), Col: cols[0] + int32(rng.Intn(int(cols[1]-cols[0]+1)))}} {
+			c := newCell(at)
+			c.recs = []reachRec{{}}
+			l.grid = []*cell{c}
+			s := &nearSearch{l: l, p: p, v: v}
+			got, _ := l.visits(s, [2]int32{at.Row, at.Row}, [2]int32{at.Col, at.Col}, nil)
+			if len(got) != 1 {
+				t.Fatalf("cell %v not visited", at)
+			}
+			bound, least := got[0].bound, c.leastDot(&v)
+			best := -2.0
+			for i := 0; i <= 40; i++ {
+				for j := 0; j <= 40; j++ {
+					q := geo.Point{Lat: (float64(at.Row) + float64(i)/40) * geo.CellDeg, Lng: (float64(at.Col) + float64(j)/40) * geo.CellDeg}
+					if i%40 != 0 && j%40 != 0 && rng.Intn(4) == 0 { // and points anywhere inside
+						q.Lat += (rng.Float64() - 0.5) * geo.CellDeg / 40
+						q.Lng += (rng.Float64() - 0.5) * geo.CellDeg / 40
+					}
+					u := unitVector(q)
+					dot := u[0]*v[0] + u[1]*v[1] + u[2]*v[2]
+					if dot > bound+1e-15 || dot < least-1e-15 {
+						t.Fatalf("client %v cell %v point %v: dot %v outside [%v, %v]", p, at, q, dot, least, bound)
+					}
+					best = max(best, dot)
+				}
+			}
+			// the nearest point may lie between the points tried: on an
+			// edge, at the latitude the bound's formula names
+			phi := math.Atan2(math.Sin(p.Lat*rad), math.Cos(p.Lat*rad)*cosNearestLng(p, at))
+			lat := min(max(phi/rad, float64(at.Row)*geo.CellDeg), float64(at.Row+1)*geo.CellDeg)
+			lng := min(max(p.Lng, float64(at.Col)*geo.CellDeg), float64(at.Col+1)*geo.CellDeg)
+			u := unitVector(geo.Point{Lat: lat, Lng: lng})
+			best = max(best, u[0]*v[0]+u[1]*v[1]+u[2]*v[2])
+			if best < bound-1e-9 {
+				t.Fatalf("client %v cell %v: bound %v, best point %v", p, at, bound, best)
+			}
+		}
+	}
+}
+
+// cosNearestLng is cos(λ − λp) at the cell's nearest longitude to p.
+func cosNearestLng(p geo.Point, at geo.Cell) float64 {
+	lng0 := float64(at.Col) * geo.CellDeg
+	return math.Cos(max(lng0-p.Lng, p.Lng-(lng0+geo.CellDeg), 0) * math.Pi / 180)
 }

@@ -57,15 +57,20 @@ func statusActive() dbx.Expression {
 	return dbx.HashExp{"status": StatusActive}
 }
 
-// parseFilter reads the listing's query parameters; a parameter longer
-// than 200 characters or an invalid category id is a 400.
+// parseFilter reads the listing's query parameters, with the client's
+// position (lat and lng, or a barrio: never both); a parameter longer than
+// 200 characters, an invalid category id or a bad position is a 400.
 func parseFilter(e *core.RequestEvent) (*filter, error) {
 	q := e.Request.URL.Query()
 	v := httpapi.NewValidation()
 	for _, name := range []string{"q", "category", "service", "city", "trade", "barrio"} {
 		httpapi.CheckLength(v, name, q.Get(name), 0, 200)
 	}
-	near, err := parseNear(e, v)
+	if strings.TrimSpace(q.Get("barrio")) != "" && (strings.TrimSpace(q.Get("lat")) != "" || strings.TrimSpace(q.Get("lng")) != "") {
+		v.Add("barrio", MsgOnePosition)
+	}
+	// lat and lng, or a barrio of the gazetteer in the city asked
+	near, err := places.ReadPosition(e.App, q.Get("lat"), q.Get("lng"), q.Get("barrio"), q.Get("city"), v)
 	if err != nil {
 		return nil, err
 	}
@@ -99,17 +104,6 @@ const (
 	MsgOnePosition    = "Envía lat y lng o un barrio, no ambos"
 )
 
-// parseNear reads the client's position (places.ReadPosition: lat and lng,
-// or a barrio of the gazetteer in the city asked); the listing refuses both
-// at once. nil when none is sent; errors are added to v.
-func parseNear(e *core.RequestEvent, v *httpapi.Validation) (*geo.Point, error) {
-	q := e.Request.URL.Query()
-	if strings.TrimSpace(q.Get("barrio")) != "" && (strings.TrimSpace(q.Get("lat")) != "" || strings.TrimSpace(q.Get("lng")) != "") {
-		v.Add("barrio", MsgOnePosition)
-	}
-	return places.ReadPosition(e.App, q.Get("lat"), q.Get("lng"), q.Get("barrio"), q.Get("city"), v)
-}
-
 // camellosList answers {camellos, page, perPage, total}: ACTIVO camellos only,
 // premium first, then by rating, then newest. It filters the in-memory
 // listing index and writes the camellos' pre-rendered JSON.
@@ -129,7 +123,11 @@ func (x *publicIndex) camellosList(e *core.RequestEvent) error {
 	offset := page.Offset()
 	if f.near != nil {
 		found, total := l.near(f, *f.near, int(offset)+page.PerPage)
-		return writeNear(e, l, page, found, int64(total), offset)
+		var shown []nearby
+		if n := int64(len(found)); offset < n {
+			shown = found[offset:min(n, offset+int64(page.PerPage))]
+		}
+		return httpapi.WriteRendered(e, l.appendPage(len(shown), page, int64(total), func(k int) (int32, float64) { return shown[k].idx, shown[k].km }))
 	}
 	list, _, exact := l.candidates(f)
 	// The page's entries, and the total.
@@ -151,46 +149,26 @@ func (x *publicIndex) camellosList(e *core.RequestEvent) error {
 			total++
 		}
 	}
-	buf := make([]byte, 0, 64+len(shown)*renderedSize)
-	buf = append(buf, `{"camellos":[`...)
-	for k, i := range shown {
-		if k > 0 {
-			buf = append(buf, ',')
-		}
-		buf = l.appendJSON(buf, i, nil)
-	}
-	return httpapi.WriteRendered(e, appendPageEnd(buf, page, total))
+	return httpapi.WriteRendered(e, l.appendPage(len(shown), page, total, func(k int) (int32, float64) { return shown[k], -1 }))
 }
 
 // renderedSize is about the size of a camello's public JSON (a buffer's
 // first capacity).
 const renderedSize = 640
 
-// writeNear answers the page of camellos within reach, nearest first (found:
-// the first offset+perPage of total), each with its distance
-// ("distanceKm", rounded: geo.RoundKm) put first in its JSON.
-func writeNear(e *core.RequestEvent, l *listing, page httpapi.Page, found []nearby, total, offset int64) error {
-	var shown []nearby
-	if n := int64(len(found)); offset < n {
-		shown = found[offset:min(n, offset+int64(page.PerPage))]
-	}
-	buf := make([]byte, 0, 64+len(shown)*(renderedSize+24))
+// appendPage renders a page of n camellos (the k-th: at(k), its entry and
+// its distance, or -1 without one): {"camellos":[…],"page":…,"perPage":…,"total":…}.
+func (l *listing) appendPage(n int, page httpapi.Page, total int64, at func(k int) (int32, float64)) []byte {
+	buf := make([]byte, 0, 96+n*(renderedSize+24))
 	buf = append(buf, `{"camellos":[`...)
-	var extra []byte
-	for k, n := range shown {
+	l.touch(n, at)
+	for k := 0; k < n; k++ {
 		if k > 0 {
 			buf = append(buf, ',')
 		}
-		extra = append(extra[:0], `"distanceKm":`...)
-		extra = strconv.AppendFloat(extra, geo.RoundKm(n.km), 'f', -1, 64)
-		extra = append(extra, ',')
-		buf = l.appendJSON(buf, n.idx, extra)
+		i, km := at(k)
+		buf = l.appendJSON(buf, i, km)
 	}
-	return httpapi.WriteRendered(e, appendPageEnd(buf, page, total))
-}
-
-// appendPageEnd closes a rendered page of camellos: `],"page":…,"perPage":…,"total":…}`.
-func appendPageEnd(buf []byte, page httpapi.Page, total int64) []byte {
 	buf = append(buf, `],"page":`...)
 	buf = strconv.AppendInt(buf, int64(page.Page), 10)
 	buf = append(buf, `,"perPage":`...)
@@ -230,7 +208,7 @@ func (x *publicIndex) camelloView(e *core.RequestEvent) error {
 	}
 	body := make([]byte, 0, renderedSize+16)
 	body = append(body, `{"camello":`...)
-	body = l.appendJSON(body, i, nil)
+	body = l.appendJSON(body, i, -1)
 	body = append(body, "}\n"...)
 	return httpapi.WriteRendered(e, body)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"camellos/internal/bus"
-	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/internal/records"
 
@@ -13,36 +12,19 @@ import (
 	"github.com/pocketbase/pocketbase/tools/hook"
 )
 
-// storeKeyCategories is the app.Store key of the rendered GET /api/categories.
-const storeKeyCategories = "camellos.catalog.publicCategories"
-
-// categoriesCache is the app's cache of the rendered public categories.
-func categoriesCache(app core.App) *memo.Cache[[]byte] {
-	return app.Store().GetOrSet(storeKeyCategories, func() any {
-		return &memo.Cache[[]byte]{}
-	}).(*memo.Cache[[]byte])
+// publicCategories keeps GET /api/categories rendered, dropped after every
+// committed write of a category or a service (the answer counts services
+// per category).
+var publicCategories = readmodel.Keyed[struct{}, []byte]{
+	Name: "categories", Tables: []string{Categories, Services}, Bound: "one rendered answer", MaxCost: 1,
+	Load: func(app core.App, _ struct{}) ([]byte, bool, error) {
+		body, err := renderCategories(app)
+		return body, err == nil, err
+	},
 }
 
-// bindCacheHooks drops the rendered categories after every committed write
-// of a category or a service (the answer counts services per category).
 func bindCacheHooks(app core.App) {
-	c := categoriesCache(app)
-	readmodel.Declare(app, readmodel.Projection{
-		Name: "categories", Tables: []string{Categories, Services},
-		Bound: "one rendered answer",
-		Drop:  c.Invalidate,
-		Check: func(app core.App) (int, error) {
-			built, ok := c.Peek()
-			if !ok {
-				return 0, nil
-			}
-			fresh, err := renderCategories(app)
-			if err != nil || bytes.Equal(built, fresh) {
-				return 0, err
-			}
-			return 1, nil
-		},
-	})
+	publicCategories.Declare(app)
 	// The catalog's events: CatalogChanged after every committed write of a
 	// category or a service; ServiceSaving while a service is updated.
 	bus.EmitChanges(app, Categories, func(h *bus.Hooks) *hook.Hook[*bus.Change] { return h.CatalogChanged })
@@ -56,7 +38,7 @@ func bindCacheHooks(app core.App) {
 	})
 
 	for _, t := range []string{Categories, Services} {
-		readmodel.OnWrite(app, t, func(readmodel.Write) { c.Invalidate() })
+		readmodel.OnWrite(app, t, func(w readmodel.Write) { publicCategories.Drop(w.App, struct{}{}) })
 	}
 }
 

@@ -165,7 +165,7 @@ const MsgCategoryNotFound = "Categoría no encontrada"
 // rendered answer is kept in memory until a category or service changes
 // (see bindCacheHooks).
 func categoriesList(e *core.RequestEvent) error {
-	body, err := categoriesCache(e.App).Get(func() ([]byte, error) { return renderCategories(e.App) })
+	body, _, err := publicCategories.Get(e.App, struct{}{})
 	if err != nil {
 		return err
 	}

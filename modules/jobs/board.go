@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bytes"
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"camellos/internal/bus"
 	"camellos/internal/httpapi"
@@ -119,12 +121,9 @@ func (b *openBoard) compare() (int, error) {
 	services := maps.Clone(cur.services)
 	maps.Copy(services, fresh.services)
 	var ja, jf []byte
+	none := &serviceJobs{}
 	for svc := range services {
-		a, f := cur.services[svc], fresh.services[svc]
-		if a == nil || f == nil {
-			diffs += max(len(a.list()), len(f.list()))
-			continue
-		}
+		a, f := cmp.Or(cur.services[svc], none), cmp.Or(fresh.services[svc], none)
 		diffs += max(len(a.all), len(f.all)) - min(len(a.all), len(f.all))
 		for i := range min(len(a.all), len(f.all)) {
 			ja = cur.st.appendJSON(ja[:0], a.all[i], a.ref)
@@ -135,14 +134,6 @@ func (b *openBoard) compare() (int, error) {
 		}
 	}
 	return diffs, nil
-}
-
-// list is the service's jobs (none for a nil service).
-func (sj *serviceJobs) list() []int32 {
-	if sj == nil {
-		return nil
-	}
-	return sj.all
 }
 
 // boardRow is the columns of a job the board renders.
@@ -164,39 +155,96 @@ type boardRow struct {
 	Open         bool    `db:"open"`
 }
 
-// boardSelect reads jobs with what jobs.JSON adds to them: the client's
-// name (users.Names: "" when unknown) and whether the job has its review
-// (camellos.ReviewedJobs), looked up per row by primary key and
-// idx_reviews_job, and whether it is open (openJobs: idx_jobs_open's
-// condition). The name and the review are the owners' SQL expressions.
+// openJobs is idx_jobs_open's condition.
 const openJobs = "j.status = 'PENDIENTE' AND j.provider = ''"
 
-var boardSelect = "SELECT j.id, j.created, j.updated, j.title, j.description, j.source, j.city, j.cityKey, " +
-	"j.neighborhood, j.service, j.client, j.priceAmount, " + users.NameSQL("j.client") + " AS clientName, " +
+// boardColumns are the columns of a job the board renders (scanRow).
+const boardColumns = "j.id, j.created, j.updated, j.title, j.description, j.source, j.city, j.cityKey, " +
+	"j.neighborhood, j.service, j.client, j.priceAmount"
+
+// boardSelect reads one job's row with what jobs.JSON adds to it, the
+// client's name (users.Names: "" when unknown) and whether the job has its
+// review (camellos.ReviewedJobs), in the owners' SQL expressions, and
+// whether it is open.
+var boardSelect = "SELECT " + boardColumns + ", " + users.NameSQL("j.client") + " AS clientName, " +
 	camellos.ReviewedSQL("j.id") + " AS reviewed, " + openJobs + " AS open FROM " + Collection + " j WHERE "
 
-// build reads every open job (row by row, into the packed store) and
-// their services.
+// scanRow reads a row of boardColumns into r (without reflection: the
+// build reads 100,000 of them).
+func scanRow(rows *dbx.Rows, r *boardRow) error {
+	return rows.Scan(&r.ID, &r.Created, &r.Updated, &r.Title, &r.Description, &r.Source, &r.City, &r.CityKey,
+		&r.Neighborhood, &r.Service, &r.Client, &r.PriceAmount)
+}
+
+// The cold build at 100,000 open jobs (issue 27: ≤ 2 s) reads with two
+// readers, each on its own connection and half of the rowids, rendering
+// their rows' texts (renderer.render); the building goroutine appends
+// them to the store, and the lists of the services are sorted and split
+// by city on two goroutines. When the open jobs are under a quarter of
+// the table, one reader walks idx_jobs_open instead of scanning it all.
+// The clients' names and the reviews are read by batch of rows (each name
+// once), not by a subquery per row: past the page cache, a table scan
+// evicts the users' and reviews' pages, and each row read them from disk
+// again (1 to 2 reads per row, 2 s of the build at 100,000).
+
+// boardBatch is rendered rows of one reader: their texts one after the
+// other in slab (each row's entry.text an offset in it).
+type boardBatch struct {
+	slab []byte
+	rows []packedRow
+}
+
+// boardBatchRows is how many rows a reader renders before handing them on.
+const boardBatchRows = 512
+
+// twoReadersFrom is how many open jobs a build reads with two readers
+// (a variable: tests build small boards both ways).
+var twoReadersFrom int64 = 4 * boardBatchRows
+
+// build reads every open job into a new packed store and lists them by
+// service (newest first) and by service and city.
 func (b *openBoard) build() (*board, error) {
-	rows, err := b.app.DB().NewQuery(boardSelect + openJobs).Rows()
-	if err != nil {
+	var last, open int64 // open: counted up to enough
+	if err := b.app.DB().NewQuery("SELECT COALESCE(MAX(rowid), 0) FROM " + Collection).Row(&last); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	enough := max(twoReadersFrom, last/4)
+	if err := b.app.DB().NewQuery("SELECT COUNT(*) FROM (SELECT 1 FROM " + Collection + " j WHERE " + openJobs + " LIMIT {:n})").
+		Bind(dbx.Params{"n": enough}).Row(&open); err != nil {
+		return nil, err
+	}
+	parts, params := []string{"SELECT " + boardColumns + " FROM " + Collection + " j WHERE " + openJobs}, []dbx.Params{nil}
+	if open >= enough {
+		q := "SELECT " + boardColumns + " FROM " + Collection + " j NOT INDEXED WHERE " + openJobs + " AND j.rowid > {:from} AND j.rowid <= {:to}"
+		parts = []string{q, q}
+		params = []dbx.Params{{"from": 0, "to": last / 2}, {"from": last / 2, "to": last}}
+	}
+	batches := make(chan *boardBatch, 2*len(parts))
+	errs := make(chan error, len(parts))
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { errs <- b.scanOpen(parts[k], params[k], batches) })
+	}
+	go func() { wg.Wait(); close(batches) }()
 	st := newStore()
 	jobsOf := map[string][]int32{}
-	for rows.Next() {
-		var r boardRow
-		if err := rows.ScanStruct(&r); err != nil {
-			return nil, err
+	var at []int64 // each entry's createdKey: the lists' sort
+	for bt := range batches {
+		base := int64(len(st.slab.s))
+		st.slab.s = append(st.slab.s, bt.slab...)
+		for i := range bt.rows {
+			p := &bt.rows[i]
+			jobsOf[p.service] = append(jobsOf[p.service], st.push(p, base+p.e.text))
+			at = append(at, p.at)
 		}
-		i, err := st.add(&r)
-		if err != nil {
-			return nil, err
-		}
-		jobsOf[r.Service] = append(jobsOf[r.Service], i)
 	}
-	if err := rows.Err(); err != nil {
+	var err error
+	for range parts {
+		if e := <-errs; err == nil {
+			err = e
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	st.built()
@@ -204,42 +252,144 @@ func (b *openBoard) build() (*board, error) {
 	if err != nil {
 		return nil, err
 	}
-	bd := &board{services: make(map[string]*serviceJobs, len(jobsOf)), st: st}
-	for svc, list := range jobsOf {
-		slices.SortFunc(list, func(x, y int32) int {
-			if st.newer(x, y) {
-				return -1
+	services := slices.Collect(maps.Keys(jobsOf))
+	slices.SortFunc(services, func(x, y string) int { return len(jobsOf[y]) - len(jobsOf[x]) }) // the longest first
+	lists := make([]*serviceJobs, len(services))
+	for i, svc := range services {
+		lists[i] = &serviceJobs{all: jobsOf[svc], ref: refs[svc]}
+	}
+	var next atomic.Int64
+	var sorters sync.WaitGroup
+	for range 2 {
+		sorters.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(lists)); i = next.Add(1) - 1 {
+				st.list(lists[i], at)
 			}
-			return 1
 		})
-		ref, err := json.Marshal(refs[svc])
-		if err != nil {
-			return nil, err
-		}
-		sj := &serviceJobs{all: slices.Clone(list), byCity: map[string][]int32{}, ref: ref}
-		for _, j := range list {
-			key := st.strs.s[st.entries.s[j].key]
-			sj.byCity[key] = append(sj.byCity[key], j)
-		}
-		for key, l := range sj.byCity {
-			sj.byCity[key] = slices.Clone(l) // without append's spare room
-		}
-		bd.services[svc] = sj
+	}
+	sorters.Wait()
+	bd := &board{services: make(map[string]*serviceJobs, len(services)), st: st}
+	for i, svc := range services {
+		bd.services[svc] = lists[i]
 	}
 	return bd, nil
 }
 
-// serviceRefs renders services as catalog.ServiceRefs does; an unknown
-// service renders as {id, "", ""} like jobs.JSON.
-func serviceRefs(app core.App, ids []string) (map[string]catalog.ServiceRef, error) {
-	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
-	refs, err := catalog.ServiceRefs(app, ids)
-	for _, id := range ids {
-		if _, ok := refs[id]; !ok && err == nil {
-			refs[id] = catalog.ServiceRef{ID: id}
+// list sorts sj.all (entries in any order) newest first and makes its
+// lists by folded city; at (nil when unknown) is each entry's createdKey,
+// compared first when every entry of the list has one.
+func (st *store) list(sj *serviceJobs, at []int64) {
+	list := slices.Clip(sj.all)
+	for _, j := range list {
+		if at != nil && at[j] < 0 {
+			at = nil
 		}
 	}
-	return refs, err
+	slices.SortFunc(list, func(x, y int32) int {
+		if at != nil && at[x] != at[y] {
+			return cmp.Compare(at[y], at[x])
+		}
+		if st.newer(x, y) {
+			return -1
+		}
+		return 1
+	})
+	counts := map[uint32]int{}
+	for _, j := range list {
+		counts[st.entries.s[j].key]++
+	}
+	byKey := make(map[uint32][]int32, len(counts))
+	for k, n := range counts {
+		byKey[k] = make([]int32, 0, n)
+	}
+	for _, j := range list {
+		k := st.entries.s[j].key
+		byKey[k] = append(byKey[k], j)
+	}
+	sj.all, sj.byCity = list, make(map[string][]int32, len(byKey))
+	for k, l := range byKey {
+		sj.byCity[st.strs.s[k]] = l
+	}
+}
+
+// scanOpen reads the rows of query (boardColumns) and sends them rendered,
+// in batches.
+func (b *openBoard) scanOpen(query string, params dbx.Params, out chan<- *boardBatch) error {
+	rows, err := b.app.DB().NewQuery(query).Bind(params).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var rd renderer
+	names := map[string]string{}
+	batch := make([]boardRow, 0, boardBatchRows)
+	for rows.Next() {
+		batch = append(batch, boardRow{Open: true})
+		if err := scanRow(rows, &batch[len(batch)-1]); err != nil {
+			return err
+		}
+		if len(batch) == boardBatchRows {
+			if err := b.renderBatch(&rd, names, batch, out); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := rows.Err(); err != nil || len(batch) == 0 {
+		return err
+	}
+	return b.renderBatch(&rd, names, batch, out)
+}
+
+// renderBatch reads the names of the batch's clients not in names yet and
+// the batch's reviews, renders its rows and sends them.
+func (b *openBoard) renderBatch(rd *renderer, names map[string]string, batch []boardRow, out chan<- *boardBatch) error {
+	var clients, ids []any
+	for i := range batch {
+		if _, ok := names[batch[i].Client]; !ok {
+			names[batch[i].Client] = "" // as NameSQL: "" when unknown
+			clients = append(clients, batch[i].Client)
+		}
+		ids = append(ids, batch[i].ID)
+	}
+	read, err := users.Names(b.app, clients)
+	if err != nil {
+		return err
+	}
+	maps.Copy(names, read)
+	reviewed, err := camellos.ReviewedJobs(b.app, ids)
+	if err != nil {
+		return err
+	}
+	bt := &boardBatch{rows: make([]packedRow, len(batch))}
+	for i := range batch {
+		r := &batch[i]
+		r.ClientName, r.Reviewed = names[r.Client], reviewed[r.ID]
+		bt.slab, bt.rows[i] = rd.render(bt.slab, r)
+	}
+	out <- bt
+	return nil
+}
+
+// serviceRefs renders services as catalog.ServiceRefs does, in JSON; an
+// unknown service renders as {id, "", ""} like jobs.JSON.
+func serviceRefs(app core.App, ids []string) (map[string][]byte, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	refs, err := catalog.ServiceRefs(app, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(ids))
+	for _, id := range ids {
+		ref, ok := refs[id]
+		if !ok {
+			ref = catalog.ServiceRef{ID: id}
+		}
+		if out[id], err = json.Marshal(ref); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // refreshJob re-reads one job after a committed write and puts it on the
@@ -271,13 +421,9 @@ func (b *openBoard) refreshJob(jobID string, oldServices ...string) {
 				if err != nil {
 					return nil, err
 				}
-				if ref, err = json.Marshal(refs[r.Service]); err != nil {
-					return nil, err
-				}
+				ref = refs[r.Service]
 			}
-			if j, err = next.st.add(&r); err != nil {
-				return nil, err
-			}
+			j = next.st.add(&r)
 		}
 		replaced := false
 		for _, svc := range slices.Compact(slices.Sorted(slices.Values(append(oldServices, r.Service)))) {
@@ -427,6 +573,7 @@ func (bd *board) insert(svc string, ref []byte, j int32) {
 // refreshClient re-renders the open jobs of a user (its name changed).
 func (b *openBoard) refreshClient(userID string) {
 	if _, built := b.cache.Peek(); !built {
+		b.cache.Invalidate() // a build under way read names before it: not kept
 		return
 	}
 	var jobs []struct {

@@ -22,11 +22,13 @@ import (
 )
 
 // BenchmarkBoard: CPU per call, in process, of the open board at
-// CAMELLOS_BOARD_JOBS open jobs (20,000) over 20 services — a page of a
+// CAMELLOS_BOARD_JOBS open jobs (20,000; as many assigned ones beside
+// them, as at the bench's growth points) over 20 services — a page of a
 // camello with 3 services from the projection against the plain indexed
 // query it replaces (the same page and total, rendered as jobs.JSON), and
-// the patch one job's write applies to the projection, and the live
-// heap the built board holds per open job (build: heap-B/job)
+// the patch one job's write applies to the projection, the live heap the
+// built board holds per open job (build: heap-B/job) and a cold build
+// (rebuild: wall and CPU time)
 // (go test -run x -bench Board -benchtime 2000x ./modules/jobs).
 func BenchmarkBoard(b *testing.B) {
 	n := 20_000
@@ -51,6 +53,11 @@ func BenchmarkBoard(b *testing.B) {
 				"client": client.Id, "provider": "", "address": "Calle 1", "priceAmount": 0, "created": at, "updated": at}).Execute(); err != nil {
 				return err
 			}
+			if _, err := tx.DB().Insert(jobs.Collection, dbx.Params{"id": fmt.Sprintf("ajob%011d", i), "title": "Asignado", "description": "Hecho",
+				"status": jobs.StatusAssigned, "source": "WEB", "city": "Bogotá", "cityKey": "bogota", "neighborhood": "Chapinero", "service": svcs[i%len(svcs)],
+				"client": client.Id, "provider": "", "address": "Calle 1", "priceAmount": 0, "created": at, "updated": at}).Execute(); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -72,6 +79,13 @@ func BenchmarkBoard(b *testing.B) {
 		}
 		b.ReportMetric(perJob, "heap-B/job")
 		b.ReportMetric(float64(buildCPU)/float64(n), "build-cpu-ns/job")
+	})
+	b.Run("rebuild", func(b *testing.B) {
+		cpuPerOp(b, func(int) {
+			if err := jobs.BuildBoard(k.App); err != nil {
+				b.Fatal(err)
+			}
+		})
 	})
 	b.Run("page/projection", func(b *testing.B) {
 		cpuPerOp(b, func(int) {

@@ -3,11 +3,11 @@ package jobs
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"maps"
 	"strconv"
 	"sync/atomic"
 
+	"camellos/internal/jsonenc"
 	"camellos/internal/timefmt"
 )
 
@@ -100,6 +100,7 @@ type store struct {
 	slab    tail[byte]
 	strs    tail[string]
 	strIdx  map[string]uint32 // copied before it changes (a published one never does)
+	ownIdx  bool              // strIdx is this store's alone (a build's, or copied by intern)
 	dead    int               // entries not listed any more
 	// slack is the growth of a copied array: 1/2 while a build appends
 	// every job, 1/8 once built (patches append one job at a time; a
@@ -107,7 +108,7 @@ type store struct {
 	slack int
 }
 
-func newStore() *store { return &store{strIdx: map[string]uint32{}, slack: 2} }
+func newStore() *store { return &store{strIdx: map[string]uint32{}, ownIdx: true, slack: 2} }
 
 // built drops the spare capacity of a built store; patches grow it by
 // an eighth at a time.
@@ -115,11 +116,13 @@ func (s *store) built() {
 	s.entries.tighten()
 	s.slab.tighten()
 	s.slack = 8
+	s.ownIdx = false
 }
 
 // derive is the store of the next snapshot (the same arrays, its own views).
 func (s *store) derive() *store {
 	n := *s
+	n.ownIdx = false
 	return &n
 }
 
@@ -128,81 +131,126 @@ func (s *store) intern(v string) uint32 {
 	if i, ok := s.strIdx[v]; ok {
 		return i
 	}
-	s.strIdx = maps.Clone(s.strIdx)
+	if !s.ownIdx {
+		s.strIdx, s.ownIdx = maps.Clone(s.strIdx), true
+	}
 	s.strs.add(s.slack, v)
 	i := uint32(len(s.strs.s) - 1)
 	s.strIdx[v] = i
 	return i
 }
 
-// add renders row r as a new entry (not yet listed) and returns its index.
-func (s *store) add(r *boardRow) (int32, error) {
-	e := boardEntry{text: int64(len(s.slab.s)), key: s.intern(r.CityKey)}
+// packedRow is one job rendered for a store: its entry (text is where its
+// texts start in the buffer they were appended to) and what the store
+// interns for it.
+type packedRow struct {
+	e       boardEntry
+	at      int64  // createdKey of its created
+	city    string // JSON literal
+	source  string // JSON literal
+	key     string // folded city
+	service string
+}
+
+// renderer renders rows into packed texts; lits keeps the JSON literal of
+// each city and source it rendered (a few hundred distinct ones).
+type renderer struct {
+	lits map[string]string
+	tmp  []byte
+}
+
+// lit is v's JSON literal.
+func (rd *renderer) lit(v string) string {
+	if l, ok := rd.lits[v]; ok {
+		return l
+	}
+	if rd.lits == nil {
+		rd.lits = map[string]string{}
+	}
+	l := string(jsonenc.AppendString(nil, v))
+	rd.lits[v] = l
+	return l
+}
+
+// render appends row r's texts to slab (each prefixed by its length, in
+// the order of the field constants) and returns its packed row.
+func (rd *renderer) render(slab []byte, r *boardRow) ([]byte, packedRow) {
+	p := packedRow{e: boardEntry{text: int64(len(slab))}, at: createdKey(r.Created), city: rd.lit(r.City), source: rd.lit(r.Source), key: r.CityKey, service: r.Service}
 	if n := int64(int(r.PriceAmount)); n > 0 {
-		e.price = n
+		p.e.price = n
 	}
 	if r.Reviewed {
-		e.flags |= flagReviewed
+		p.e.flags |= flagReviewed
 	}
-	var texts [nFields][]byte
-	texts[fCreated], texts[fID] = []byte(r.Created), []byte(r.ID)
-	for _, f := range []struct {
-		dst *[]byte
-		v   string
-	}{{&texts[fTitle], r.Title}, {&texts[fDescription], r.Description}, {&texts[fNeighbor], r.Neighborhood},
-		{&texts[fClient], r.Client}, {&texts[fClientName], r.ClientName}, {&texts[fIDJSON], r.ID}} {
-		raw, err := json.Marshal(f.v)
-		if err != nil {
-			return 0, err
+	put := func(t []byte) {
+		slab = binary.AppendUvarint(slab, uint64(len(t)))
+		slab = append(slab, t...)
+	}
+	putRaw := func(v string) {
+		slab = binary.AppendUvarint(slab, uint64(len(v)))
+		slab = append(slab, v...)
+	}
+	putRaw(r.Created)
+	putRaw(r.ID)
+	for _, v := range [...]string{r.Title, r.Description, r.Neighborhood, r.Client, r.ClientName} {
+		rd.tmp = jsonenc.AppendString(rd.tmp[:0], v)
+		put(rd.tmp)
+	}
+	rd.tmp = timefmt.AppendISOOfStored(rd.tmp[:0], r.Updated)
+	put(rd.tmp)
+	if rd.tmp = timefmt.AppendISOOfStored(rd.tmp[:0], r.Created); !isDBLayoutWithT(r.Created, rd.tmp) {
+		p.e.flags |= flagCreatedISO
+		put(rd.tmp)
+	}
+	if rd.tmp = jsonenc.AppendString(rd.tmp[:0], r.ID); len(rd.tmp) != len(r.ID)+2 { // escaping only lengthens
+		p.e.flags |= flagEscapedID
+		put(rd.tmp)
+	}
+	return slab, p
+}
+
+// createdKey is the digits of a created stored in timefmt.DBLayout as one
+// number, which orders such dates as their texts do (-1 for another form).
+func createdKey(created string) int64 {
+	const layout = "dddd-dd-dd dd:dd:dd.dddZ"
+	if len(created) != len(layout) {
+		return -1
+	}
+	var n int64
+	for i := 0; i < len(layout); i++ {
+		switch c := created[i]; {
+		case layout[i] == 'd' && c >= '0' && c <= '9':
+			n = n*10 + int64(c-'0')
+		case layout[i] != c:
+			return -1
 		}
-		*f.dst = raw
 	}
-	if string(texts[fIDJSON]) != `"`+r.ID+`"` {
-		e.flags |= flagEscapedID
-	} else {
-		texts[fIDJSON] = nil
-	}
-	texts[fUpdated] = []byte(timefmt.ISOOfStored(r.Updated))
-	if iso := timefmt.ISOOfStored(r.Created); iso != isoOfDBLayout(r.Created) {
-		e.flags |= flagCreatedISO
-		texts[fCreatedISO] = []byte(iso)
-	}
-	for _, lit := range []struct {
-		dst *uint32
-		v   string
-	}{{&e.city, r.City}, {&e.source, r.Source}} {
-		raw, err := json.Marshal(lit.v)
-		if err != nil {
-			return 0, err
-		}
-		*lit.dst = s.intern(string(raw))
-	}
-	var buf []byte
-	for f, t := range texts {
-		if f >= fCreatedISO && t == nil {
-			continue
-		}
-		buf = binary.AppendUvarint(buf, uint64(len(t)))
-		buf = append(buf, t...)
-	}
+	return n
+}
+
+// isDBLayoutWithT reports whether iso is stored (in timefmt.DBLayout) with
+// its space made a T: then appendJSON writes it from the stored created.
+func isDBLayoutWithT(stored string, iso []byte) bool {
+	return len(stored) == len(timefmt.DBLayout) && stored[10] == ' ' && len(iso) == len(stored) &&
+		string(iso[:10]) == stored[:10] && iso[10] == 'T' && string(iso[11:]) == stored[11:]
+}
+
+// add renders row r as a new entry (not yet listed) and returns its index.
+func (s *store) add(r *boardRow) int32 {
+	var rd renderer
+	buf, p := rd.render(nil, r)
+	text := int64(len(s.slab.s))
 	s.slab.add(s.slack, buf...)
+	return s.push(&p, text)
+}
+
+// push appends p's entry, its texts at text in the slab, and returns its
+// index.
+func (s *store) push(p *packedRow, text int64) int32 {
+	e := p.e
+	e.text, e.city, e.source, e.key = text, s.intern(p.city), s.intern(p.source), s.intern(p.key)
 	s.entries.add(s.slack, e)
-	return int32(len(s.entries.s) - 1), nil
-}
-
-// isoOfDBLayout is a created stored in timefmt.DBLayout with its space
-// made a T: its ISO form ("" when it is not in that layout).
-func isoOfDBLayout(stored string) string {
-	if len(stored) != len(timefmt.DBLayout) || stored[10] != ' ' {
-		return ""
-	}
-	return stored[:10] + "T" + stored[11:]
-}
-
-// texts decodes entry i's texts (views into the slab).
-func (s *store) texts(i int32) [nFields][]byte {
-	t, _ := s.decode(i)
-	return t
+	return int32(len(s.entries.s) - 1)
 }
 
 // decode reads entry i's texts and how many slab bytes they take.
@@ -218,12 +266,6 @@ func (s *store) decode(i int32) (t [nFields][]byte, size int64) {
 		size += int64(k) + int64(n)
 	}
 	return t, size
-}
-
-// textEnd is where entry i's texts end in the slab.
-func (s *store) textEnd(i int32) int64 {
-	_, n := s.decode(i)
-	return s.entries.s[i].text + n
 }
 
 // order is entry i's order key: its stored created and its id.
@@ -261,7 +303,7 @@ func (s *store) before(a int32, created, id string) bool {
 // service rendered as ref.
 func (s *store) appendJSON(buf []byte, i int32, ref []byte) []byte {
 	e := &s.entries.s[i]
-	t := s.texts(i)
+	t, _ := s.decode(i)
 	buf = append(buf, `{"city":`...)
 	buf = append(buf, s.strs.s[e.city]...)
 	buf = append(buf, `,"client":{"id":`...)
@@ -311,39 +353,27 @@ func (s *store) appendJSON(buf []byte, i int32, ref []byte) []byte {
 }
 
 // compact copies the listed entries of bd into new arrays (in list
-// order, so a page reads the slab forward) and renumbers the lists.
+// order, so a page reads the slab forward) and makes the lists anew.
 func (bd *board) compact() {
 	old := bd.st
 	st := &store{strs: old.strs, strIdx: old.strIdx, slack: old.slack}
 	live := len(old.entries.s) - old.dead
 	st.entries.s = make([]boardEntry, 0, live)
 	st.slab.s = make([]byte, 0, len(old.slab.s)*live/max(len(old.entries.s), 1)+64)
-	at := make(map[int32]int32, live)
-	for _, sj := range bd.services {
-		for _, i := range sj.all {
-			e := old.entries.s[i]
-			start, end := e.text, old.textEnd(i)
-			e.text = int64(len(st.slab.s))
-			st.slab.s = append(st.slab.s, old.slab.s[start:end]...)
-			st.entries.s = append(st.entries.s, e)
-			at[i] = int32(len(st.entries.s) - 1)
-		}
-	}
-	st.built()
 	services := make(map[string]*serviceJobs, len(bd.services))
 	for svc, sj := range bd.services {
-		out := &serviceJobs{all: make([]int32, len(sj.all)), byCity: make(map[string][]int32, len(sj.byCity)), ref: sj.ref}
+		out := &serviceJobs{all: make([]int32, len(sj.all)), ref: sj.ref}
 		for k, i := range sj.all {
-			out.all[k] = at[i]
+			e := old.entries.s[i]
+			_, n := old.decode(i)
+			st.slab.s = append(st.slab.s, old.slab.s[e.text:e.text+n]...)
+			e.text = int64(len(st.slab.s)) - n
+			st.entries.s = append(st.entries.s, e)
+			out.all[k] = int32(len(st.entries.s) - 1)
 		}
-		for city, l := range sj.byCity {
-			nl := make([]int32, len(l))
-			for k, i := range l {
-				nl[k] = at[i]
-			}
-			out.byCity[city] = nl
-		}
+		st.list(out, nil) // in order already; the lists by city
 		services[svc] = out
 	}
+	st.built()
 	bd.services, bd.st = services, st
 }

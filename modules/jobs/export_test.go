@@ -51,3 +51,18 @@ func ReadDueBatch(app core.App, now time.Time) ([]DueAppointment, error) {
 // ClaimedDue is what the sweep reminds of a read batch once its claim
 // changed ids (tests only).
 var ClaimedDue = claimedDue
+
+// BoardTwoReadersFrom sets how many open jobs a build of the board reads
+// with two readers, and returns a function that restores it (tests only).
+func BoardTwoReadersFrom(n int64) (restore func()) {
+	old := twoReadersFrom
+	twoReadersFrom = n
+	return func() { twoReadersFrom = old }
+}
+
+// BuildBoard builds the open board from the database without keeping it
+// (benchmarks).
+func BuildBoard(app core.App) error {
+	_, err := boardOf(app).build()
+	return err
+}

@@ -53,10 +53,10 @@ func TestAppendedKeepsTheOrder(t *testing.T) {
 	}
 	c := message(t, "bbc", "c1", "2026-01-01 10:00:01.000Z")
 	n, ok := add(c)
-	if !ok || len(n.items) != 3 || n.lastID != "bbc" || len(n.byThread["c1"]) != 2 || n.byThread["c1"][1] != 2 || len(n.byThread["c2"]) != 1 {
+	if !ok || len(n.items) != 3 || n.lastID != "bbc" || n.items[2].camello != "c1" || n.items[1].camello != "c2" {
 		t.Fatalf("appended: %v %+v", ok, n)
 	}
-	if len(l.items) != 2 || len(l.byThread["c1"]) != 1 || l.lastID != "bbb" {
+	if len(l.items) != 2 || l.lastID != "bbb" {
 		t.Fatalf("the held list changed: %+v", l)
 	}
 	full := &jobMessages{items: make([]messageItem, maxCachedPerJob), lastCreated: "2026-01-01 10:00:00.000Z", lastID: "a"}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"slices"
 
-	"camellos/internal/readmodel"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -51,7 +50,7 @@ func DropFile(app core.App, id, name string) error {
 		return err
 	}
 	job := rec.GetString("job")
-	readmodel.AfterCommit(app, func() { cachesOf(app).byJob.Drop(job) })
+	conversations.Drop(app, job)
 	fsys, err := app.NewFilesystem()
 	if err != nil {
 		return err

@@ -145,24 +145,30 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 	}
 	out := make([]map[string]any, 0, len(recs))
 	for _, r := range recs {
-		files := r.GetStringSlice("files")
-		urls := make([]string, 0, len(files))
-		for _, f := range files {
-			urls = append(urls, FilesPath+r.Id+"/"+f)
-		}
 		a, ok := authors[r.GetString("author")]
 		if !ok {
 			a = author{ID: r.GetString("author")}
 		}
-		out = append(out, map[string]any{
-			"id":          r.Id,
-			"jobId":       r.GetString("job"),
-			"camelloId":   r.GetString("camello"),
-			"author":      a,
-			"body":        r.GetString("body"),
-			"attachments": urls,
-			"createdAt":   timefmt.ISO(r.GetDateTime("created").Time()),
-		})
+		out = append(out, messageFields(r, a))
 	}
 	return out, nil
+}
+
+// messageFields is a message as the API shows it, with its author
+// (readmodel.Hole in the kept conversations).
+func messageFields(r *core.Record, author any) map[string]any {
+	files := r.GetStringSlice("files")
+	urls := make([]string, 0, len(files))
+	for _, f := range files {
+		urls = append(urls, FilesPath+r.Id+"/"+f)
+	}
+	return map[string]any{
+		"id":          r.Id,
+		"jobId":       r.GetString("job"),
+		"camelloId":   r.GetString("camello"),
+		"author":      author,
+		"body":        r.GetString("body"),
+		"attachments": urls,
+		"createdAt":   timefmt.ISO(r.GetDateTime("created").Time()),
+	}
 }

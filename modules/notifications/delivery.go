@@ -25,15 +25,18 @@ type Options struct {
 	// that trusts their HTTPS receiver.
 	HTTPClient *http.Client
 	// Workers is how many deliveries run at once (default PUSH_WORKERS,
-	// 256). A worker mostly waits for a push service's answer, so their
+	// 512). A worker mostly waits for a push service's answer, so their
 	// number is sized by the services' latency, not by CPU. One user holds
 	// at most one worker at a time: the user's next delivery waits its turn
 	// behind other users' (fair queueing), so a user whose endpoints hang
 	// cannot starve anyone else.
 	Workers int
 	// OriginConcurrency caps the requests in flight to one push service
-	// origin (default PUSH_ORIGIN_CONCURRENCY, 128); see origins.
+	// origin (default PUSH_ORIGIN_CONCURRENCY, 512); see origins.
 	OriginConcurrency int
+	// StreamsPerConnection is how many of them one connection (lane)
+	// carries at once (default 100, laneStreams); see origins.
+	StreamsPerConnection int
 	// PushTimeout is the deadline of one push request to one endpoint
 	// (default 10 s); the endpoints of one notification are pushed at once.
 	PushTimeout time.Duration
@@ -182,6 +185,7 @@ type dispatcher struct {
 
 	vapidHeaders vapidHeaders // signed Authorization headers per audience
 	origins      *origins     // in-flight slots and pauses per push service
+	enc          *encryptors  // the pushes' encryption, below GOMAXPROCS
 	sender       *pushSender  // the push outbox's claim loop (`camellos push work`; nil when none)
 
 	// outcomes counts push attempts by outcome (PushStats).
@@ -241,9 +245,10 @@ func newDispatcher(app core.App) *dispatcher {
 		ctx:   ctx, cancel: cancel,
 		timers: map[*time.Timer]struct{}{},
 		active: map[string]bool{}, parked: map[string][]task{},
-		origins: newOrigins(o.OriginConcurrency),
+		enc: newEncryptors(encryptorCount()),
 	}
 	d.opts.HTTPClient = pushClient(app, o.HTTPClient)
+	d.origins = newOrigins(o.OriginConcurrency, o.StreamsPerConnection, laneClients(d.opts.HTTPClient))
 	for i := 0; i < o.Workers; i++ {
 		d.wg.Add(1)
 		go d.work()
@@ -470,6 +475,7 @@ func (d *dispatcher) stop() {
 	}
 	d.cancel()
 	d.wg.Wait()
+	d.enc.close()
 	if sender != nil { // the outcomes of the pushes that finished
 		sender.stopSettling()
 	}

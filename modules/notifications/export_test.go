@@ -25,3 +25,6 @@ func QueuePushFor(app core.App, userID string, msg Message, known Recipients) er
 	}
 	return queuePushes(app, job{UserID: userID, Kind: msg.Kind, Title: msg.Title, Body: msg.Body, Data: map[string]any{}}, subs)
 }
+
+// ClaimPushQuery is the push worker's claim of a batch (tests only).
+const ClaimPushQuery = claimPushQuery

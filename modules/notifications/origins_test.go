@@ -76,17 +76,28 @@ func TestPushServicePauseHoldsItsOriginOnly(t *testing.T) {
 	}
 }
 
-// A broadcast keeps many pushes in flight to one push service, multiplexed
-// as HTTP/2 streams on one connection, and never more than the origin's
-// cap: the receiver holds every answer until the cap is reached (with 4
-// requests in flight at most, as before, it never would be).
-func TestPushManyInFlightOnOneHTTP2Connection(t *testing.T) {
-	const capacity, users_ = 8, 20
+// burstResult is what a push service saw of a burst (pushBurst).
+type burstResult struct {
+	opened      bool // the gate opened: capacity requests were in flight at once
+	maxInFlight int
+	conns       int            // connections the burst used
+	protos      map[string]int // requests by protocol
+}
+
+// pushBurst sends users pushes at once to one HTTP/2 push service that
+// holds each request until capacity are in flight (or 20 s), announcing
+// serverStreams streams per connection (0: Go's default, 250), with the
+// dispatcher's OriginConcurrency capacity and StreamsPerConnection
+// streams (0: the default); once the gate opened, each answer comes after
+// answerAfter. With warmFirst, one push opens the first
+// connection before the burst; else the burst starts with none.
+func pushBurst(t *testing.T, capacity, users_, streams int, serverStreams uint32, warmFirst bool, answerAfter time.Duration) burstResult {
+	t.Helper()
 	var mu sync.Mutex
-	inFlight, maxInFlight := 0, 0
+	inFlight := 0
+	res := burstResult{protos: map[string]int{}}
 	remotes := map[string]bool{}
-	protos := map[string]int{}
-	gate, open := make(chan struct{}), false
+	gate := make(chan struct{})
 	warm := true
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		_, _ = io.Copy(io.Discard, req.Body)
@@ -97,13 +108,11 @@ func TestPushManyInFlightOnOneHTTP2Connection(t *testing.T) {
 			return
 		}
 		remotes[req.RemoteAddr] = true
-		protos[req.Proto]++
+		res.protos[req.Proto]++
 		inFlight++
-		if inFlight > maxInFlight {
-			maxInFlight = inFlight
-		}
-		if inFlight == capacity && !open {
-			open = true
+		res.maxInFlight = max(res.maxInFlight, inFlight)
+		if inFlight == capacity && !res.opened {
+			res.opened = true
 			close(gate)
 		}
 		mu.Unlock()
@@ -111,26 +120,32 @@ func TestPushManyInFlightOnOneHTTP2Connection(t *testing.T) {
 		case <-gate:
 		case <-time.After(20 * time.Second): // never hang the suite
 		}
+		time.Sleep(answerAfter) // a push service's latency: the streams stay busy
 		mu.Lock()
 		inFlight--
 		mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
 	}))
 	srv.EnableHTTP2 = true
+	if serverStreams > 0 {
+		srv.Config.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: int(serverStreams)}
+	}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	recv := &receiver{srv: srv}
 	k := newKit(t, recv, func(app *tests.TestApp) {
-		notifications.SetOptions(app, notifications.Options{HTTPClient: srv.Client(), RetryDelays: fastRetries, OriginConcurrency: capacity})
+		notifications.SetOptions(app, notifications.Options{HTTPClient: srv.Client(), RetryDelays: fastRetries,
+			OriginConcurrency: capacity, StreamsPerConnection: streams})
 	})
-	// One push first: the connection exists before the burst.
-	u0, c0 := k.UserWithSession(users.RoleClient)
-	subscribeOK(t, k, c0, newBrowser(t), recv.endpoint("warm"))
 	msg := notifications.Message{Kind: notifications.KindJobStatus, Title: "Estado", Body: "Cambió"}
-	if err := notifications.Notify(k.App, u0.Id, msg); err != nil {
-		t.Fatal(err)
+	if warmFirst {
+		u0, c0 := k.UserWithSession(users.RoleClient)
+		subscribeOK(t, k, c0, newBrowser(t), recv.endpoint("warm"))
+		if err := notifications.Notify(k.App, u0.Id, msg); err != nil {
+			t.Fatal(err)
+		}
+		drain(t, k)
 	}
-	drain(t, k)
 	var ids []string
 	for i := 0; i < users_; i++ {
 		u, c := k.UserWithSession(users.RoleClient)
@@ -140,24 +155,68 @@ func TestPushManyInFlightOnOneHTTP2Connection(t *testing.T) {
 	mu.Lock()
 	warm = false
 	mu.Unlock()
-	for _, id := range ids {
-		if err := notifications.Notify(k.App, id, msg); err != nil {
-			t.Fatal(err)
-		}
+	// At once: the pushes are queued before the first is sent.
+	items := make([]notifications.Addressed, len(ids))
+	for i, id := range ids {
+		items[i] = notifications.Addressed{UserID: id, Message: msg}
+	}
+	if err := notifications.NotifyMany(k.App, items); err != nil {
+		t.Fatal(err)
 	}
 	drain(t, k)
 	mu.Lock()
 	defer mu.Unlock()
-	if !open {
-		t.Fatalf("at most %d pushes were in flight at once, want %d", maxInFlight, capacity)
+	res.conns = len(remotes)
+	return res
+}
+
+// Many pushes to one push service are in flight at once, up to the
+// origin's cap, as streams of one HTTP/2 connection.
+func TestPushManyInFlightOnOneHTTP2Connection(t *testing.T) {
+	const capacity, users_ = 8, 20
+	r := pushBurst(t, capacity, users_, 0, 0, true, 0)
+	if !r.opened {
+		t.Fatalf("at most %d pushes were in flight at once, want %d", r.maxInFlight, capacity)
 	}
-	if maxInFlight != capacity {
-		t.Errorf("max in flight = %d, want exactly the origin's cap %d", maxInFlight, capacity)
+	if r.maxInFlight != capacity {
+		t.Errorf("max in flight = %d, want exactly the origin's cap %d", r.maxInFlight, capacity)
 	}
-	if protos["HTTP/2.0"] != users_ {
-		t.Errorf("protocols = %v, want %d over HTTP/2", protos, users_)
+	if r.protos["HTTP/2.0"] != users_ {
+		t.Errorf("protocols = %v, want %d over HTTP/2", r.protos, users_)
 	}
-	if len(remotes) != 1 {
-		t.Errorf("the burst used %d connections, want 1: %v", len(remotes), remotes)
+	if r.conns != 1 {
+		t.Errorf("the burst used %d connections, want 1", r.conns)
+	}
+}
+
+// When the origin's cap is above what one connection carries, the
+// requests in flight are spread over lanes of StreamsPerConnection, one
+// HTTP/2 connection each: from a cold start, the cap is reached with as
+// many connections as lanes, not one per request that found no
+// connection ready (what Go's transport alone does).
+func TestPushInFlightSpreadOverLanes(t *testing.T) {
+	cases := []struct {
+		name                      string
+		capacity, streams, server int
+		wantConns                 int
+	}{
+		{"two full lanes", 8, 4, 4, 2},
+		{"three lanes, the last one half full", 10, 4, 4, 3},
+		{"one lane under the service's own limit", 4, 4, 4, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := pushBurst(t, c.capacity, 8*c.capacity, c.streams, uint32(c.server), false, 20*time.Millisecond)
+			if !r.opened || r.maxInFlight != c.capacity {
+				t.Fatalf("max in flight = %d, want the origin's cap %d", r.maxInFlight, c.capacity)
+			}
+			t.Logf("connections %d, max in flight %d", r.conns, r.maxInFlight)
+			if r.conns != c.wantConns {
+				t.Errorf("the burst used %d connections, want %d (lanes of %d)", r.conns, c.wantConns, c.streams)
+			}
+			if r.protos["HTTP/2.0"] != 8*c.capacity {
+				t.Errorf("protocols = %v, want all over HTTP/2", r.protos)
+			}
+		})
 	}
 }

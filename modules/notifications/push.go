@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"sort"
 	"strconv"
@@ -155,49 +156,61 @@ func pushOptions(j job) (ttl int, urgency string, topic string) {
 // logged (a delivered one at debug level: a broadcast to 10,000 users
 // would otherwise write 10,000 rows to the logs database).
 func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
-	log := d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind,
-		"subscription", s.ID, "attempt", attempt)
+	// The attempt's logger, built only when something is logged: a
+	// delivered push logs nothing at the default level.
+	log := func() *slog.Logger {
+		return d.app.Logger().With("notification", j.ID, "user", j.UserID, "kind", j.Kind,
+			"subscription", s.ID, "attempt", attempt)
+	}
 	origin := originOf(s.Endpoint)
 	if d.postponed(j, s, attempt, origin) {
 		return
 	}
 	keys, err := d.vapidKeysOf()
 	if err != nil {
-		log.Error("push: VAPID keys unavailable", "error", err.Error())
+		log().Error("push: VAPID keys unavailable", "error", err.Error())
 		d.rowLater(j, attempt-1, d.opts.RetryDelays[0], "no_keys")
 		return
 	}
 	ttl, urgency, topic := pushOptions(j)
+	// Encrypted before the deadline starts: the encryption threads run
+	// below the process's priority and may wait for CPU on a busy machine;
+	// the deadline is for the push service's answer.
+	body, encErr := d.enc.encrypt(payloadOf(j, config.Of(d.app).AppURL), s.P256dh, s.Auth)
 	ctx, cancel := context.WithTimeout(d.ctx, d.opts.PushTimeout)
 	defer cancel()
-	// One of the origin's in-flight slots, for the request and its answer.
-	release, ok := d.origins.acquire(ctx, origin)
+	// One of the origin's in-flight slots and a place on one of its
+	// connections (lanes), for the request and its answer.
+	slot, ok := d.origins.acquire(ctx, origin)
 	if !ok {
 		if d.ctx.Err() != nil {
 			return // shutting down
 		}
-		log.Warn("push: no free slot for the push service within the deadline", "origin", origin)
+		log().Warn("push: no free slot for the push service within the deadline", "origin", origin)
 		d.count(PushRetried)
 		d.retry(j, s, attempt, 0)
 		return
 	}
-	defer release()
+	defer slot.release()
 	if d.postponed(j, s, attempt, origin) { // paused while this one waited for a slot
 		return
 	}
-	res, err := d.sendPush(ctx, d.opts.HTTPClient, pushRequest{
-		Payload: payloadOf(j, config.Of(d.app).AppURL), Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
-	}, keys, vapidSubject(d.app))
+	var res *http.Response
+	if err = encErr; err == nil {
+		res, err = d.sendPush(slot.trace(ctx), slot.client, pushRequest{
+			Body: body, Sub: s, TTL: ttl, Urgency: urgency, Topic: topic,
+		}, keys, vapidSubject(d.app))
+	}
 	if err != nil {
 		if d.ctx.Err() != nil {
 			return // shutting down
 		}
 		if errors.Is(err, errPrivateTarget) {
-			log.Warn("push: private target refused, not retried", "error", err.Error())
+			log().Warn("push: private target refused, not retried", "error", err.Error())
 			d.rowDone(j, attempt, pushFailed, "private")
 			return
 		}
-		log.Warn("push: request failed", "error", err.Error())
+		log().Warn("push: request failed", "error", err.Error())
 		d.count(PushRetried)
 		d.retry(j, s, attempt, 0)
 		return
@@ -207,7 +220,9 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 	status := res.StatusCode
 	switch {
 	case status >= 200 && status < 300:
-		log.Debug("push: delivered", "status", status)
+		if d.app.Logger().Enabled(ctx, slog.LevelDebug) {
+			log().Debug("push: delivered", "status", status)
+		}
 		d.count(PushDelivered)
 		d.rowDone(j, attempt, pushSent, "delivered")
 	case status == http.StatusNotFound || status == http.StatusGone:
@@ -215,13 +230,13 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		d.rowDone(j, attempt, pushFailed, "gone")
 		_, derr := d.app.DB().Delete(colSubscriptions, dbx.HashExp{"id": s.ID, "endpoint": s.Endpoint}).Execute()
 		if derr != nil {
-			log.Error("push: subscription gone, delete failed", "status", status, "error", derr.Error())
+			log().Error("push: subscription gone, delete failed", "status", status, "error", derr.Error())
 			return
 		}
-		log.Info("push: subscription gone, deleted", "status", status)
+		log().Info("push: subscription gone, deleted", "status", status)
 	case status == http.StatusTooManyRequests || status >= 500:
 		after := retryAfter(res.Header.Get("Retry-After"))
-		log.Warn("push: push service busy", "status", status, "retryAfter", res.Header.Get("Retry-After"))
+		log().Warn("push: push service busy", "status", status, "retryAfter", res.Header.Get("Retry-After"))
 		// The service throttles, not this subscription: the whole origin
 		// waits (Retry-After, or the first retry delay for a bare 429).
 		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
@@ -234,7 +249,7 @@ func (d *dispatcher) pushAttempt(j job, s subscription, attempt int) {
 		d.count(PushRetried)
 		d.retry(j, s, attempt, after)
 	default:
-		log.Warn("push: rejected, not retried", "status", status)
+		log().Warn("push: rejected, not retried", "status", status)
 		d.count(PushRejected)
 		d.rowDone(j, attempt, pushFailed, "rejected")
 	}

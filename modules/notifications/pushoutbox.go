@@ -282,6 +282,7 @@ func (s *pushSender) sendDue(ctx context.Context) (time.Duration, bool) {
 		var claimed []pushRow
 		err = writer.Transaction(d.app, func(tx core.App) error {
 			claimed = claimed[:0]
+			ids := make([]string, 0, len(pick))
 			for _, r := range pick {
 				if r.Endpoint == "" { // the subscription is gone: nothing to send
 					_, err := tx.DB().Update(colPushOutbox, dbx.Params{"status": pushFailed, "outcome": "gone",
@@ -292,7 +293,15 @@ func (s *pushSender) sendDue(ctx context.Context) (time.Duration, bool) {
 					}
 					continue
 				}
-				if outbox.ClaimFor(tx.DB(), colPushOutbox, r.ID, pushPending, r.NextAttemptAt, s.lease) {
+				ids = append(ids, r.ID)
+			}
+			won, err := claimPushRows(tx, ids, now, s.lease)
+			if err != nil {
+				return err
+			}
+			for _, r := range pick {
+				if a, ok := won[r.ID]; ok {
+					r.Attempts = a
 					claimed = append(claimed, r)
 				}
 			}
@@ -314,6 +323,37 @@ func (s *pushSender) sendDue(ctx context.Context) (time.Duration, bool) {
 		s.logStats()
 	}
 	return outbox.NextDue(d.app.DB(), colPushOutbox, pushPending)
+}
+
+// claimPushQuery is claimPushRows' statement.
+const claimPushQuery = "UPDATE " + colPushOutbox + " SET nextAttemptAt = {:until} " +
+	"WHERE id IN (SELECT value FROM json_each({:ids})) AND +status = {:pending} AND +nextAttemptAt <= {:now} " +
+	"RETURNING id, attempts"
+
+// claimPushRows claims the rows of ids that are still pending and due at
+// now with one conditional UPDATE, moving their nextAttemptAt a lease
+// ahead, and returns the attempts of each row it won (read in the same
+// statement). A row claimed by another worker meanwhile is no longer due
+// (its nextAttemptAt is a lease ahead) and a sent or failed one no longer
+// pending, so of two claimers exactly one wins each row. The unary plus
+// keeps SQLite on the id index (not a range of the status index, which
+// holds every due row of a broadcast).
+func claimPushRows(tx core.App, ids []string, now string, lease time.Duration) (map[string]int, error) {
+	won := make(map[string]int, len(ids))
+	if len(ids) == 0 {
+		return won, nil
+	}
+	until, _ := types.ParseDateTime(time.Now().Add(lease))
+	var rows []struct {
+		ID       string `db:"id"`
+		Attempts int    `db:"attempts"`
+	}
+	err := tx.DB().NewQuery(claimPushQuery).
+		Bind(dbx.Params{"until": until.String(), "ids": idsParam(ids), "pending": pushPending, "now": now}).All(&rows)
+	for _, r := range rows {
+		won[r.ID] = r.Attempts
+	}
+	return won, err
 }
 
 // logStats logs the worker's counters at most once a minute.

@@ -187,33 +187,33 @@ func encryptPush(payload []byte, p256dh, auth string) ([]byte, error) {
 	if len(payload)+1 > plainLen {
 		return nil, errPayloadTooLarge
 	}
-	body := make([]byte, pushHeaderSize, pushRecordSize)
+	// One buffer: the header, then the plaintext (payload, the 0x02
+	// delimiter, zero padding) sealed in place, then the tag.
+	body := make([]byte, pushRecordSize)
 	copy(body, salt)
 	binary.BigEndian.PutUint32(body[16:20], pushRecordSize)
 	body[20] = byte(len(asPublic))
 	copy(body[21:], asPublic)
-	plain := make([]byte, plainLen) // payload, the 0x02 delimiter, zero padding
+	plain := body[pushHeaderSize : pushHeaderSize+plainLen]
 	copy(plain, payload)
 	plain[len(payload)] = 2
-	return gcm.Seal(body, nonce, plain, nil), nil
+	gcm.Seal(plain[:0], nonce, plain, nil) // fills the rest of body, tag included
+	return body, nil
 }
 
 // pushRequest is one encrypted push to one subscription.
 type pushRequest struct {
-	Payload []byte
+	Body    []byte // the payload encrypted for Sub (encryptors)
 	Sub     subscription
 	TTL     int
 	Urgency string
 	Topic   string
 }
 
-// sendPush encrypts and posts one push with client, signed with the
-// cached VAPID header of the endpoint's origin.
+// sendPush posts one encrypted push with client, signed with the cached
+// VAPID header of the endpoint's origin.
 func (d *dispatcher) sendPush(ctx context.Context, client *http.Client, p pushRequest, keys *vapidKeys, subject string) (*http.Response, error) {
-	body, err := encryptPush(p.Payload, p.Sub.P256dh, p.Sub.Auth)
-	if err != nil {
-		return nil, err
-	}
+	body := p.Body
 	auth, err := d.vapidHeaders.header(p.Sub.Endpoint, subject, keys, time.Now())
 	if err != nil {
 		return nil, err

@@ -92,7 +92,7 @@ func quoteCreate(e *core.RequestEvent) error {
 // quotesList handles GET /api/jobs/{id}/quotes: newest first; the job's
 // client and admins see all, a camello its own; another client 403. The
 // job's parties, its quotes and the caller's camello come from memory
-// (jobs.PartiesOf, jobQuotesOf, camellos.CachedOfUser), dropped by every
+// (jobs.PartiesOf, quoteLists, camellos.CachedOfUser), dropped by every
 // write that changes them.
 func quotesList(e *core.RequestEvent) error {
 	jobID, err := httpapi.PathID(e, "id")
@@ -108,7 +108,7 @@ func quotesList(e *core.RequestEvent) error {
 	if role != users.RoleAdmin && job.Client != user.Id && role != users.RoleCamello {
 		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
-	list, err := jobQuotesOf(e.App, job.ID)
+	list, _, err := quoteLists.Get(e.App, job.ID)
 	if err != nil {
 		return httpapi.Internal(err)
 	}

@@ -116,19 +116,25 @@ func JSON(app core.App, list []*core.Record) ([]map[string]any, error) {
 			camello = camellos.Summary(c)
 			camello["ratingAvg"] = camellos.Wrap(c).Rating().Average
 		}
-		out = append(out, map[string]any{
-			"id":        r.Id,
-			"jobId":     q.JobID(),
-			"camello":   camello,
-			"amount":    q.Amount(),
-			"currency":  jobs.Currency,
-			"message":   r.GetString("message"),
-			"status":    q.Status(now),
-			"expiresAt": timefmt.ISO(q.ExpiresAt()),
-			"createdAt": timefmt.ISO(r.GetDateTime("created").Time()),
-		})
+		out = append(out, quoteFields(q, camello, q.Status(now)))
 	}
 	return out, nil
+}
+
+// quoteFields is a quote as the API shows it, with its camello and status
+// (readmodel.Hole in the kept lists).
+func quoteFields(q Quote, camello, status any) map[string]any {
+	return map[string]any{
+		"id":        q.Id,
+		"jobId":     q.JobID(),
+		"camello":   camello,
+		"amount":    q.Amount(),
+		"currency":  jobs.Currency,
+		"message":   q.GetString("message"),
+		"status":    status,
+		"expiresAt": timefmt.ISO(q.ExpiresAt()),
+		"createdAt": timefmt.ISO(q.GetDateTime("created").Time()),
+	}
 }
 
 // one renders a single quote, reloaded.
@@ -149,7 +155,7 @@ func one(app core.App, id string) (map[string]any, error) {
 // is open. Outside a transaction it reads the job's cached quotes.
 func HasQuote(app core.App, jobID, camelloID string) bool {
 	if !app.IsTransactional() {
-		if l, err := jobQuotesOf(app, jobID); err == nil {
+		if l, _, err := quoteLists.Get(app, jobID); err == nil {
 			return l.has(camelloID)
 		}
 	}

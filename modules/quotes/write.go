@@ -5,7 +5,6 @@ import (
 
 	"camellos/internal/clock"
 	"camellos/internal/httpapi"
-	"camellos/internal/readmodel"
 	"camellos/internal/timefmt"
 	"camellos/internal/writer"
 	"camellos/modules/camellos"
@@ -208,8 +207,7 @@ func ExpireDue(app core.App, now time.Time) (int64, error) {
 	}
 	n, err := res.RowsAffected()
 	if n > 0 {
-		c := listCacheOf(app)
-		readmodel.AfterCommit(app, c.byJob.DropAll)
+		quoteLists.DropWhere(app, func(string, *jobQuotes) bool { return true })
 	}
 	return n, err
 }

@@ -70,7 +70,7 @@ func find(app core.App, it Interpretation, loc *time.Location, now time.Time) (*
 	var reviews map[string]string
 	if len(terms) > 0 {
 		var err error
-		if reviews, err = reviewsOf(app).get(app); err != nil {
+		if reviews, _, err = reviewText.Get(app, struct{}{}); err != nil {
 			return nil, err
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"camellos/internal/config"
 	"camellos/internal/geo"
 	"camellos/internal/httpapi"
-	"camellos/internal/readmodel"
 	"camellos/modules/places"
 
 	"github.com/pocketbase/pocketbase/apis"
@@ -35,24 +34,18 @@ func Location(app core.App) *time.Location {
 
 // Register binds the search area's record hooks and routes.
 func Register(app core.App) {
-	cache := &vocabularyCache{}
 	// The vocabulary is learned from the data: any change of a category,
 	// service or camello forgets it.
+	vocabulary.Declare(app)
+	reviewText.Declare(app)
 	forget := func(e *bus.Change) error {
-		cache.Invalidate()
+		vocabulary.Drop(e.App, struct{}{})
 		return e.Next()
 	}
-	readmodel.Declare(app, readmodel.Projection{
-		Name: "vocabulary", Tables: []string{"categories", "services", "camellos"},
-		Bound: "one vocabulary (the catalog's names, the camellos' distinct trades and places)",
-		Drop:  cache.Invalidate,
-		Check: cache.check,
-	})
 	ev := bus.Of(app)
 	ev.CatalogChanged.BindFunc(forget)
 	ev.CamelloChanged.BindFunc(forget)
-	bindReviews(app)
-	h := &interpreter{cache: cache, now: time.Now, loc: Location(app)}
+	h := &interpreter{now: time.Now, loc: Location(app)}
 	app.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		g := httpapi.API(se)
 		// POST /api/search/interpret: what a Spanish free-text search means (public).
@@ -66,9 +59,8 @@ func Register(app core.App) {
 
 // interpreter answers POST /api/search/interpret with an injectable clock.
 type interpreter struct {
-	cache *vocabularyCache
-	now   func() time.Time
-	loc   *time.Location
+	now func() time.Time
+	loc *time.Location
 }
 
 type interpretInput struct {
@@ -108,7 +100,7 @@ func (h *interpreter) searchInterpret(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	vocab, err := h.cache.get(e.App)
+	vocab, _, err := vocabulary.Get(e.App, struct{}{})
 	if err != nil {
 		return err
 	}
@@ -152,7 +144,7 @@ func (h *interpreter) searchFind(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	vocab, err := h.cache.get(e.App)
+	vocab, _, err := vocabulary.Get(e.App, struct{}{})
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,10 @@ package search
 
 import (
 	"encoding/json"
-	"reflect"
 	"sort"
 	"strings"
 
-	"camellos/internal/memo"
+	"camellos/internal/readmodel"
 	"camellos/internal/text"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -174,31 +173,15 @@ func (v *Vocabulary) commonTradeOf(p phrase) string {
 	return ""
 }
 
-// vocabularyCache keeps the app's Vocabulary (a memo.Cache: a build that
-// raced a change is not kept) until a category, service or camello changes.
-type vocabularyCache struct{ memo.Cache[*Vocabulary] }
-
-func (c *vocabularyCache) get(app core.App) (*Vocabulary, error) {
-	return c.Get(func() (*Vocabulary, error) {
+// vocabulary keeps the app's Vocabulary until a category, service or
+// camello changes.
+var vocabulary = readmodel.Keyed[struct{}, *Vocabulary]{
+	Name: "vocabulary", Tables: []string{"categories", "services", "camellos"}, MaxCost: 1,
+	Bound: "one vocabulary (the catalog's names, the camellos' distinct trades and places)",
+	Load: func(app core.App, _ struct{}) (*Vocabulary, bool, error) {
 		cat, err := LoadCatalog(app)
-		if err != nil {
-			return nil, err
-		}
-		return BuildVocabulary(cat), nil
-	})
-}
-
-// check compares the kept vocabulary with a fresh one (1: they differ).
-func (c *vocabularyCache) check(app core.App) (int, error) {
-	v, ok := c.Peek()
-	if !ok {
-		return 0, nil
-	}
-	cat, err := LoadCatalog(app)
-	if err != nil || reflect.DeepEqual(v, BuildVocabulary(cat)) {
-		return 0, err
-	}
-	return 1, nil
+		return BuildVocabulary(cat), err == nil, err
+	},
 }
 
 // LoadCatalog reads categories, services and the distinct trades, cities

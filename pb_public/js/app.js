@@ -133,9 +133,8 @@ const zoneName = (style) => zones[style] ?? (zones[style] = (new Intl.DateTimeFo
  */
 export const tzName = () => (Intl.DateTimeFormat().resolvedOptions().timeZone === 'America/Bogota'
   ? 'hora de Colombia' : zoneName('longGeneric') || zoneName('long'));
-/** tzLong and tzShort are tzName (one spelling everywhere). */
+/** tzLong is tzName (one spelling everywhere). */
 export const tzLong = tzName;
-export const tzShort = tzName;
 /** fmtDate formats an ISO timestamp for people, in the browser's zone. */
 export const fmtDate = (iso) => (iso ? dateFmt.format(new Date(iso)) : '');
 /** fmtDateTz is fmtDate with the zone ("24 nov 2026, 9:00 a. m. (hora de Colombia)"). */

@@ -162,6 +162,8 @@ async function requestSection(c) {
       }
       const done = el('div', { class: `alert ${kind}`, role: kind === 'ok' ? 'status' : 'alert', tabindex: '-1', id: 'request-done' },
         `Solicitud enviada a ${c.name}. ${held}`, el('a', { href: '/trabajo.html?id=' + encodeURIComponent(r.job && r.job.id) }, 'Ver el trabajo'));
+      // The section keeps its height: the free times below never move up.
+      box.style.minHeight = `${box.offsetHeight}px`;
       form.replaceWith(done);
       done.focus({ preventScroll: true });
       done.scrollIntoView({ block: 'nearest' });

@@ -44,6 +44,8 @@ function preview() {
   img.hidden = false;
 }
 
+const drawable = (f) => createImageBitmap(f).then((b) => { b.close(); return true; }, () => false);
+
 async function submit(ev) {
   ev.preventDefault();
   clearFieldErrors(form);
@@ -65,6 +67,10 @@ async function submit(ev) {
   else if (docs.some((x) => !['image/jpeg', 'image/png', 'image/webp'].includes(x.type))) errs.documents = ['Cada foto debe ser JPEG, PNG o WebP'];
   else if (docs.some((x) => x.size > 5 * 1024 * 1024)) errs.documents = ['Cada foto puede pesar máximo 5 MB'];
   else if (docs.reduce((n, x) => n + x.size, file ? file.size : 0) > 6 * 1024 * 1024 - 65536) errs.documents = ['La foto de perfil y los documentos juntos pueden pesar máximo 6 MB'];
+  // A file the browser cannot draw is no image: said beside its field at
+  // the tap, not after the upload's answer (which would push the form down).
+  if (file && !errs.file && !await drawable(file)) errs.file = ['La foto debe ser una imagen JPEG, PNG o WebP'];
+  if (docs.length && !errs.documents && !(await Promise.all(docs.map(drawable))).every(Boolean)) errs.documents = ['Cada foto debe ser una imagen JPEG, PNG o WebP'];
   if (Object.keys(errs).length) {
     formError(form, alertBox, { fieldErrors: errs });
     return;

@@ -28,6 +28,15 @@ function quoteCard(q) {
     await reload();
     say($('#job-msg'), text);
   };
+  // act is a confirmed step on the quote (accept, reject, withdraw).
+  const act = (label, cls, question, ok, step, text) => el('button', {
+    class: `btn ${cls} small`, type: 'button',
+    onclick: async (ev) => {
+      const b = ev.currentTarget;
+      if (!await confirmDialog(question, ok)) return;
+      try { await busy(b, () => decided(`/api/quotes/${enc(q.id)}/${step}`, undefined, text)); } catch (e) { say(msg, e.message, 'error'); }
+    },
+  }, label);
   if (q.status === 'PENDIENTE' && isClient()) {
     const rep = repeatFields(`q-${q.id}`);
     const pick = slotPicker('Aceptar y agendar', c.id, async (slot, b, redraw) => {
@@ -42,32 +51,11 @@ function quoteCard(q) {
       }
     }, 'Aceptar y agendar', rep.box);
     actions.append(pick,
-      el('button', {
-        class: 'btn secondary small', type: 'button',
-        onclick: async (ev) => {
-          const b = ev.currentTarget;
-          if (!await confirmDialog(`¿Aceptar la cotización de ${c.name} por ${money(q.amount)} sin agendar todavía? Las demás se rechazan.`, 'Sí, aceptar')) return;
-          try { await busy(b, () => decided(`/api/quotes/${enc(q.id)}/accept`, undefined, `Aceptaste la cotización de ${c.name}. Agenda la primera cita en «Citas».`)); } catch (e) { say(msg, e.message, 'error'); }
-        },
-      }, 'Aceptar sin agendar'),
-      el('button', {
-        class: 'btn danger small', type: 'button',
-        onclick: async (ev) => {
-          const b = ev.currentTarget;
-          if (!await confirmDialog(`¿Rechazar la cotización de ${c.name}?`, 'Sí, rechazar')) return;
-          try { await busy(b, () => decided(`/api/quotes/${enc(q.id)}/reject`, undefined, 'Cotización rechazada.')); } catch (e) { say(msg, e.message, 'error'); }
-        },
-      }, 'Rechazar'));
+      act('Aceptar sin agendar', 'secondary', `¿Aceptar la cotización de ${c.name} por ${money(q.amount)} sin agendar todavía? Las demás se rechazan.`, 'Sí, aceptar', 'accept', `Aceptaste la cotización de ${c.name}. Agenda la primera cita en «Citas».`),
+      act('Rechazar', 'danger', `¿Rechazar la cotización de ${c.name}?`, 'Sí, rechazar', 'reject', 'Cotización rechazada.'));
   }
   if (q.status === 'PENDIENTE' && S.session.camello && c.id === S.session.camello.id) {
-    actions.append(el('button', {
-      class: 'btn danger small', type: 'button',
-      onclick: async (ev) => {
-        const b = ev.currentTarget;
-        if (!await confirmDialog('¿Retirar tu cotización? El cliente ya no podrá aceptarla.', 'Sí, retirar')) return;
-        try { await busy(b, () => decided(`/api/quotes/${enc(q.id)}/withdraw`, undefined, 'Cotización retirada.')); } catch (e) { say(msg, e.message, 'error'); }
-      },
-    }, 'Retirar'));
+    actions.append(act('Retirar', 'danger', '¿Retirar tu cotización? El cliente ya no podrá aceptarla.', 'Sí, retirar', 'withdraw', 'Cotización retirada.'));
   }
   card.append(actions, msg);
   return card;

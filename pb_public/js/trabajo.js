@@ -1,8 +1,6 @@
 // One job, its whole life for each party: request, quotes ("Aceptar y
 // agendar"), visits, start and completion, review, payment slot (#pago) and
-// the live conversation. The parts a party may never see load only when the
-// job has them (trabajo-quotes, -visits with -book and slots, -chat,
-// -reviews; docs/web.md).
+// the live conversation. Each part loads only when needed (docs/web.md).
 // Every draw is one pass once all its data and modules are in, and after
 // the first one the page's blocks keep their height (hold), so nothing
 // under the eye moves when an answer redraws the page.
@@ -39,6 +37,8 @@ function nextStep() {
   return 'Este trabajo fue cancelado.';
 }
 
+export const drawNext = () => $('#next-step')?.replaceChildren(el('strong', {}, 'Qué sigue: '), nextStep());
+
 // kept is the message line id, drawn again with the answer it shows: a
 // redraw (another party's change arriving live) never wipes an answer.
 export function kept(id) {
@@ -73,7 +73,7 @@ function details() {
       el('dt', {}, 'Lugar'), el('dd', {}, [S.job.neighborhood, S.job.city].filter(Boolean).join(', ') || '—'),
       S.job.address != null ? [el('dt', {}, 'Dirección'), el('dd', { id: 'job-address' }, S.job.address || 'Sin dirección')] : null,
       el('dt', {}, 'Precio'), el('dd', { id: 'job-price' }, S.job.price ? money(S.job.price.amount) : 'Por acordar'),
-      S.job.provider ? [el('dt', {}, 'Camello'), el('dd', {}, el('a', { href: '/camello.html?S.id=' + enc(S.job.provider.id) }, S.job.provider.name))] : null,
+      S.job.provider ? [el('dt', {}, 'Camello'), el('dd', {}, el('a', { href: '/camello.html?id=' + enc(S.job.provider.id) }, S.job.provider.name))] : null,
       S.job.client && !isClient() ? [el('dt', {}, 'Cliente'), el('dd', {}, S.job.client.name || '')] : null,
       el('dt', {}, 'Creado'), el('dd', {}, fmtDate(S.job.createdAt))),
     S.job.description ? el('p', { class: 'pre' }, S.job.description) : null,
@@ -230,7 +230,7 @@ async function draw(held) {
   details();
   if (qm) qm.drawQuotes(canSend); else $('#quotes-box').hidden = true;
   if (vm) vm.drawVisits(); else { $('#visits-box').hidden = true; S.visits = []; }
-  $('#next-step')?.replaceChildren(el('strong', {}, 'Qué sigue: '), nextStep());
+  drawNext();
   if (mods.chat) (await mods.chat).redrawForm();
 }
 
