@@ -30,7 +30,9 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 
-say() { printf 'walk: %s\n' "$*" >&2; }
+# Each line says the seconds since the walk began: where its time goes.
+export WALK_T0="${WALK_T0:-$(date +%s)}"
+say() { printf 'walk: [%3d s] %s\n' "$(( $(date +%s) - WALK_T0 ))" "$*" >&2; }
 die() { say "FALLO: $*"; exit 1; }
 
 if [ "${1:-}" != "--inside" ]; then

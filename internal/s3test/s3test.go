@@ -37,6 +37,7 @@ type Server struct {
 	Endpoint string // http://127.0.0.1:PORT
 	Dir      string // the posix backend's root (one directory per bucket)
 	cmd      *exec.Cmd
+	exited   chan struct{} // closed once the process has been waited for
 }
 
 // Find looks for a tool: the file named by the environment variable env,
@@ -106,20 +107,28 @@ func Start(t testing.TB, buckets ...string) *Server {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("versitygw: %v", err)
 	}
-	s := &Server{Endpoint: "http://" + addr, Dir: dir, cmd: cmd}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	s := &Server{Endpoint: "http://" + addr, Dir: dir, cmd: cmd, exited: exited}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		s.Stop()
 		if t.Failed() {
 			t.Logf("versitygw output:\n%s", logs.String())
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
+	// Until it listens, or exits; the bound only stops one that hangs (a
+	// start took seconds at load 40: the wait is for the port, not a time).
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {
 			c.Close()
 			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("versitygw exited before it listened: %s", logs.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("versitygw did not start: %s", logs.String())
@@ -138,7 +147,7 @@ func Start(t testing.TB, buckets ...string) *Server {
 // Stop kills the server (to test an unreachable S3).
 func (s *Server) Stop() {
 	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
+	<-s.exited
 }
 
 // Env returns the service's S3_* environment for bucket.
