@@ -21,13 +21,7 @@ import (
 // the file, and the service died of SIGBUS on its next write (found as a
 // flaky `backup create` under a running service in TestBackupCommandsOnS3).
 func TestAnotherProcessOnTheDatabaseLeavesTheServiceRunning(t *testing.T) {
-	dir := migratedDir(t)
-	env := map[string]string{"AUTH_IP_LIMIT": "0"}
-	if r := cli(t, env, "admin", "create", "ops@example.com", "clave-segura-1", "--dir", dir); r.code != 0 {
-		t.Fatalf("admin create: %+v", r)
-	}
-	url, _ := startServe(t, env, dir)
-	admin := signIn(t, url, "ops@example.com", "clave-segura-1")
+	dir, _, url, admin := serveWithAdmin(t, "ops@example.com", "clave-segura-1")
 	// Requests that write and check for foreign commits: the service has
 	// its wal-index mapped as it has after any while in service.
 	for _, name := range []string{"Antes uno", "Antes dos"} {
