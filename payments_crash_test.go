@@ -78,7 +78,7 @@ func TestPaymentSurvivesSIGKILL(t *testing.T) {
 	t.Cleanup(release)
 	answered := make(chan int, 1)
 	go func() { s, _ := post(url, "/api/jobs/"+jobID+"/payment"); answered <- s }()
-	for deadline := time.Now().Add(60 * time.Second); mp.Preferences() == 0; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); mp.Preferences() == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the service never called Mercado Pago")
 		}
@@ -135,7 +135,7 @@ func TestPaymentSurvivesSIGKILL(t *testing.T) {
 	if status, body := post(url, "/api/jobs/"+jobID+"/cancel"); status != http.StatusOK {
 		t.Fatalf("cancel: %d %s", status, body)
 	}
-	for deadline := time.Now().Add(60 * time.Second); mp.Calls("POST /v1/payments/{id}/refunds") == 0; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); mp.Calls("POST /v1/payments/{id}/refunds") == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the service never asked Mercado Pago for the refund")
 		}

@@ -150,10 +150,10 @@ func TestPrivacyMatrix(t *testing.T) {
 		}
 		feeds[v] = r.Str("url")
 	}
-	if !mail.WaitIdle(k.App, 15*time.Second) {
+	if !mail.WaitIdle(k.App, 2*time.Minute) {
 		t.Fatal("outbox did not drain")
 	}
-	if !notifications.WaitIdle(k.App, 20*time.Second) {
+	if !notifications.WaitIdle(k.App, 2*time.Minute) {
 		t.Fatal("push queue did not drain")
 	}
 

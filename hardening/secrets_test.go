@@ -149,7 +149,7 @@ func TestSecretsNeverReachTheLogs(t *testing.T) {
 	if metrics.Status != 200 {
 		t.Fatalf("metrics: %d", metrics.Status)
 	}
-	mail.WaitIdle(k.App, 10*time.Second)
+	mail.WaitIdle(k.App, 2*time.Minute)
 	logs.Flush(k.App)
 
 	// The logs database: every row, then the raw files.

@@ -158,11 +158,11 @@ func (m *Mailbox) To(addr string) []mail.Caught {
 }
 
 // Wait blocks until addr received n mails (or fails the test after timeout)
-// and returns them. The timeout only stops a hung test, so it is at least a
-// minute: a mail that a busy machine delivers late is not a failure.
+// and returns them. The timeout only stops a hung test, so it is at least
+// three minutes: a mail that a busy machine delivers late is not a failure.
 func (m *Mailbox) Wait(addr string, n int, timeout time.Duration) []mail.Caught {
 	m.t.Helper()
-	timeout = max(timeout, time.Minute)
+	timeout = max(timeout, 3*time.Minute)
 	deadline := time.Now().Add(timeout)
 	for {
 		got := m.To(addr)

@@ -59,7 +59,7 @@ func newWAWorld(t *testing.T, withMail bool, extra ...testkit.Option) *waWorld {
 func (w *waWorld) idle(t *testing.T) {
 	t.Helper()
 	for i := 0; i < 2; i++ { // a fallback mail is queued after the WhatsApp outbox settles
-		if !notifications.WaitIdle(w.K.App, 20*time.Second) || !whatsapp.WaitIdle(w.K.App, 20*time.Second) {
+		if !notifications.WaitIdle(w.K.App, 2*time.Minute) || !whatsapp.WaitIdle(w.K.App, 2*time.Minute) {
 			t.Fatal("deliveries did not settle")
 		}
 	}
