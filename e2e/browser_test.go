@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -243,6 +244,20 @@ func (b *browser) axeOn(state, within string) {
 	}
 	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
 	defer cancel()
+	// A state already found clean at this size in this run is not scanned
+	// again (axeSeen).
+	shape, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(`+domShape+`)(`+within+`)`))
+	if err != nil {
+		b.t.Fatalf("axe on %s: the page's shape: %v", state, err)
+	}
+	key := fmt.Sprintf("%d %s %x", b.w, within, sha256.Sum256([]byte(shape)))
+	axeSeen.Lock()
+	seen := axeSeen.m[key]
+	axeSeen.Unlock()
+	if seen {
+		spent("axe (same state, skipped)", time.Now())
+		return
+	}
 	// The 560 KB source goes to the page only when this document has no
 	// axe yet (a page checked again keeps it).
 	if has, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!window.axe`)); !has {
@@ -259,8 +274,40 @@ func (b *browser) axeOn(state, within string) {
 	}
 	if res != "[]" {
 		b.t.Errorf("axe violations on %s (%dx%d): %s", state, b.w, b.h, res)
+		return
 	}
+	axeSeen.Lock()
+	axeSeen.m[key] = true
+	axeSeen.Unlock()
 }
+
+// axeSeen holds the page states axe found clean in this run, by viewport
+// width, scope and domShape digest. The journeys check the same state
+// more than once (a page at rest that several tests open, a dialog asked
+// twice); axe was ~95 % of the checks' time (docs/web.md).
+var axeSeen = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+// domShape is what axe's rules read of a page state, without the data that
+// differ between runs of the same state: the path, then every element in
+// order with its attributes (record ids, numbers and object URLs folded;
+// style kept) and whether it holds text. The
+// same shape means the same tags, roles, names' presence, classes (hence
+// colours and contrast), ids' pattern and tree: the same axe verdict.
+const domShape = `(root) => {
+	const fold = (v) => v.replace(/blob:\S+/g, 'blob').replace(/[a-z0-9]{15}/g, 'ID').replace(/\d+(\.\d+)?/g, '0');
+	const out = [location.pathname];
+	const walk = (n, depth) => {
+		const a = [...n.attributes].map((x) => x.name + '=' + fold(x.value)).sort().join(' ');
+		const text = [...n.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim()) ? ' T' : '';
+		out.push(depth + ' ' + n.tagName + ' ' + a + text);
+		for (const c of n.children) walk(c, depth + 1);
+	};
+	walk(root === document ? document.documentElement : root, 0);
+	return out.join('\n');
+}`
 
 // check asserts a page state as a person sees it: no JavaScript placeholder
 // shown, no console error, no layout jump (CLS ≤ 0.05), zero axe
