@@ -65,13 +65,19 @@ func validateQuote(app core.App, rec *core.Record) error {
 		if status != StatusPending {
 			return httpapi.FieldRuleError("status", "Una cotización nueva empieza en PENDIENTE")
 		}
-		job, err := app.FindRecordById(jobs.Collection, rec.GetString("job"))
-		if err != nil {
-			return httpapi.FieldRuleError("job", "Trabajo no encontrado")
-		}
-		cam, err := app.FindRecordById(camellos.Collection, rec.GetString("camello"))
-		if err != nil {
-			return httpapi.FieldRuleError("camello", "Camello no encontrado")
+		// Create read and checked both in this transaction; any other
+		// save reads them.
+		job, cam := (*core.Record)(nil), (*core.Record)(nil)
+		if in, ok := inHand.Of(rec); ok && in.job.Id == rec.GetString("job") && in.cam.Id == rec.GetString("camello") {
+			job, cam = in.job, in.cam
+		} else {
+			var err error
+			if job, err = app.FindRecordById(jobs.Collection, rec.GetString("job")); err != nil {
+				return httpapi.FieldRuleError("job", "Trabajo no encontrado")
+			}
+			if cam, err = app.FindRecordById(camellos.Collection, rec.GetString("camello")); err != nil {
+				return httpapi.FieldRuleError("camello", "Camello no encontrado")
+			}
 		}
 		if msg := quoteRefusal(job, cam); msg != "" {
 			return httpapi.FieldRuleError("job", msg)
