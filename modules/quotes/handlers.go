@@ -22,15 +22,6 @@ type offerInput struct {
 	ValidDays *float64 `json:"validDays"`
 }
 
-// activeCamello is the signed-in camello's profile when ACTIVO, else a 403.
-func activeCamello(e *core.RequestEvent, msg string) (*core.Record, error) {
-	cam := jobs.CamelloOfUser(e.App, session.AuthUser(e).Id)
-	if cam == nil || camellos.Wrap(cam).Status() != camellos.StatusActive {
-		return nil, httpapi.Forbidden(msg)
-	}
-	return cam, nil
-}
-
 // quoteCreate handles POST /api/jobs/{id}/quotes {amount, message?, validDays?}.
 func quoteCreate(e *core.RequestEvent) error {
 	jobID, err := httpapi.PathID(e, "id")
