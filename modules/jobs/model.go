@@ -127,21 +127,22 @@ type InHand struct {
 // hand: only its service's reference is read (and whether it has a
 // review, for a COMPLETADO job: no other can have one).
 func OneInHand(app core.App, rec *core.Record, reader *core.Record, h InHand) (map[string]any, error) {
-	if h.Client == nil || h.Client.Id != rec.GetString("client") ||
-		(h.Provider == nil) != (rec.GetString("provider") == "") || (h.Provider != nil && h.Provider.Id != rec.GetString("provider")) {
+	j := Wrap(rec)
+	if h.Client == nil || h.Client.Id != j.ClientID() ||
+		(h.Provider == nil) != (j.ProviderID() == "") || (h.Provider != nil && h.Provider.Id != j.ProviderID()) {
 		return One(app, rec, reader) // not the records of this job: read them
 	}
 	var services map[string]catalog.ServiceRef
-	if h.Service != nil && h.Service.ID == rec.GetString("service") {
+	if h.Service != nil && h.Service.ID == j.ServiceID() {
 		services = map[string]catalog.ServiceRef{h.Service.ID: *h.Service}
 	} else {
 		var err error
-		if services, err = catalog.ServiceRefs(app, []string{rec.GetString("service")}); err != nil {
+		if services, err = catalog.ServiceRefs(app, []string{j.ServiceID()}); err != nil {
 			return nil, err
 		}
 	}
 	reviewed := false
-	if Wrap(rec).Status() == StatusCompleted {
+	if j.Status() == StatusCompleted {
 		r, err := camellos.ReviewedJobs(app, []any{rec.Id})
 		if err != nil {
 			return nil, err

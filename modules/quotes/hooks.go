@@ -68,14 +68,15 @@ func validateQuote(app core.App, rec *core.Record) error {
 		// Create read and checked both in this transaction; any other
 		// save reads them.
 		job, cam := (*core.Record)(nil), (*core.Record)(nil)
-		if in, ok := inHand.Of(rec); ok && in.job.Id == rec.GetString("job") && in.cam.Id == rec.GetString("camello") {
+		q := Quote{rec}
+		if in, ok := inHand.Of(rec); ok && in.job.Id == q.JobID() && in.cam.Id == q.CamelloID() {
 			job, cam = in.job, in.cam
 		} else {
 			var err error
-			if job, err = app.FindRecordById(jobs.Collection, rec.GetString("job")); err != nil {
+			if job, err = app.FindRecordById(jobs.Collection, q.JobID()); err != nil {
 				return httpapi.FieldRuleError("job", "Trabajo no encontrado")
 			}
-			if cam, err = app.FindRecordById(camellos.Collection, rec.GetString("camello")); err != nil {
+			if cam, err = app.FindRecordById(camellos.Collection, q.CamelloID()); err != nil {
 				return httpapi.FieldRuleError("camello", "Camello no encontrado")
 			}
 		}

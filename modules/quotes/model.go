@@ -52,6 +52,12 @@ const (
 	MsgOnlyActiveBoard  = "Solo los camellos activos ven los trabajos abiertos"
 )
 
+// Fields of a quote written by name.
+const (
+	FieldStatus  = "status"
+	FieldUpdated = "updated"
+)
+
 // Quote is a typed view of a quotes record.
 type Quote struct{ *core.Record }
 
@@ -110,7 +116,7 @@ func JSON(app core.App, list []*core.Record) ([]map[string]any, error) {
 	now := clock.Now(app)
 	out := make([]map[string]any, 0, len(list))
 	for _, r := range list {
-		out = append(out, render(r, cams[r.GetString("camello")], now))
+		out = append(out, render(r, cams[Quote{r}.CamelloID()], now))
 	}
 	return out, nil
 }

@@ -152,8 +152,8 @@ func accept(app core.App, q *Quote) (accepted, error) {
 	if err != nil {
 		return accepted{}, err
 	}
-	q.Set("status", StatusAccepted)
-	q.Set("updated", a.now)
+	q.Set(FieldStatus, StatusAccepted)
+	q.Set(FieldUpdated, a.now)
 	return a, nil
 }
 
