@@ -15,8 +15,11 @@ import (
 // the duration of one Save on the transaction's goroutine.
 type InHand[T any] struct{ m sync.Map }
 
-// Hold makes v the values in hand for rec's save until release is called
-// (defer it right after Hold).
+// Hold makes v the values in hand for rec's save until release is called.
+// The owner saves rec itself (the walks of modules/walks_test.go follow a
+// Save to the hooks of the package that calls it):
+//
+//	err = func() error { defer inHand.Hold(rec, v)(); return txApp.Save(rec) }()
 func (h *InHand[T]) Hold(rec *core.Record, v T) (release func()) {
 	h.m.Store(rec, v)
 	return func() { h.m.Delete(rec) }

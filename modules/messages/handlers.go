@@ -241,9 +241,10 @@ func Post(app core.App, jobID, camelloID string, author *core.Record, body strin
 		if len(files) > 0 {
 			rec.Set("files", files)
 		}
-		release := inHand.Hold(rec, posted{job: job, cam: cam, author: author})
-		err = txApp.Save(rec)
-		release()
+		err = func() error { // the hook takes the job, camello and author checked above
+			defer inHand.Hold(rec, posted{job: job, cam: cam, author: author})()
+			return txApp.Save(rec)
+		}()
 		if err != nil {
 			return err
 		}

@@ -89,9 +89,10 @@ func create(app core.App, jobID, camelloID string, o Offer) (rec, cam *core.Reco
 		rec.Set("message", o.Message)
 		rec.Set("status", StatusPending)
 		rec.Set("expiresAt", now.Add(time.Duration(o.ValidDays)*24*time.Hour))
-		release := inHand.Hold(rec, checked{job: job, cam: cam})
-		err = txApp.Save(rec)
-		release()
+		err = func() error { // the hook takes the job and camello checked above
+			defer inHand.Hold(rec, checked{job: job, cam: cam})()
+			return txApp.Save(rec)
+		}()
 		if err != nil {
 			if jobs.IsUniqueViolation(err) {
 				return httpapi.Conflict(MsgAlreadyQuoted)
