@@ -233,14 +233,30 @@ func transition(txApp core.App, quoteID, jobID, status string, now time.Time) er
 func closeLiveQuotes(txApp core.App, jobID, why string) error {
 	now := clock.Now(txApp)
 	dropList(txApp, jobID)
-	if err := expire(txApp, dbx.HashExp{"job": jobID}, now); err != nil {
+	// One read of the job's PENDIENTE quotes; the UPDATEs run only when
+	// there is something to mark (an accepted quote usually leaves none).
+	var pending []*core.Record
+	err := txApp.RecordQuery(Collection).
+		Where(dbx.HashExp{"job": jobID}).AndWhere(dbx.NewExp("status = '" + StatusPending + "'")).All(&pending)
+	if err != nil || len(pending) == 0 {
 		return err
 	}
-	var live []*core.Record
-	err := txApp.RecordQuery(Collection).
-		Where(dbx.HashExp{"job": jobID}).AndWhere(dbx.NewExp("status = '" + StatusPending + "'")).All(&live)
-	if err != nil || len(live) == 0 {
-		return err
+	live := make([]*core.Record, 0, len(pending))
+	expired := false
+	for _, r := range pending {
+		if (&Quote{r}).Status(now) == StatusExpired {
+			expired = true
+		} else {
+			live = append(live, r)
+		}
+	}
+	if expired {
+		if err := expire(txApp, dbx.HashExp{"job": jobID}, now); err != nil {
+			return err
+		}
+	}
+	if len(live) == 0 {
+		return nil
 	}
 	_, err = txApp.DB().NewQuery("UPDATE " + Collection + " SET status = 'RECHAZADA', updated = {:now} " +
 		"WHERE job = {:job} AND status = 'PENDIENTE'").
