@@ -1,4 +1,4 @@
-package seed_test
+package apitest_test
 
 import (
 	"bytes"

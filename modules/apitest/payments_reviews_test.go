@@ -1,4 +1,4 @@
-package payments_test
+package apitest_test
 
 import (
 	"net/http"
@@ -16,12 +16,12 @@ import (
 )
 
 // reviewPaths are the review routes of the world's current job.
-func (w *world) reviewPath(suffix string) string { return "/api/jobs/" + w.job.Id + suffix }
+func (w *payWorld) reviewPath(suffix string) string { return "/api/jobs/" + w.job.Id + suffix }
 
 // confirmed is a fresh job paid, held, completed and confirmed by the
 // client (LIBERADO) at the world's clock: the completion starts the
 // 7-day review window.
-func (w *world) confirmed(t *testing.T) string {
+func (w *payWorld) confirmed(t *testing.T) string {
 	t.Helper()
 	id, _ := w.completed(t)
 	testkit.Expect(t, w.K.Post(w.jobPath("/confirm"), w.ClientCookie, nil), http.StatusOK, "")
@@ -29,14 +29,14 @@ func (w *world) confirmed(t *testing.T) string {
 }
 
 // listed is the camello's public review listing: its count and average.
-func (w *world) listed(t *testing.T) (float64, float64) {
+func (w *payWorld) listed(t *testing.T) (float64, float64) {
 	t.Helper()
 	r := w.K.Get("/api/camellos/"+w.Camello.Id+"/reviews", "")
 	testkit.Expect(t, r, http.StatusOK, "")
 	return r.Get("count").(float64), r.Get("average").(float64)
 }
 
-func (w *world) rating(t *testing.T) (float64, int) {
+func (w *payWorld) rating(t *testing.T) (float64, int) {
 	t.Helper()
 	cam, err := camellos.Find(w.K.App, w.Camello.Id)
 	if err != nil {
@@ -45,7 +45,7 @@ func (w *world) rating(t *testing.T) (float64, int) {
 	return cam.GetFloat("ratingAvg"), cam.GetInt("ratingCount")
 }
 
-func body(rating int, comment string) map[string]any {
+func reviewBody(rating int, comment string) map[string]any {
 	return map[string]any{"rating": rating, "comment": comment}
 }
 
@@ -54,9 +54,9 @@ func body(rating int, comment string) map[string]any {
 // once, in the listing and the rating); the camello writes no review of
 // the client there.
 func TestReviewOfAnUnpaidJobIsPublishedAtOnce(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	w.job = w.Job(jobs.StatusCompleted)
-	r := w.K.Post(w.reviewPath("/review"), w.ClientCookie, body(4, "Muy cumplido"))
+	r := w.K.Post(w.reviewPath("/review"), w.ClientCookie, reviewBody(4, "Muy cumplido"))
 	testkit.Expect(t, r, http.StatusCreated, "")
 	review := r.Get("review").(map[string]any)
 	keys := make([]string, 0, len(review))
@@ -70,7 +70,7 @@ func TestReviewOfAnUnpaidJobIsPublishedAtOnce(t *testing.T) {
 	if n, avg := w.listed(t); n != 1 || avg != 4 {
 		t.Fatalf("listing %v reviews, average %v", n, avg)
 	}
-	testkit.Expect(t, w.K.Post(w.reviewPath("/client-review"), w.CamCookie, body(5, "")), http.StatusConflict, camellos.MsgClientReviewNotPaid)
+	testkit.Expect(t, w.K.Post(w.reviewPath("/client-review"), w.CamCookie, reviewBody(5, "")), http.StatusConflict, camellos.MsgClientReviewNotPaid)
 	st := w.K.Get(w.reviewPath("/reviews"), w.CamCookie)
 	testkit.Expect(t, st, http.StatusOK, "")
 	if st.Get("reviews.blind") != false || st.Get("reviews.client.published") != true || st.Get("reviews.client.review.rating") != float64(4) {
@@ -94,7 +94,7 @@ func sprint(s []string) string {
 // rating, nor the other side's view), the second publishing both at once,
 // one review per side.
 func TestDoubleBlindReviews(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	w.confirmed(t)
 	for _, tc := range []struct {
@@ -117,14 +117,14 @@ func TestDoubleBlindReviews(t *testing.T) {
 		if tc.path == "/reviews" {
 			r = k.Get(w.reviewPath(tc.path), tc.cookie)
 		} else {
-			r = k.Post(w.reviewPath(tc.path), tc.cookie, body(5, "Bien"))
+			r = k.Post(w.reviewPath(tc.path), tc.cookie, reviewBody(5, "Bien"))
 		}
 		if r.Status != tc.status || (tc.msg != "" && r.Error() != tc.msg) {
 			t.Fatalf("%s: %d %s", tc.name, r.Status, r.Raw)
 		}
 	}
 
-	r := k.Post(w.reviewPath("/review"), w.ClientCookie, body(2, "Llegó tarde"))
+	r := k.Post(w.reviewPath("/review"), w.ClientCookie, reviewBody(2, "Llegó tarde"))
 	testkit.Expect(t, r, http.StatusCreated, "")
 	if r.Get("review.published") != false || r.Str("review.publishAt") == "" {
 		t.Fatalf("first review: %s", r.Raw)
@@ -148,9 +148,9 @@ func TestDoubleBlindReviews(t *testing.T) {
 	if adm.Get("reviews.client.review.rating") != float64(2) {
 		t.Fatalf("the admin's view: %s", adm.Raw)
 	}
-	testkit.Expect(t, k.Post(w.reviewPath("/review"), w.ClientCookie, body(5, "")), http.StatusConflict, jobs.MsgAlreadyReviewed)
+	testkit.Expect(t, k.Post(w.reviewPath("/review"), w.ClientCookie, reviewBody(5, "")), http.StatusConflict, jobs.MsgAlreadyReviewed)
 
-	r = k.Post(w.reviewPath("/client-review"), w.CamCookie, body(5, "Amable y puntual con el pago"))
+	r = k.Post(w.reviewPath("/client-review"), w.CamCookie, reviewBody(5, "Amable y puntual con el pago"))
 	testkit.Expect(t, r, http.StatusCreated, "")
 	if r.Get("review.published") != true {
 		t.Fatalf("second review: %s", r.Raw)
@@ -165,7 +165,7 @@ func TestDoubleBlindReviews(t *testing.T) {
 	if cli.Get("reviews.camello.review.rating") != float64(5) || cli.Get("reviews.client.published") != true {
 		t.Fatalf("the client's view once published: %s", cli.Raw)
 	}
-	testkit.Expect(t, k.Post(w.reviewPath("/client-review"), w.CamCookie, body(1, "")), http.StatusConflict, jobs.MsgClientReviewed)
+	testkit.Expect(t, k.Post(w.reviewPath("/client-review"), w.CamCookie, reviewBody(1, "")), http.StatusConflict, jobs.MsgClientReviewed)
 }
 
 // TestReviewWindow: 7 days from the completion, one second inside and
@@ -173,7 +173,7 @@ func TestDoubleBlindReviews(t *testing.T) {
 // sealed review through the sweep (claimed once by racing sweeps), in the
 // listing and the rating.
 func TestReviewWindow(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	// the in-process sweep would see this test's clock moved by weeks: the
 	// test runs the sweep itself
@@ -196,7 +196,7 @@ func TestReviewWindow(t *testing.T) {
 		if tc.cookie == "camello" {
 			cookie = w.CamCookie
 		}
-		r := k.Post(w.reviewPath(tc.path), cookie, body(3, ""))
+		r := k.Post(w.reviewPath(tc.path), cookie, reviewBody(3, ""))
 		if r.Status != tc.status || (tc.msg != "" && r.Error() != tc.msg) {
 			t.Fatalf("%s: %d %s", tc.name, r.Status, r.Raw)
 		}
@@ -253,7 +253,7 @@ func TestReviewWindow(t *testing.T) {
 // payment is released or split: held (completed, not yet confirmed),
 // refunded, and cash not confirmed by the client are refused with 409.
 func TestReviewRefusedUnlessSettled(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	w.completed(t) // held, window open
 	for _, p := range []string{"/review", "/client-review"} {
@@ -261,7 +261,7 @@ func TestReviewRefusedUnlessSettled(t *testing.T) {
 		if p == "/client-review" {
 			cookie = w.CamCookie
 		}
-		testkit.Expect(t, k.Post(w.reviewPath(p), cookie, body(4, "")), http.StatusConflict, payments.MsgReviewNotSettled)
+		testkit.Expect(t, k.Post(w.reviewPath(p), cookie, reviewBody(4, "")), http.StatusConflict, payments.MsgReviewNotSettled)
 	}
 	st := k.Get(w.reviewPath("/reviews"), w.ClientCookie)
 	if st.Get("reviews.canReview") != false || st.Str("reviews.refusal") != payments.MsgReviewNotSettled {
@@ -275,17 +275,17 @@ func TestReviewRefusedUnlessSettled(t *testing.T) {
 	if st := w.status(t, id).Status(); st != payments.StatusRefunded {
 		t.Fatalf("refund resolution left %s", st)
 	}
-	testkit.Expect(t, k.Post(w.reviewPath("/review"), w.ClientCookie, body(1, "")), http.StatusConflict, payments.MsgReviewRefunded)
-	testkit.Expect(t, k.Post(w.reviewPath("/client-review"), w.CamCookie, body(1, "")), http.StatusConflict, payments.MsgReviewRefunded)
+	testkit.Expect(t, k.Post(w.reviewPath("/review"), w.ClientCookie, reviewBody(1, "")), http.StatusConflict, payments.MsgReviewRefunded)
+	testkit.Expect(t, k.Post(w.reviewPath("/client-review"), w.CamCookie, reviewBody(1, "")), http.StatusConflict, payments.MsgReviewRefunded)
 
 	// cash: reviewable once the client confirms it
 	w.job = w.pricedJob(t)
 	testkit.Expect(t, k.Post(w.reviewPath("/start"), w.CamCookie, nil), http.StatusOK, "")
 	testkit.Expect(t, k.Post(w.reviewPath("/complete"), w.CamCookie, nil), http.StatusOK, "")
 	testkit.Expect(t, k.Post(w.jobPath("/cash"), w.CamCookie, nil), http.StatusCreated, "")
-	testkit.Expect(t, k.Post(w.reviewPath("/review"), w.ClientCookie, body(5, "")), http.StatusConflict, payments.MsgReviewCashUnconfirmd)
+	testkit.Expect(t, k.Post(w.reviewPath("/review"), w.ClientCookie, reviewBody(5, "")), http.StatusConflict, payments.MsgReviewCashUnconfirmd)
 	testkit.Expect(t, k.Post(w.jobPath("/cash/confirm"), w.ClientCookie, nil), http.StatusOK, "")
-	r := k.Post(w.reviewPath("/review"), w.ClientCookie, body(5, "Todo bien"))
+	r := k.Post(w.reviewPath("/review"), w.ClientCookie, reviewBody(5, "Todo bien"))
 	testkit.Expect(t, r, http.StatusCreated, "")
 	if r.Get("review.published") != false {
 		t.Fatalf("cash review: %s", r.Raw)
@@ -296,7 +296,7 @@ func TestReviewRefusedUnlessSettled(t *testing.T) {
 // moment, many times over fresh jobs: both reviews are accepted and both
 // end published, whichever commits first.
 func TestBothSidesReviewAtOnce(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	const rounds = 4
 	for i := range rounds {
@@ -307,7 +307,7 @@ func TestBothSidesReviewAtOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				codes[j] = k.Post(w.reviewPath(p.path), p.cookie, body(4, "")).Status
+				codes[j] = k.Post(w.reviewPath(p.path), p.cookie, reviewBody(4, "")).Status
 			}()
 		}
 		wg.Wait()
@@ -328,7 +328,7 @@ func TestBothSidesReviewAtOnce(t *testing.T) {
 // its camello recorded, once (racing confirmations: one 200); the ledger
 // keeps the one commission the camello owes; the camello is told.
 func TestClientConfirmsCash(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	confirm := w.jobPath("/cash/confirm")
 	testkit.Expect(t, k.Post(confirm, w.ClientCookie, nil), http.StatusConflict, payments.MsgNotCash)
@@ -368,7 +368,7 @@ func TestClientConfirmsCash(t *testing.T) {
 // changed) while the person's money moves — held, in dispute, a payout the
 // bank has not paid — and goes through once it settled; the books stay.
 func TestErasureWaitsForPayments(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	erase := func(cookie string) *testkit.Response {
 		return k.Delete("/api/me", cookie, map[string]any{"password": testkit.DefaultPassword})
@@ -402,7 +402,7 @@ func TestErasureWaitsForPayments(t *testing.T) {
 // account to zero — while the first stays held; the sweep afterwards
 // refunds nothing again.
 func TestSecondApprovedPaymentRefunded(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	id, pref := w.started(t)
 	first := w.mp.Pay(t, pref.ID, "approved", "accredited")

@@ -1,4 +1,4 @@
-package metrics_test
+package apitest_test
 
 import (
 	"crypto/ecdh"

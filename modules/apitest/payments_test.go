@@ -1,4 +1,4 @@
-package payments_test
+package apitest_test
 
 import (
 	"net/http"
@@ -20,9 +20,9 @@ import (
 
 const price = 180_000
 
-// world is the service with Mercado Pago's test server, a client, a
+// payWorld is the service with Mercado Pago's test server, a client, a
 // camello and a job assigned at an agreed price, and one clock for both.
-type world struct {
+type payWorld struct {
 	*testkit.Parties
 	mp  *mptest.Server
 	job *core.Record
@@ -31,26 +31,26 @@ type world struct {
 	now time.Time
 }
 
-func (w *world) clock() time.Time {
+func (w *payWorld) clock() time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.now
 }
 
-func (w *world) advance(d time.Duration) {
+func (w *payWorld) advance(d time.Duration) {
 	w.mu.Lock()
 	w.now = w.now.Add(d)
 	w.mu.Unlock()
 }
 
-func newWorld(t *testing.T, client func(mp *mptest.Server) *http.Client) *world {
+func newPayWorld(t *testing.T, client func(mp *mptest.Server) *http.Client) *payWorld {
 	t.Helper()
 	mp := mptest.New(t)
 	t.Setenv("AUTH_IP_LIMIT", "0")
 	t.Setenv("MERCADOPAGO_ACCESS_TOKEN", mp.Token)
 	t.Setenv("MERCADOPAGO_WEBHOOK_SECRET", mp.Secret)
 	t.Setenv("MERCADOPAGO_API_URL", mp.URL)
-	w := &world{mp: mp, now: time.Now().UTC().Truncate(time.Second)}
+	w := &payWorld{mp: mp, now: time.Now().UTC().Truncate(time.Second)}
 	mp.Now = w.clock
 	httpClient := mp.Client()
 	if client != nil {
@@ -66,7 +66,7 @@ func newWorld(t *testing.T, client func(mp *mptest.Server) *http.Client) *world 
 }
 
 // pricedJob is a job of the client assigned to the camello at price.
-func (w *world) pricedJob(t *testing.T) *core.Record {
+func (w *payWorld) pricedJob(t *testing.T) *core.Record {
 	t.Helper()
 	job := w.Job(jobs.StatusPending)
 	if err := jobs.AssignQuoted(w.K.App, job.Id, w.Camello.Id, price); err != nil {
@@ -75,15 +75,15 @@ func (w *world) pricedJob(t *testing.T) *core.Record {
 	return job
 }
 
-func (w *world) pay(t *testing.T) *testkit.Response {
+func (w *payWorld) pay(t *testing.T) *testkit.Response {
 	t.Helper()
 	return w.K.Post("/api/jobs/"+w.job.Id+"/payment", w.ClientCookie, nil)
 }
 
-func (w *world) deliver(d *mptest.Delivery) int { return mptest.Deliver(w.K.Client, d) }
+func (w *payWorld) deliver(d *mptest.Delivery) int { return mptest.Deliver(w.K.Client, d) }
 
 // started pays and answers the payment id and its preference.
-func (w *world) started(t *testing.T) (string, *mptest.Preference) {
+func (w *payWorld) started(t *testing.T) (string, *mptest.Preference) {
 	t.Helper()
 	r := w.pay(t)
 	testkit.Expect(t, r, http.StatusCreated, "")
@@ -95,7 +95,7 @@ func (w *world) started(t *testing.T) (string, *mptest.Preference) {
 	return id, pref
 }
 
-func (w *world) status(t *testing.T, id string) *payments.Payment {
+func (w *payWorld) status(t *testing.T, id string) *payments.Payment {
 	t.Helper()
 	p, err := payments.Find(w.K.App, id)
 	if err != nil {
@@ -142,7 +142,7 @@ func movements(t *testing.T, app core.App, paymentID string) map[string]int {
 // notification URLs), one payment for any number of attempts, the approval
 // by a signed webhook, the money held in a balanced ledger.
 func TestPayAndHold(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	path := "/api/jobs/" + w.job.Id + "/payment"
 
@@ -218,7 +218,7 @@ func TestPayAndHold(t *testing.T) {
 // and irrelevant notifications; a gateway outage; rejected card then
 // approval in one checkout; a refund. Every transition happens once.
 func TestWebhookDeliveries(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	app := w.K.App
 	id, pref := w.started(t)
 
@@ -318,7 +318,7 @@ func TestWebhookDeliveries(t *testing.T) {
 // sweep finds the payment by its external_reference once it is old enough
 // to be checked, exactly once.
 func TestLostWebhookSweep(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	app := w.K.App
 	id, pref := w.started(t)
 	w.mp.Pay(t, pref.ID, "approved", "accredited")
@@ -345,7 +345,7 @@ func TestLostWebhookSweep(t *testing.T) {
 // TestReturnRacesWebhook: the client's return from the checkout and
 // several deliveries of the approval race: one hold, every answer 200.
 func TestReturnRacesWebhook(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	app := w.K.App
 	id, pref := w.started(t)
 	gid := w.mp.Pay(t, pref.ID, "approved", "accredited")
@@ -388,7 +388,7 @@ func TestReturnRacesWebhook(t *testing.T) {
 // TestDoublePaymentRace: racing "pay" requests of one job make one payment
 // and one checkout.
 func TestDoublePaymentRace(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	const n = 8
 	var wg sync.WaitGroup
 	ids := make(chan string, n)
@@ -428,7 +428,7 @@ func TestDoublePaymentRace(t *testing.T) {
 // rows): the payment row, written first, stays INICIADO; the next attempt
 // asks again with the same idempotency key and gets the same checkout.
 func TestGatewayAnswerLost(t *testing.T) {
-	w := newWorld(t, func(mp *mptest.Server) *http.Client {
+	w := newPayWorld(t, func(mp *mptest.Server) *http.Client {
 		c := mp.Client()
 		c.Timeout = 500 * time.Millisecond
 		return c
@@ -455,7 +455,7 @@ func TestGatewayAnswerLost(t *testing.T) {
 // TestRecordsAreReadOnly: the dashboard and the generic API cannot write
 // a payment (it changes only through its state machine).
 func TestRecordsAreReadOnly(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	id, _ := w.started(t)
 	rec, err := w.K.App.FindRecordById(payments.Collection, id)
 	if err != nil {
@@ -509,7 +509,7 @@ func TestSignature(t *testing.T) {
 // and held, racing admins release it once (minus the commission), the
 // camello's earnings show it; the ledger balances at every step.
 func TestReleaseWithCommission(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	id, pref := w.started(t)
 	release := "/api/payments/" + id + "/release"
@@ -613,7 +613,7 @@ func TestCommission(t *testing.T) {
 // (once, among racing requests); the commission it owes is booked, its
 // balance goes negative by it, the job cannot then be paid online.
 func TestCashRecordsCommissionOwed(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	cash := "/api/jobs/" + w.job.Id + "/payment/cash"
 	testkit.Expect(t, k.Post(cash, "", nil), http.StatusUnauthorized, "")
@@ -649,7 +649,7 @@ func TestCashRecordsCommissionOwed(t *testing.T) {
 // TestMoneyNotifications: held, released and refunded payments and cash
 // records reach the parties' inboxes as PAYMENT, once each.
 func TestMoneyNotifications(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	id, pref := w.started(t)
 	gid := w.mp.Pay(t, pref.ID, "approved", "accredited")
@@ -684,7 +684,7 @@ func TestMoneyNotifications(t *testing.T) {
 // TestExportIncludesPayments: a person's export has their payments and
 // the ledger lines of their accounts; another person's are not in it.
 func TestExportIncludesPayments(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	id, pref := w.started(t)
 	w.deliver(w.mp.Notification(w.mp.Pay(t, pref.ID, "approved", "accredited")))

@@ -1,4 +1,4 @@
-package legal_test
+package apitest_test
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func hasFieldError(res *testkit.Response, field string) bool {
 	return len(list) > 0
 }
 
-func body(title string, n int) map[string]any {
+func legalBody(title string, n int) map[string]any {
 	secs := make([]map[string]any, n)
 	for i := range secs {
 		secs[i] = map[string]any{"title": fmt.Sprintf("Sección %d", i+1), "content": "Texto de la sección."}
@@ -45,16 +45,16 @@ func TestPublishGuardsAndValidation(t *testing.T) {
 		{camello, 403, "Sin permisos de administrador"},
 	} {
 		for _, slug := range []string{"terminos", "otro"} {
-			res := k.Put("/api/admin/legal-documents/"+slug, c.cookie, body("Términos", 1))
+			res := k.Put("/api/admin/legal-documents/"+slug, c.cookie, legalBody("Términos", 1))
 			if res.Status != c.status || res.Error() != c.msg {
 				t.Errorf("%s %q: %d %s", slug, c.cookie, res.Status, res.Raw)
 			}
 		}
 	}
-	if res := k.Put("/api/admin/legal-documents/otro", admin, body("X", 1)); res.Status != 404 || res.Error() != "Documento legal no encontrado" {
+	if res := k.Put("/api/admin/legal-documents/otro", admin, legalBody("X", 1)); res.Status != 404 || res.Error() != "Documento legal no encontrado" {
 		t.Fatalf("unknown slug: %d %s", res.Status, res.Raw)
 	}
-	if res := k.Put("/api/admin/legal-documents/TERMINOS", admin, body("X", 1)); res.Status != 404 {
+	if res := k.Put("/api/admin/legal-documents/TERMINOS", admin, legalBody("X", 1)); res.Status != 404 {
 		t.Fatalf("upper-case slug: %d %s", res.Status, res.Raw)
 	}
 
@@ -67,18 +67,18 @@ func TestPublishGuardsAndValidation(t *testing.T) {
 		status int
 		field  string
 	}{
-		{"title missing", map[string]any{"sections": body("", 1)["sections"]}, 400, "title"},
-		{"title empty", body("", 1), 400, "title"},
-		{"title blank", body("   ", 1), 400, "title"},
-		{"title 1", body("T", 1), 200, ""},
-		{"title 200", body(strings.Repeat("é", 200), 1), 200, ""},
-		{"title 201", body(strings.Repeat("é", 201), 1), 400, "title"},
-		{"title not text", map[string]any{"title": 5, "sections": body("", 1)["sections"]}, 400, "title"},
+		{"title missing", map[string]any{"sections": legalBody("", 1)["sections"]}, 400, "title"},
+		{"title empty", legalBody("", 1), 400, "title"},
+		{"title blank", legalBody("   ", 1), 400, "title"},
+		{"title 1", legalBody("T", 1), 200, ""},
+		{"title 200", legalBody(strings.Repeat("é", 200), 1), 200, ""},
+		{"title 201", legalBody(strings.Repeat("é", 201), 1), 400, "title"},
+		{"title not text", map[string]any{"title": 5, "sections": legalBody("", 1)["sections"]}, 400, "title"},
 		{"sections missing", map[string]any{"title": "T"}, 400, "sections"},
 		{"sections not list", map[string]any{"title": "T", "sections": "x"}, 400, "sections"},
-		{"sections 0", body("T", 0), 400, "sections"},
-		{"sections 100", body("T", 100), 200, ""},
-		{"sections 101", body("T", 101), 400, "sections"},
+		{"sections 0", legalBody("T", 0), 400, "sections"},
+		{"sections 100", legalBody("T", 100), 200, ""},
+		{"sections 101", legalBody("T", 101), 400, "sections"},
 		{"section not object", map[string]any{"title": "T", "sections": []any{"x"}}, 400, "sections.0"},
 		{"section title empty", sec("", "c"), 400, "sections.0.title"},
 		{"section title 200", sec(strings.Repeat("a", 200), "c"), 200, ""},
@@ -127,7 +127,7 @@ func TestPublishAndReadVersions(t *testing.T) {
 		res.Str("document.sections.0.content") != "Se usa bien." || !strings.HasSuffix(res.Str("document.updatedAt"), "Z") {
 		t.Fatalf("publish: %d %s", res.Status, res.Raw)
 	}
-	res = k.Put("/api/admin/legal-documents/terminos", admin, body("Términos v2", 2))
+	res = k.Put("/api/admin/legal-documents/terminos", admin, legalBody("Términos v2", 2))
 	if res.Status != 200 || res.Get("document.version") != 2.0 {
 		t.Fatalf("v2: %s", res.Raw)
 	}
@@ -173,7 +173,7 @@ func TestConcurrentPublications(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			<-start
-			res := k.Put("/api/admin/legal-documents/privacidad", admin, body(fmt.Sprintf("Privacidad %d", i), 3))
+			res := k.Put("/api/admin/legal-documents/privacidad", admin, legalBody(fmt.Sprintf("Privacidad %d", i), 3))
 			statuses[i] = res.Status
 			if v, ok := res.Get("document.version").(float64); ok {
 				versions[i] = int(v)
@@ -220,16 +220,16 @@ func TestConsent(t *testing.T) {
 		t.Fatalf("accept unpublished: %d %s", res.Status, res.Raw)
 	}
 
-	k.Put("/api/admin/legal-documents/terminos", admin, body("T", 1))
-	k.Put("/api/admin/legal-documents/terminos", admin, body("T", 1))
-	k.Put("/api/admin/legal-documents/privacidad", admin, body("P", 1))
+	k.Put("/api/admin/legal-documents/terminos", admin, legalBody("T", 1))
+	k.Put("/api/admin/legal-documents/terminos", admin, legalBody("T", 1))
+	k.Put("/api/admin/legal-documents/privacidad", admin, legalBody("P", 1))
 	if err := legal.AcceptCurrent(k.App, user.Id, "1.2.3.4", "navegador"); err != nil {
 		t.Fatal(err)
 	}
 	if n := k.Count("legal_acceptances", "user = {:u} AND ip = '1.2.3.4' AND userAgent = 'navegador'", map[string]any{"u": user.Id}); n != 2 {
 		t.Fatalf("acceptances = %d", n)
 	}
-	k.Put("/api/admin/legal-documents/terminos", admin, body("T3", 1))
+	k.Put("/api/admin/legal-documents/terminos", admin, legalBody("T3", 1))
 	st, _ = legal.ConsentStatus(k.App, user.Id)
 	if fmt.Sprint(st["terminos"]) != "map[accepted:false acceptedVersion:2 version:3]" ||
 		fmt.Sprint(st["privacidad"]) != "map[accepted:true acceptedVersion:1 version:1]" {
@@ -289,8 +289,8 @@ func TestSignUpRecordsConsentAndMeReportsIt(t *testing.T) {
 	if n := k.Count("legal_acceptances", ""); n != 0 {
 		t.Fatalf("acceptances = %d", n)
 	}
-	k.Put("/api/admin/legal-documents/terminos", admin, body("T", 1))
-	k.Put("/api/admin/legal-documents/privacidad", admin, body("P", 1))
+	k.Put("/api/admin/legal-documents/terminos", admin, legalBody("T", 1))
+	k.Put("/api/admin/legal-documents/privacidad", admin, legalBody("P", 1))
 	signUp("despues@example.com")
 	u, err := k.App.FindAuthRecordByEmail("users", "despues@example.com")
 	if err != nil {
@@ -299,7 +299,7 @@ func TestSignUpRecordsConsentAndMeReportsIt(t *testing.T) {
 	if n := k.Count("legal_acceptances", "user = {:u}", map[string]any{"u": u.Id}); n != 2 {
 		t.Fatalf("acceptances = %d", n)
 	}
-	k.Put("/api/admin/legal-documents/terminos", admin, body("T2", 1))
+	k.Put("/api/admin/legal-documents/terminos", admin, legalBody("T2", 1))
 	res := k.Get("/api/me", k.Session(u))
 	if res.Status != 200 || res.Get("legal.terminos.accepted") != false || res.Get("legal.terminos.version") != 2.0 ||
 		res.Get("legal.terminos.acceptedVersion") != 1.0 || res.Get("legal.privacidad.accepted") != true {

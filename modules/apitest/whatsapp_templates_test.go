@@ -1,4 +1,4 @@
-package whatsapp_test
+package apitest_test
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package ops_test
+package apitest_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package payments_test
+package apitest_test
 
 import (
 	"net/http"
@@ -15,7 +15,7 @@ import (
 // the ledger passes verify and every account holds what it should; each
 // money event reaches the inbox of whom it concerns.
 func TestMoneyWalk(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	fee := payments.Commission(price, 10)
 	type want struct{ clientPayments, client, held, camello, revenue int64 }

@@ -1,4 +1,4 @@
-package events_test
+package apitest_test
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package payments_test
+package apitest_test
 
 import (
 	"sync"
@@ -15,14 +15,14 @@ import (
 )
 
 // visit books a PROGRAMADA visit of the world's job starting at start.
-func (w *world) visit(t *testing.T, start time.Time) *core.Record {
+func (w *payWorld) visit(t *testing.T, start time.Time) *core.Record {
 	t.Helper()
 	return w.K.CreateRecord("appointments", map[string]any{"job": w.job.Id, "camello": w.Camello.Id, "client": w.Client.Id,
 		"start": start.UTC().Format(payments.DBTime), "end": start.Add(time.Hour).UTC().Format(payments.DBTime), "status": "PROGRAMADA"})
 }
 
 // settleRefunds runs the sweep until the refunds decided are made.
-func (w *world) settleRefunds(t *testing.T) {
+func (w *payWorld) settleRefunds(t *testing.T) {
 	t.Helper()
 	if _, err := payments.RefundsDue(w.K.App); err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func (w *world) settleRefunds(t *testing.T) {
 // (one second outside, exactly at its start), each side cancelling, an
 // admin, a job without a visit: what goes back and what the camello gets.
 func TestCancellationPolicy(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	fee := func(n int64) int64 { return payments.Commission(n, 10) }
 	for _, tc := range []struct {
@@ -87,7 +87,7 @@ func TestCancellationPolicy(t *testing.T) {
 // TestPolicyRoutes: the camello's choice (roles, bounds) and the terms the
 // client sees before paying.
 func TestPolicyRoutes(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	r := k.Get("/api/me/cancellation-policy", w.CamCookie)
 	testkit.Expect(t, r, 200, "")
@@ -135,7 +135,7 @@ func TestPolicyRoutes(t *testing.T) {
 // visit is neither cancelled nor rescheduled on its own; outside it, or on
 // a job not paid, it is.
 func TestLateWindowRefusesVisitMoves(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	unpaidLate := w.visit(t, w.clock().Add(time.Hour))
 	testkit.Expect(t, k.Post("/api/appointments/"+unpaidLate.Id+"/cancel", w.ClientCookie, nil), 200, "")
@@ -162,7 +162,7 @@ func TestLateWindowRefusesVisitMoves(t *testing.T) {
 // the client reports the camello's (everything back); before the visit
 // begins, or by a stranger, it is refused.
 func TestNoShow(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	for _, tc := range []struct {
 		name      string
@@ -200,7 +200,7 @@ func TestNoShow(t *testing.T) {
 // approval arrive together: whichever commits first, the money is held
 // and refunded once, the camello gets nothing, the ledger balances.
 func TestCancelRacesPayment(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	for round := range 4 {
 		w.job = w.pricedJob(t)

@@ -1,4 +1,4 @@
-package payments_test
+package apitest_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 
 // held pays the world's job, has Mercado Pago approve it and answers the
 // payment id and the gateway payment id.
-func (w *world) held(t *testing.T) (string, int) {
+func (w *payWorld) held(t *testing.T) (string, int) {
 	t.Helper()
 	id, pref := w.started(t)
 	gid := w.mp.Pay(t, pref.ID, "approved", "accredited")
@@ -33,7 +33,7 @@ func (w *world) held(t *testing.T) (string, int) {
 
 // completed is a fresh job of the world paid, held and marked done by its
 // camello over HTTP: the payment id and its gateway payment id.
-func (w *world) completed(t *testing.T) (string, int) {
+func (w *payWorld) completed(t *testing.T) (string, int) {
 	t.Helper()
 	w.job = w.pricedJob(t)
 	id, gid := w.held(t)
@@ -42,7 +42,9 @@ func (w *world) completed(t *testing.T) (string, int) {
 	return id, gid
 }
 
-func (w *world) jobPath(suffix string) string { return "/api/jobs/" + w.job.Id + "/payment" + suffix }
+func (w *payWorld) jobPath(suffix string) string {
+	return "/api/jobs/" + w.job.Id + "/payment" + suffix
+}
 
 func countTitle(k *testkit.Kit, user, title string) int {
 	return k.Count("notifications", "kind = 'PAYMENT' AND user = {:u} AND title = {:t}", map[string]any{"u": user, "t": title})
@@ -53,7 +55,7 @@ func countTitle(k *testkit.Kit, user, title string) int {
 // (DISPUTE_WINDOW_HOURS, 72 by default) and tells the client; only the
 // client confirms; the confirmation releases once, minus the commission.
 func TestConfirmReleases(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	id, _ := w.held(t)
 	testkit.Expect(t, k.Post(w.jobPath("/confirm"), w.ClientCookie, nil), http.StatusConflict, payments.MsgNotDoneYet)
@@ -103,7 +105,7 @@ func TestConfirmReleases(t *testing.T) {
 // TestDisputeBounds: the window's edge (one second inside, exactly at its
 // end) and the reason's length (just inside, just outside).
 func TestDisputeBounds(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k := w.K
 	ok := strings.Repeat("a", bounds.DisputeReasonMin)
 	for _, tc := range []struct {
@@ -160,7 +162,7 @@ func TestDisputeBounds(t *testing.T) {
 // releases it once the window ends (releasedBy VENCIMIENTO), never twice,
 // and never a disputed one; the CLI runs the same sweep.
 func TestSilenceReleases(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	app := w.K.App
 	id, _ := w.completed(t)
 	disputed, _ := w.completed(t)
@@ -207,7 +209,7 @@ func TestSilenceReleases(t *testing.T) {
 // TestConfirmRacesAutoRelease: past the window, the client's confirmations
 // and several sweeps race: one release, one commission.
 func TestConfirmRacesAutoRelease(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	app := w.K.App
 	for round := range 3 {
 		id, _ := w.completed(t)
@@ -260,7 +262,7 @@ func TestConfirmRacesAutoRelease(t *testing.T) {
 // moves (the refund made at Mercado Pago once), the conversation at the
 // admin's hand, and every party told.
 func TestResolveDispute(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	fee := func(n int64) int64 { return payments.Commission(n, 10) }
 	for _, tc := range []struct {
@@ -357,7 +359,7 @@ func TestResolveDispute(t *testing.T) {
 // TestTwoAdminsResolveOneDispute: admins racing with different outcomes
 // write exactly one of them.
 func TestTwoAdminsResolveOneDispute(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	_, admin2 := k.UserWithSession("ADMIN")
 	outcomes := []map[string]any{{"outcome": "LIBERAR"}, {"outcome": "REEMBOLSAR"}, {"outcome": "DIVIDIR", "refundAmount": 60_000}}
@@ -392,7 +394,7 @@ func TestTwoAdminsResolveOneDispute(t *testing.T) {
 // decision stands (REEMBOLSADO, owed to the client), the sweep makes the
 // refund later, once.
 func TestRefundRetriedAfterOutage(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	id, gid := w.completed(t)
 	testkit.Expect(t, k.Post(w.jobPath("/dispute"), w.ClientCookie, map[string]any{"reason": "Nunca terminó el trabajo"}), 200, "")

@@ -1,4 +1,4 @@
-package whatsapp_test
+package apitest_test
 
 import (
 	"fmt"
@@ -19,10 +19,10 @@ import (
 	"github.com/pocketbase/pocketbase/tests"
 )
 
-// world is the service with WhatsApp pointed at a local model of the Cloud
+// waWorld is the service with WhatsApp pointed at a local model of the Cloud
 // API (internal/watest), every template approved there, and optionally a
 // real SMTP server for the mail fallback.
-type world struct {
+type waWorld struct {
 	K   *testkit.Kit
 	wa  *watest.Server
 	box *testkit.Mailbox
@@ -31,7 +31,7 @@ type world struct {
 // fastBackoff keeps retries quick: three retries, then FALLIDO.
 var fastBackoff = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 
-func newWorld(t *testing.T, withMail bool, extra ...testkit.Option) *world {
+func newWAWorld(t *testing.T, withMail bool, extra ...testkit.Option) *waWorld {
 	t.Helper()
 	wa := watest.New(t)
 	for _, tp := range whatsapp.Templates {
@@ -42,7 +42,7 @@ func newWorld(t *testing.T, withMail bool, extra ...testkit.Option) *world {
 	for k, v := range wa.Env() {
 		t.Setenv(k, v)
 	}
-	w := &world{wa: wa}
+	w := &waWorld{wa: wa}
 	if withMail {
 		w.box = testkit.NewMailbox(t)
 		w.box.Env(t, "off")
@@ -56,7 +56,7 @@ func newWorld(t *testing.T, withMail bool, extra ...testkit.Option) *world {
 }
 
 // idle waits for the notifications' queue, the WhatsApp outbox and the mails.
-func (w *world) idle(t *testing.T) {
+func (w *waWorld) idle(t *testing.T) {
 	t.Helper()
 	for i := 0; i < 2; i++ { // a fallback mail is queued after the WhatsApp outbox settles
 		if !notifications.WaitIdle(w.K.App, 20*time.Second) || !whatsapp.WaitIdle(w.K.App, 20*time.Second) {
@@ -66,7 +66,7 @@ func (w *world) idle(t *testing.T) {
 }
 
 // lastCode is the code of the last confirmation message the API got for phone.
-func (w *world) lastCode(t *testing.T, phone string) string {
+func (w *waWorld) lastCode(t *testing.T, phone string) string {
 	t.Helper()
 	w.idle(t)
 	sent := w.wa.Sent()
@@ -80,7 +80,7 @@ func (w *world) lastCode(t *testing.T, phone string) string {
 }
 
 // optIn registers and confirms phone for the session.
-func (w *world) optIn(t *testing.T, cookie, phone string) {
+func (w *waWorld) optIn(t *testing.T, cookie, phone string) {
 	t.Helper()
 	testkit.Expect(t, w.K.Put("/api/notifications/whatsapp", cookie, map[string]any{"phone": phone}), http.StatusAccepted, "")
 	norm, _ := whatsapp.NormalizePhone(phone)
@@ -148,7 +148,7 @@ func TestNormalizePhone(t *testing.T) {
 // attempts, the right one confirms; a new code voids the old one; an
 // expired or exhausted code is refused; the channel is off until then.
 func TestOptInByCode(t *testing.T) {
-	w := newWorld(t, false)
+	w := newWAWorld(t, false)
 	_, cookie := w.K.UserWithSession(users.RoleClient)
 
 	r := w.K.Get("/api/notifications/whatsapp", cookie)
@@ -256,7 +256,7 @@ func atoi(s string) int {
 // (just inside), the sixth is refused (just outside) and the right code
 // no longer works; an expired code is refused.
 func TestCodeBounds(t *testing.T) {
-	w := newWorld(t, false)
+	w := newWAWorld(t, false)
 	user, cookie := w.K.UserWithSession(users.RoleClient)
 	testkit.Expect(t, w.K.Put("/api/notifications/whatsapp", cookie, map[string]any{"phone": "3109998877"}), http.StatusAccepted, "")
 	code := w.lastCode(t, "573109998877")
@@ -301,7 +301,7 @@ func TestCodeBounds(t *testing.T) {
 // Racing guesses: of 20 wrong guesses sent at once, exactly CodeAttempts
 // are counted; the right code after them is refused.
 func TestRacingGuesses(t *testing.T) {
-	w := newWorld(t, false)
+	w := newWAWorld(t, false)
 	user, cookie := w.K.UserWithSession(users.RoleClient)
 	testkit.Expect(t, w.K.Put("/api/notifications/whatsapp", cookie, map[string]any{"phone": "3201112233"}), http.StatusAccepted, "")
 	code := w.lastCode(t, "573201112233")
@@ -351,7 +351,7 @@ func TestOptInUnavailable(t *testing.T) {
 // does not; the whatsapp switch of a kind turns it off (and the mail goes
 // instead); a number not confirmed gets nothing.
 func TestNoticeTemplates(t *testing.T) {
-	w := newWorld(t, true)
+	w := newWAWorld(t, true)
 	user, cookie := w.K.UserWithSession(users.RoleClient)
 	email, _ := w.K.App.FindRecordById(users.Collection, user.Id)
 	addr := email.GetString("email")
@@ -467,7 +467,7 @@ func TestRetriesAndMailFallback(t *testing.T) {
 		{"undeliverable, e-mail off", []watest.Failure{watest.Undeliverable}, true, whatsapp.StatusFailed, "1", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t, true)
+			w := newWAWorld(t, true)
 			user, cookie := w.K.UserWithSession(users.RoleCamello)
 			addr := user.GetString("email")
 			w.optIn(t, cookie, "3011234567")
@@ -507,7 +507,7 @@ func TestRetriesAndMailFallback(t *testing.T) {
 // and change nothing; an unknown young message id is answered 503 (Meta
 // sends it again), an old one is acknowledged.
 func TestWebhookStatuses(t *testing.T) {
-	w := newWorld(t, true)
+	w := newWAWorld(t, true)
 	user, cookie := w.K.UserWithSession(users.RoleClient)
 	addr := user.GetString("email")
 	w.optIn(t, cookie, "3015556677")
@@ -626,7 +626,7 @@ func TestWebhookStatuses(t *testing.T) {
 
 // Meta's subscription check.
 func TestWebhookVerification(t *testing.T) {
-	w := newWorld(t, false)
+	w := newWAWorld(t, false)
 	for _, tc := range []struct {
 		name, query string
 		status      int
@@ -651,7 +651,7 @@ func TestWebhookVerification(t *testing.T) {
 // the service started) is sent once the sender runs: exactly one message.
 func TestPendingSentAfterRestart(t *testing.T) {
 	var userID string
-	w := newWorld(t, false, func(app *tests.TestApp) {
+	w := newWAWorld(t, false, func(app *tests.TestApp) {
 		col, _ := app.FindCollectionByNameOrId(users.Collection)
 		u := core.NewRecord(col)
 		u.SetEmail("antes@example.com")
@@ -684,7 +684,7 @@ func TestPendingSentAfterRestart(t *testing.T) {
 // sends no code: 401. The same request of an enabled user keeps it.
 func TestNoNumberKeptForAUserErasedMeanwhile(t *testing.T) {
 	midRequest, eraseFirst, pending := testkit.EraseMidRequest()
-	w := newWorld(t, false, midRequest)
+	w := newWAWorld(t, false, midRequest)
 	for _, erase := range []bool{false, true} {
 		u, cookie := w.K.UserWithSession(users.RoleClient)
 		if erase {

@@ -1,4 +1,4 @@
-package auth_test
+package apitest_test
 
 import (
 	"fmt"

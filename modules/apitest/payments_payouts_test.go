@@ -1,4 +1,4 @@
-package payments_test
+package apitest_test
 
 import (
 	"encoding/csv"
@@ -15,7 +15,7 @@ import (
 )
 
 // released pays the world's current job and has an admin release it.
-func (w *world) released(t *testing.T) string {
+func (w *payWorld) released(t *testing.T) string {
 	t.Helper()
 	id, _ := w.held(t)
 	testkit.Expect(t, w.K.Post("/api/payments/"+id+"/release", w.AdminCookie, nil), http.StatusOK, "")
@@ -27,7 +27,7 @@ func (w *world) released(t *testing.T) string {
 // one wins) or failed (the balance is owed again and the next batch pays
 // it); roles; the camello's months.
 func TestPayoutBatch(t *testing.T) {
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	k, app := w.K, w.K.App
 	testkit.Expect(t, k.Post("/api/admin/payouts/batches", w.AdminCookie, nil), 409, payments.MsgNoBalances)
 

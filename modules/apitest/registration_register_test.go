@@ -1,4 +1,4 @@
-package registration_test
+package apitest_test
 
 import (
 	"bytes"

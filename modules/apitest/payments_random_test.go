@@ -1,4 +1,4 @@
-package payments_test
+package apitest_test
 
 import (
 	"math/rand/v2"
@@ -35,7 +35,7 @@ func TestPaymentsRandomWithFaults(t *testing.T) {
 		seed = n
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	w := newWorld(t, nil)
+	w := newPayWorld(t, nil)
 	app := w.K.App
 	policies := []payments.Policy{payments.PolicyFlexible, payments.PolicyModerate, payments.PolicyStrict}
 	type live struct{ job, pay string }
