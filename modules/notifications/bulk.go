@@ -64,12 +64,20 @@ const maxDataBytes = 16 << 10
 // SQLite a statement journal, so a failing statement keeps its earlier
 // rows until the rollback.
 func NotifyMany(app core.App, items []Addressed) error {
-	return NotifyManyKnown(app, items, nil)
+	return NotifyManyKnown(app, items, Recipients{})
 }
 
 // Recipients are users' preferences, push subscriptions and confirmed
-// WhatsApp numbers as ReadRecipients found them, for NotifyManyKnown.
-type Recipients map[string]*recipient
+// WhatsApp numbers as ReadRecipients found them, for NotifyManyKnown, with
+// the users table's change counter as it was before they were read.
+type Recipients struct {
+	users map[string]*recipient
+	// usersChanges is the users table's change counter (change_counters,
+	// internal/readmodel: every INSERT, UPDATE and DELETE of a users row,
+	// by any process, adds one in its own transaction) read before users;
+	// -1 when it was not read.
+	usersChanges int64
+}
 
 // ReadRecipients reads what deliveries need of users (distinct ids) with
 // one query, outside any transaction: a caller preparing its next batch
@@ -77,12 +85,36 @@ type Recipients map[string]*recipient
 // to NotifyManyKnown. A user that does not exist is left out (the write
 // then reads it again and fails like NotifyMany).
 func ReadRecipients(app core.App, userIDs []string) (Recipients, error) {
-	return readRecipients(app, userIDs)
+	n, err := usersChanges(app)
+	if err != nil {
+		return Recipients{}, err
+	}
+	users, err := readRecipients(app, userIDs)
+	if err != nil {
+		return Recipients{}, err
+	}
+	return Recipients{users: users, usersChanges: n}, nil
+}
+
+// usersChanges reads the users table's change counter (-1 when the
+// counters are not installed).
+func usersChanges(app core.App) (int64, error) {
+	var n []int64
+	err := app.DB().NewQuery("SELECT n FROM change_counters WHERE tbl = {:t}").Bind(dbx.Params{"t": users.Collection}).Column(&n)
+	if err != nil || len(n) == 0 {
+		if err != nil && strings.Contains(err.Error(), "no such table") {
+			err = nil
+		}
+		return -1, err
+	}
+	return n[0], nil
 }
 
 // NotifyManyKnown is NotifyMany with the recipients already read (known,
-// by ReadRecipients; nil reads them all): users missing from known are
-// read in the write. A preference changed between that read and the write
+// by ReadRecipients; the zero Recipients reads them all): users missing
+// from known are read in the write. Whether a known user was disabled
+// (erased) meanwhile is read again in the write, unless the users table's
+// change counter shows that no users row changed since known was read. A preference changed between that read and the write
 // takes effect from the next notification, as if it had changed just
 // after it.
 func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
@@ -172,16 +204,34 @@ func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
 // dropDisabled returns items without those of disabled users (an erased
 // account is disabled), as this transaction sees them: the users read in it
 // (recips) say so themselves; those known from a read before it are read
-// again, with one query. items is left as it is when nobody is disabled.
+// again, with one query, unless the users change counter has not moved
+// since that read (then known says what a new read would). items is left as it is when nobody is disabled.
 func dropDisabled(app core.App, items []Addressed, userIDs []string, recips map[string]*recipient, known Recipients) ([]Addressed, error) {
 	disabled := map[string]bool{}
 	var stale []string
 	for _, u := range userIDs {
-		switch r := recips[u]; {
-		case known[u] != nil:
+		r := recips[u]
+		switch {
+		case known.users[u] != nil:
 			stale = append(stale, u)
 		case r != nil && r.disabled:
 			disabled[u] = true
+		}
+	}
+	if len(stale) > 0 && known.usersChanges >= 0 {
+		// No users row changed since before the known ones were read:
+		// what they say is what this transaction would read again.
+		n, err := usersChanges(app)
+		if err != nil {
+			return nil, err
+		}
+		if n == known.usersChanges {
+			for _, u := range stale {
+				if known.users[u].disabled {
+					disabled[u] = true
+				}
+			}
+			stale = nil
 		}
 	}
 	if len(stale) > 0 {
@@ -262,17 +312,17 @@ func idsParam(ids []string) string {
 // knownRecipients is loadRecipients of the users (distinct ids) missing
 // from known, merged with known's.
 func knownRecipients(app core.App, userIDs []string, known Recipients) (map[string]*recipient, error) {
-	if len(known) == 0 {
+	if len(known.users) == 0 {
 		return loadRecipients(app, userIDs)
 	}
 	var missing []string
 	for _, u := range userIDs {
-		if known[u] == nil {
+		if known.users[u] == nil {
 			missing = append(missing, u)
 		}
 	}
 	if len(missing) == 0 {
-		return known, nil
+		return known.users, nil
 	}
 	more, err := loadRecipients(app, missing)
 	if err != nil {
@@ -280,7 +330,7 @@ func knownRecipients(app core.App, userIDs []string, known Recipients) (map[stri
 	}
 	out := make(map[string]*recipient, len(userIDs))
 	for _, u := range userIDs {
-		if r := known[u]; r != nil {
+		if r := known.users[u]; r != nil {
 			out[u] = r
 		} else {
 			out[u] = more[u]
