@@ -74,9 +74,10 @@ type Recipients struct {
 	users map[string]*recipient
 	// usersChanges is the users table's change counter (change_counters,
 	// internal/readmodel: every INSERT, UPDATE and DELETE of a users row,
-	// by any process, adds one in its own transaction) read before users;
-	// -1 when it was not read.
+	// by any process, adds one in its own transaction) read before users,
+	// when counted.
 	usersChanges int64
+	counted      bool
 }
 
 // ReadRecipients reads what deliveries need of users (distinct ids) with
@@ -93,7 +94,7 @@ func ReadRecipients(app core.App, userIDs []string) (Recipients, error) {
 	if err != nil {
 		return Recipients{}, err
 	}
-	return Recipients{users: users, usersChanges: n}, nil
+	return Recipients{users: users, usersChanges: n, counted: n >= 0}, nil
 }
 
 // usersChanges reads the users table's change counter (-1 when the
@@ -114,52 +115,94 @@ func usersChanges(app core.App) (int64, error) {
 // by ReadRecipients; the zero Recipients reads them all): users missing
 // from known are read in the write. Whether a known user was disabled
 // (erased) meanwhile is read again in the write, unless the users table's
-// change counter shows that no users row changed since known was read. A preference changed between that read and the write
-// takes effect from the next notification, as if it had changed just
-// after it.
+// change counter shows that no users row changed since known was read. A
+// preference changed between that read and the write takes effect from
+// the next notification, as if it had changed just after it.
 func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
 	if len(items) == 0 {
 		return nil
 	}
-	if app.TxInfo() == nil {
-		return writer.Transaction(app, func(txApp core.App) error {
-			return NotifyManyKnown(txApp, items, known)
-		})
+	p, err := Prepare(items, known)
+	if err != nil {
+		return err
 	}
+	return NotifyPrepared(app, p, nil)
+}
 
-	users := make([]string, 0, len(items))
+// Prepared is a batch of notifications checked against the collection's
+// bounds and rendered as stored (Prepare) ahead of its write, with the
+// recipients known for it: NotifyPrepared then leaves the writer only the
+// write. The reminder sweep prepares batch k+1 while batch k is written.
+type Prepared struct {
+	items []Addressed
+	datas []string // each item's data field as stored
+	users []string // the distinct users of items
+	known Recipients
+}
+
+// Prepare checks items (what a record save would: the user id's form, the
+// kind, the texts' and the data's bounds) and renders their data fields,
+// outside any transaction; known is as for NotifyManyKnown.
+func Prepare(items []Addressed, known Recipients) (*Prepared, error) {
+	p := &Prepared{items: items, datas: make([]string, len(items)), known: known}
 	seen := make(map[string]bool, len(items))
+	var lastData uintptr // items often share one Data map (e.g. both parties of an appointment)
 	for i := range items {
 		if err := validateAddressed(&items[i]); err != nil {
-			return err
+			return nil, err
 		}
 		if !seen[items[i].UserID] {
 			seen[items[i].UserID] = true
-			users = append(users, items[i].UserID)
+			p.users = append(p.users, items[i].UserID)
+		}
+		if ptr := reflect.ValueOf(items[i].Data).Pointer(); i > 0 && ptr != 0 && ptr == lastData {
+			p.datas[i] = p.datas[i-1]
+		} else {
+			raw, err := dataJSON(items[i].Data)
+			if err != nil {
+				return nil, err
+			}
+			p.datas[i], lastData = raw, ptr
 		}
 	}
-	recips, err := knownRecipients(app, users, known)
+	return p, nil
+}
+
+// NotifyPrepared writes the prepared notifications whose keep is true
+// (keep nil: all of them) with the semantics of NotifyManyKnown.
+func NotifyPrepared(app core.App, p *Prepared, keep []bool) error {
+	if app.TxInfo() == nil {
+		return writer.Transaction(app, func(txApp core.App) error {
+			return NotifyPrepared(txApp, p, keep)
+		})
+	}
+	items, datas, users := p.items, p.datas, p.users
+	if keep != nil {
+		items, datas, users = nil, nil, nil
+		seen := make(map[string]bool, len(p.users))
+		for i, k := range keep {
+			if !k {
+				continue
+			}
+			items, datas = append(items, p.items[i]), append(datas, p.datas[i])
+			if u := p.items[i].UserID; !seen[u] {
+				seen[u] = true
+				users = append(users, u)
+			}
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	recips, err := knownRecipients(app, users, p.known)
 	if err != nil {
 		return err
 	}
 	// An erased (or disabled) user gets nothing: checked in this
 	// transaction, so a writer that read the user before an erasure (a
 	// broadcast's batch, the sweep's next batch) writes nothing after it.
-	if items, err = dropDisabled(app, items, users, recips, known); err != nil || len(items) == 0 {
+	if items, datas, err = dropDisabled(app, items, datas, users, recips, p.known); err != nil || len(items) == 0 {
 		return err
-	}
-	datas := make([]string, len(items))
-	var lastData uintptr // items often share one Data map (e.g. both parties of an appointment)
-	for i := range items {
-		if p := reflect.ValueOf(items[i].Data).Pointer(); i > 0 && p != 0 && p == lastData {
-			datas[i] = datas[i-1]
-		} else {
-			raw, err := dataJSON(items[i].Data)
-			if err != nil {
-				return err
-			}
-			datas[i], lastData = raw, p
-		}
 	}
 
 	created := types.NowDateTime().String()
@@ -201,12 +244,12 @@ func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
 	return nil
 }
 
-// dropDisabled returns items without those of disabled users (an erased
+// dropDisabled returns items (and their datas) without those of disabled users (an erased
 // account is disabled), as this transaction sees them: the users read in it
 // (recips) say so themselves; those known from a read before it are read
 // again, with one query, unless the users change counter has not moved
 // since that read (then known says what a new read would). items is left as it is when nobody is disabled.
-func dropDisabled(app core.App, items []Addressed, userIDs []string, recips map[string]*recipient, known Recipients) ([]Addressed, error) {
+func dropDisabled(app core.App, items []Addressed, datas, userIDs []string, recips map[string]*recipient, known Recipients) ([]Addressed, []string, error) {
 	disabled := map[string]bool{}
 	var stale []string
 	for _, u := range userIDs {
@@ -218,12 +261,12 @@ func dropDisabled(app core.App, items []Addressed, userIDs []string, recips map[
 			disabled[u] = true
 		}
 	}
-	if len(stale) > 0 && known.usersChanges >= 0 {
+	if len(stale) > 0 && known.counted {
 		// No users row changed since before the known ones were read:
 		// what they say is what this transaction would read again.
 		n, err := usersChanges(app)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if n == known.usersChanges {
 			for _, u := range stale {
@@ -237,22 +280,24 @@ func dropDisabled(app core.App, items []Addressed, userIDs []string, recips map[
 	if len(stale) > 0 {
 		ids, err := disabledAmong(app, stale)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, u := range ids {
 			disabled[u] = true
 		}
 	}
 	if len(disabled) == 0 {
-		return items, nil
+		return items, datas, nil
 	}
 	kept := make([]Addressed, 0, len(items))
-	for _, it := range items {
+	keptDatas := make([]string, 0, len(items))
+	for i, it := range items {
 		if !disabled[it.UserID] {
 			kept = append(kept, it)
+			keptDatas = append(keptDatas, datas[i])
 		}
 	}
-	return kept, nil
+	return kept, keptDatas, nil
 }
 
 // disabledAmong returns the ids among ids (distinct) of disabled users,
@@ -410,33 +455,80 @@ func readRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 }
 
 // insertInbox writes the inbox rows of items[at...] with multi-row
-// INSERTs of insertChunk rows: one statement prepared for the full chunks,
-// another for the rest.
+// INSERTs of up to insertChunk rows. A column whose value is the same in
+// every row of a chunk (the kind and title of a sweep's reminders, all
+// but id and user in a broadcast) is bound once for the chunk instead of
+// once a row: the driver looks each bound value up linearly, so a
+// statement's binding cost grows with the square of its values. Each
+// statement shape is prepared once per call.
 func insertInbox(app core.App, items []Addressed, datas, ids []string, at []int, created string) error {
-	full := len(at) / insertChunk * insertChunk
-	if full > 0 {
-		q := app.DB().NewQuery(insertSQL(insertChunk)).Prepare()
-		defer q.Close()
-		params := make(dbx.Params, insertChunk*7+1) // refilled for every chunk
-		for start := 0; start < full; start += insertChunk {
-			fillInsertParams(params, items, datas, ids, at[start:start+insertChunk], created)
-			_, err := q.Bind(params).Execute()
-			if err != nil {
-				return err
-			}
+	type shape struct{ rows, shared int }
+	prepared := map[shape]*dbx.Query{}
+	defer func() {
+		for _, q := range prepared {
+			q.Close()
 		}
-	}
-	if rest := at[full:]; len(rest) > 0 {
-		params := make(dbx.Params, len(rest)*7+1)
-		fillInsertParams(params, items, datas, ids, rest, created)
-		_, err := app.DB().NewQuery(insertSQL(len(rest))).Bind(params).Execute()
-		return err
+	}()
+	params := make(dbx.Params, insertChunk*7+6)
+	for start := 0; start < len(at); start += insertChunk {
+		chunk := at[start:min(start+insertChunk, len(at))]
+		sh := shape{len(chunk), sharedColumns(items, datas, chunk)}
+		q := prepared[sh]
+		if q == nil {
+			q = app.DB().NewQuery(insertSQL(sh.rows, sh.shared)).Prepare()
+			prepared[sh] = q
+		}
+		clear(params)
+		fillInsertParams(params, items, datas, ids, chunk, created, sh.shared)
+		if _, err := q.Bind(params).Execute(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// insertSQL is an INSERT of n inbox rows with named placeholders.
-func insertSQL(n int) string {
+// The columns of an inbox row bound from an item besides id and user, in
+// insertSQL's order: kind, title, body, url, data (bit c of a shared mask).
+const insertValueColumns = 5
+
+// columnValue is column c (0–4: kind, title, body, url, data) of item i.
+func columnValue(items []Addressed, datas []string, i, c int) string {
+	switch c {
+	case 0:
+		return items[i].Kind
+	case 1:
+		return items[i].Title
+	case 2:
+		return items[i].Body
+	case 3:
+		return items[i].URL
+	}
+	return datas[i]
+}
+
+// sharedColumns is the mask of the value columns equal in every row of
+// at (bit c: column c of columnValue).
+func sharedColumns(items []Addressed, datas []string, at []int) int {
+	mask := 0
+	for c := 0; c < insertValueColumns; c++ {
+		v, same := columnValue(items, datas, at[0], c), true
+		for _, i := range at[1:] {
+			if columnValue(items, datas, i, c) != v {
+				same = false
+				break
+			}
+		}
+		if same {
+			mask |= 1 << c
+		}
+	}
+	return mask
+}
+
+// insertSQL is an INSERT of n inbox rows with named placeholders; the
+// value columns in shared (a sharedColumns mask) have one placeholder for
+// every row.
+func insertSQL(n, shared int) string {
 	var sql strings.Builder
 	sql.Grow(100 + n*90)
 	sql.WriteString("INSERT OR FAIL INTO " + colNotifications +
@@ -445,14 +537,23 @@ func insertSQL(n int) string {
 		if r > 0 {
 			sql.WriteByte(',')
 		}
-		p := "p" + strconv.Itoa(r) + "_"
-		sql.WriteString("({:" + p + "i},{:" + p + "u},{:" + p + "k},{:" + p + "t},{:" + p + "b},{:" + p + "l},{:" + p + "d},'',{:created})")
+		n := &insertNames[r]
+		sql.WriteString("({:" + n[0] + "},{:" + n[1] + "}")
+		for c := 0; c < insertValueColumns; c++ {
+			if shared&(1<<c) != 0 {
+				sql.WriteString(",{:" + sharedNames[c] + "}")
+			} else {
+				sql.WriteString(",{:" + n[2+c] + "}")
+			}
+		}
+		sql.WriteString(",'',{:created})")
 	}
 	return sql.String()
 }
 
 // insertNames are the placeholder names of insertSQL's rows: row r's
-// seven values are insertNames[r][0..6].
+// seven values are insertNames[r][0..6] (id, user, then the value
+// columns).
 var insertNames = func() (names [insertChunk][7]string) {
 	for r := range names {
 		p := "p" + strconv.Itoa(r) + "_"
@@ -463,20 +564,27 @@ var insertNames = func() (names [insertChunk][7]string) {
 	return names
 }()
 
-// fillInsertParams sets params to the values of insertSQL(len(at)) for
-// items[at...] (len(at) ≤ insertChunk; the same keys every chunk).
-func fillInsertParams(params dbx.Params, items []Addressed, datas, ids []string, at []int, created string) {
+// sharedNames are the placeholder names of the shared value columns.
+var sharedNames = [insertValueColumns]string{"sk", "st", "sb", "sl", "sd"}
+
+// fillInsertParams sets params to the values of insertSQL(len(at),
+// shared) for items[at...] (len(at) ≤ insertChunk).
+func fillInsertParams(params dbx.Params, items []Addressed, datas, ids []string, at []int, created string, shared int) {
 	params["created"] = created
+	for c := 0; c < insertValueColumns; c++ {
+		if shared&(1<<c) != 0 {
+			params[sharedNames[c]] = columnValue(items, datas, at[0], c)
+		}
+	}
 	for r, i := range at {
 		n := &insertNames[r]
-		it := &items[i]
 		params[n[0]] = ids[i]
-		params[n[1]] = it.UserID
-		params[n[2]] = it.Kind
-		params[n[3]] = it.Title
-		params[n[4]] = it.Body
-		params[n[5]] = it.URL
-		params[n[6]] = datas[i]
+		params[n[1]] = items[i].UserID
+		for c := 0; c < insertValueColumns; c++ {
+			if shared&(1<<c) == 0 {
+				params[n[2+c]] = columnValue(items, datas, i, c)
+			}
+		}
 	}
 }
 
