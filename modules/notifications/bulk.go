@@ -44,8 +44,8 @@ const maxDataBytes = 16 << 10
 // few queries instead of a full record save per notification:
 //
 //   - the users, their preferences and their push subscriptions are read
-//     with one query (an unknown user fails the whole call, like Notify's
-//     relation check);
+//     with one query per table (an unknown user fails the whole call,
+//     like Notify's relation check);
 //   - the inbox rows are written with multi-row INSERTs through app.DB();
 //   - deliveries are queued only for users who can receive something (a
 //     push subscription with push on, or e-mail on while SMTP is
@@ -81,9 +81,9 @@ type Recipients struct {
 }
 
 // ReadRecipients reads what deliveries need of users (distinct ids) with
-// one query, outside any transaction: a caller preparing its next batch
-// while the writer is busy with the last one (the reminder sweep) hands it
-// to NotifyManyKnown. A user that does not exist is left out (the write
+// one query per table (readRecipients), outside any transaction: a caller
+// preparing its next batch while the writer is busy with the last one
+// (the reminder sweep) hands it to NotifyManyKnown. A user that does not exist is left out (the write
 // then reads it again and fails like NotifyMany).
 func ReadRecipients(app core.App, userIDs []string) (Recipients, error) {
 	n, err := usersChanges(app)
@@ -301,12 +301,13 @@ func dropDisabled(app core.App, items []Addressed, datas, userIDs []string, reci
 }
 
 // disabledAmong returns the ids among ids (distinct) of disabled users,
-// with one query (the recipients' own read of users; a call into the users
-// package here would climb back up the walk of a sign-up).
+// with one query on idx_users_disabled, which holds only the disabled users
+// (the recipients' own read of users; a call into the users package here
+// would climb back up the walk of a sign-up).
 func disabledAmong(app core.App, ids []string) ([]string, error) {
 	out := []string{}
-	err := app.DB().NewQuery("SELECT id FROM " + users.Collection +
-		" WHERE id IN (SELECT value FROM json_each({:ids})) AND disabled = TRUE").
+	err := app.DB().NewQuery("SELECT id FROM " + users.Collection + " INDEXED BY idx_users_disabled" +
+		" WHERE disabled = TRUE AND id IN (SELECT value FROM json_each({:ids}))").
 		Bind(dbx.Params{"ids": idsParam(ids)}).Column(&out)
 	return out, err
 }
@@ -385,7 +386,7 @@ func knownRecipients(app core.App, userIDs []string, known Recipients) (map[stri
 }
 
 // loadRecipients reads the preferences and push subscriptions (oldest
-// first) of users (distinct ids) with one query, failing like a relation
+// first) of users (distinct ids) with readRecipients, failing like a relation
 // check when one of them does not exist.
 func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, error) {
 	out, err := readRecipients(app, userIDs)
@@ -398,44 +399,82 @@ func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 	return out, nil
 }
 
-// readRecipients reads the recipients among userIDs (distinct) that exist.
+// readRecipients reads the recipients among userIDs (distinct) that exist,
+// with one query per table: which users exist (the users id index alone),
+// which of them are disabled (idx_users_disabled, which holds only those),
+// then their preferences, push subscriptions and confirmed WhatsApp
+// numbers (each table's user index). No users row is read: a batch of
+// 10,000 recipients of the reminder sweep read 10,000 rows of a table of a
+// million users, scattered over its pages.
 func readRecipients(app core.App, userIDs []string) (map[string]*recipient, error) {
+	ids := idsParam(userIDs)
+	var found []string
+	if err := app.DB().NewQuery("SELECT id FROM " + users.Collection + " WHERE id IN (SELECT value FROM json_each({:ids}))").
+		Bind(dbx.Params{"ids": ids}).Column(&found); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*recipient, len(found))
+	for _, id := range found {
+		out[id] = &recipient{prefs: Preferences{}}
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	disabled, err := disabledAmong(app, userIDs)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range disabled {
+		if r := out[id]; r != nil {
+			r.disabled = true
+		}
+	}
+	var prefs []struct {
+		User  string `db:"user"`
+		Prefs string `db:"prefs"`
+	}
+	if err := app.DB().NewQuery("SELECT user, COALESCE(prefs, '') AS prefs FROM " + colPreferences +
+		" WHERE user IN (SELECT value FROM json_each({:ids}))").Bind(dbx.Params{"ids": ids}).All(&prefs); err != nil {
+		return nil, err
+	}
+	for _, p := range prefs {
+		rc := out[p.User]
+		if rc == nil || p.Prefs == "" || p.Prefs == "null" {
+			continue
+		}
+		if json.Unmarshal([]byte(p.Prefs), &rc.prefs) != nil || rc.prefs == nil {
+			rc.prefs = Preferences{} // unreadable: defaults
+		}
+	}
+	var phones []struct {
+		User  string `db:"user"`
+		Phone string `db:"phone"`
+	}
+	if err := app.DB().NewQuery("SELECT user, phone FROM " + whatsapp.ContactsCollection +
+		" WHERE status = {:confirmed} AND user IN (SELECT value FROM json_each({:ids}))").
+		Bind(dbx.Params{"ids": ids, "confirmed": whatsapp.ContactConfirmed}).All(&phones); err != nil {
+		return nil, err
+	}
+	for _, p := range phones {
+		if rc := out[p.User]; rc != nil {
+			rc.phone = p.Phone
+		}
+	}
 	var rows []struct {
-		ID       string `db:"id"`
-		Prefs    string `db:"prefs"`
+		User     string `db:"user"`
 		SubID    string `db:"subId"`
 		Endpoint string `db:"endpoint"`
 		P256dh   string `db:"p256dh"`
 		Auth     string `db:"auth"`
 		Created  string `db:"created"`
-		Phone    string `db:"phone"`
-		Disabled bool   `db:"disabled"`
 	}
-	err := app.DB().NewQuery("SELECT u.id AS id, u.disabled AS disabled, COALESCE(p.prefs, '') AS prefs, COALESCE(s.id, '') AS subId, " +
-		"COALESCE(s.endpoint, '') AS endpoint, COALESCE(s.p256dh, '') AS p256dh, COALESCE(s.auth, '') AS auth, " +
-		"COALESCE(s.created, '') AS created, COALESCE(w.phone, '') AS phone FROM " + users.Collection + " u " +
-		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
-		"LEFT JOIN " + colSubscriptions + " s ON s.user = u.id " +
-		"LEFT JOIN " + whatsapp.ContactsCollection + " w ON w.user = u.id AND w.status = {:confirmed} " +
-		"WHERE u.id IN (SELECT value FROM json_each({:ids}))").
-		Bind(dbx.Params{"ids": idsParam(userIDs), "confirmed": whatsapp.ContactConfirmed}).All(&rows)
-	if err != nil {
+	if err := app.DB().NewQuery("SELECT user, id AS subId, endpoint, p256dh, auth, created FROM " + colSubscriptions +
+		" WHERE user IN (SELECT value FROM json_each({:ids}))").Bind(dbx.Params{"ids": ids}).All(&rows); err != nil {
 		return nil, err
 	}
-	out := make(map[string]*recipient, len(userIDs))
 	created := map[string]string{} // of each subscription, to order a user's
 	for _, r := range rows {
-		rc := out[r.ID]
-		if rc == nil {
-			rc = &recipient{prefs: Preferences{}, phone: r.Phone, disabled: r.Disabled}
-			if r.Prefs != "" && r.Prefs != "null" {
-				if json.Unmarshal([]byte(r.Prefs), &rc.prefs) != nil || rc.prefs == nil {
-					rc.prefs = Preferences{} // unreadable: defaults
-				}
-			}
-			out[r.ID] = rc
-		}
-		if r.SubID != "" {
+		if rc := out[r.User]; rc != nil {
 			rc.subs = append(rc.subs, subscription{ID: r.SubID, Endpoint: r.Endpoint, P256dh: r.P256dh, Auth: r.Auth})
 			created[r.SubID] = r.Created
 		}
