@@ -306,8 +306,8 @@ func dropDisabled(app core.App, items []Addressed, datas, userIDs []string, reci
 // would climb back up the walk of a sign-up).
 func disabledAmong(app core.App, ids []string) ([]string, error) {
 	out := []string{}
-	err := app.DB().NewQuery("SELECT id FROM " + users.Collection + " INDEXED BY idx_users_disabled" +
-		" WHERE disabled = TRUE AND id IN (SELECT value FROM json_each({:ids}))").
+	err := app.DB().NewQuery("SELECT d.id FROM json_each({:ids}) j CROSS JOIN " + users.Collection +
+		" d INDEXED BY idx_users_disabled ON d.id = j.value WHERE d.disabled = TRUE").
 		Bind(dbx.Params{"ids": idsParam(ids)}).Column(&out)
 	return out, err
 }
@@ -400,81 +400,53 @@ func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 }
 
 // readRecipients reads the recipients among userIDs (distinct) that exist,
-// with one query per table: which users exist (the users id index alone),
-// which of them are disabled (idx_users_disabled, which holds only those),
-// then their preferences, push subscriptions and confirmed WhatsApp
-// numbers (each table's user index). No users row is read: a batch of
-// 10,000 recipients of the reminder sweep read 10,000 rows of a table of a
-// million users, scattered over its pages.
+// with one query driven by the list of ids (json_each joined, not an IN
+// list: SQLite would first copy the list into a temporary index): whether
+// each exists (the users id index alone), whether it is disabled
+// (idx_users_disabled, which holds only those), its preferences, push
+// subscriptions and confirmed WhatsApp number (each table's user index).
+// No users row is read: a batch of 10,000 recipients of the reminder sweep
+// read 10,000 rows of a table of a million users, scattered over its
+// pages.
 func readRecipients(app core.App, userIDs []string) (map[string]*recipient, error) {
-	ids := idsParam(userIDs)
-	var found []string
-	if err := app.DB().NewQuery("SELECT id FROM " + users.Collection + " WHERE id IN (SELECT value FROM json_each({:ids}))").
-		Bind(dbx.Params{"ids": ids}).Column(&found); err != nil {
-		return nil, err
-	}
-	out := make(map[string]*recipient, len(found))
-	for _, id := range found {
-		out[id] = &recipient{prefs: Preferences{}}
-	}
-	if len(out) == 0 {
-		return out, nil
-	}
-	disabled, err := disabledAmong(app, userIDs)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range disabled {
-		if r := out[id]; r != nil {
-			r.disabled = true
-		}
-	}
-	var prefs []struct {
-		User  string `db:"user"`
-		Prefs string `db:"prefs"`
-	}
-	if err := app.DB().NewQuery("SELECT user, COALESCE(prefs, '') AS prefs FROM " + colPreferences +
-		" WHERE user IN (SELECT value FROM json_each({:ids}))").Bind(dbx.Params{"ids": ids}).All(&prefs); err != nil {
-		return nil, err
-	}
-	for _, p := range prefs {
-		rc := out[p.User]
-		if rc == nil || p.Prefs == "" || p.Prefs == "null" {
-			continue
-		}
-		if json.Unmarshal([]byte(p.Prefs), &rc.prefs) != nil || rc.prefs == nil {
-			rc.prefs = Preferences{} // unreadable: defaults
-		}
-	}
-	var phones []struct {
-		User  string `db:"user"`
-		Phone string `db:"phone"`
-	}
-	if err := app.DB().NewQuery("SELECT user, phone FROM " + whatsapp.ContactsCollection +
-		" WHERE status = {:confirmed} AND user IN (SELECT value FROM json_each({:ids}))").
-		Bind(dbx.Params{"ids": ids, "confirmed": whatsapp.ContactConfirmed}).All(&phones); err != nil {
-		return nil, err
-	}
-	for _, p := range phones {
-		if rc := out[p.User]; rc != nil {
-			rc.phone = p.Phone
-		}
-	}
 	var rows []struct {
-		User     string `db:"user"`
+		ID       string `db:"id"`
+		Prefs    string `db:"prefs"`
 		SubID    string `db:"subId"`
 		Endpoint string `db:"endpoint"`
 		P256dh   string `db:"p256dh"`
 		Auth     string `db:"auth"`
 		Created  string `db:"created"`
+		Phone    string `db:"phone"`
+		Disabled bool   `db:"disabled"`
 	}
-	if err := app.DB().NewQuery("SELECT user, id AS subId, endpoint, p256dh, auth, created FROM " + colSubscriptions +
-		" WHERE user IN (SELECT value FROM json_each({:ids}))").Bind(dbx.Params{"ids": ids}).All(&rows); err != nil {
+	err := app.DB().NewQuery("SELECT u.id AS id, " +
+		"EXISTS (SELECT 1 FROM " + users.Collection + " d INDEXED BY idx_users_disabled WHERE d.disabled = TRUE AND d.id = u.id) AS disabled, " +
+		"COALESCE(p.prefs, '') AS prefs, COALESCE(s.id, '') AS subId, " +
+		"COALESCE(s.endpoint, '') AS endpoint, COALESCE(s.p256dh, '') AS p256dh, COALESCE(s.auth, '') AS auth, " +
+		"COALESCE(s.created, '') AS created, COALESCE(w.phone, '') AS phone FROM json_each({:ids}) j " +
+		"CROSS JOIN " + users.Collection + " u ON u.id = j.value " +
+		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
+		"LEFT JOIN " + colSubscriptions + " s ON s.user = u.id " +
+		"LEFT JOIN " + whatsapp.ContactsCollection + " w ON w.user = u.id AND w.status = {:confirmed}").
+		Bind(dbx.Params{"ids": idsParam(userIDs), "confirmed": whatsapp.ContactConfirmed}).All(&rows)
+	if err != nil {
 		return nil, err
 	}
+	out := make(map[string]*recipient, len(userIDs))
 	created := map[string]string{} // of each subscription, to order a user's
 	for _, r := range rows {
-		if rc := out[r.User]; rc != nil {
+		rc := out[r.ID]
+		if rc == nil {
+			rc = &recipient{prefs: Preferences{}, phone: r.Phone, disabled: r.Disabled}
+			if r.Prefs != "" && r.Prefs != "null" {
+				if json.Unmarshal([]byte(r.Prefs), &rc.prefs) != nil || rc.prefs == nil {
+					rc.prefs = Preferences{} // unreadable: defaults
+				}
+			}
+			out[r.ID] = rc
+		}
+		if r.SubID != "" {
 			rc.subs = append(rc.subs, subscription{ID: r.SubID, Endpoint: r.Endpoint, P256dh: r.P256dh, Auth: r.Auth})
 			created[r.SubID] = r.Created
 		}
