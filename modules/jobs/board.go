@@ -273,12 +273,11 @@ func (sj *serviceJobs) list(jobs []packedJob) {
 	counts := map[string]int{}
 	for i, p := range jobs {
 		sj.all[i] = p.job
-		_, _, key := p.job.order()
-		counts[key]++
+		counts[p.job.city()]++
 	}
 	sj.byCity = make(map[string][]boardJob, len(counts))
 	for _, j := range sj.all {
-		_, _, key := j.order()
+		key := j.city()
 		if sj.byCity[key] == nil {
 			sj.byCity[key] = make([]boardJob, 0, counts[key])
 		}
@@ -437,13 +436,13 @@ func (b *openBoard) readOne(jobID string, r *boardRow) error {
 func find(list []boardJob, id, created string) int {
 	if created == "" {
 		return slices.IndexFunc(list, func(j boardJob) bool {
-			_, jid, _ := j.order()
+			_, jid := j.order()
 			return jid == id
 		})
 	}
 	k := sort.Search(len(list), func(k int) bool { return !list[k].before(created, id) })
 	if k < len(list) {
-		if _, jid, _ := list[k].order(); jid == id {
+		if _, jid := list[k].order(); jid == id {
 			return k
 		}
 	}
@@ -458,12 +457,8 @@ func (bd *board) replace(svc string, j boardJob, created, id string) bool {
 	if sj == nil {
 		return false
 	}
-	i := find(sj.all, id, created)
-	_, _, key := j.order()
-	if i < 0 {
-		return false
-	}
-	if _, _, was := sj.all[i].order(); was != key {
+	i, key := find(sj.all, id, created), j.city()
+	if i < 0 || sj.all[i].city() != key {
 		return false
 	}
 	city := sj.byCity[key]
@@ -491,7 +486,8 @@ func (bd *board) remove(svc, id, created string) {
 		delete(bd.services, svc)
 		return
 	}
-	created, _, key := sj.all[i].order()
+	created, _ = sj.all[i].order()
+	key := sj.all[i].city()
 	out := &serviceJobs{all: without(sj.all, i), byCity: maps.Clone(sj.byCity), ref: sj.ref}
 	city := sj.byCity[key]
 	if k := find(city, id, created); k >= 0 && len(city) > 1 {
@@ -524,7 +520,7 @@ func (bd *board) insert(svc string, ref []byte, j boardJob) {
 		copy(out[i+1:], list[i:])
 		return out
 	}
-	_, _, key := j.order()
+	key := j.city()
 	out := &serviceJobs{all: add(sj.all), byCity: maps.Clone(sj.byCity), ref: ref}
 	out.byCity[key] = add(sj.byCity[key])
 	bd.services[svc] = out

@@ -129,18 +129,25 @@ func (j boardJob) decode(t []string) {
 	}
 }
 
-// order is j's order key: its stored created and its id (and its city).
-func (j boardJob) order() (created, id, key string) {
-	var t [3]string
+// order is j's order key: its stored created and its id.
+func (j boardJob) order() (created, id string) {
+	var t [2]string
 	j.decode(t[:])
-	return t[fCreated], t[fID], t[fKey]
+	return t[fCreated], t[fID]
+}
+
+// city is j's folded city (the key of its list by city).
+func (j boardJob) city() string {
+	var t [fKey + 1]string
+	j.decode(t[:])
+	return t[fKey]
 }
 
 // newer reports whether job a comes before job b on the board (created
 // DESC, id DESC).
 func newer(a, b boardJob) bool {
-	ca, ia, _ := a.order()
-	cb, ib, _ := b.order()
+	ca, ia := a.order()
+	cb, ib := b.order()
 	if ca != cb {
 		return ca > cb
 	}
@@ -150,7 +157,7 @@ func newer(a, b boardJob) bool {
 // before reports whether job a comes before a job of that created and id
 // (or is it).
 func (j boardJob) before(created, id string) bool {
-	c, i, _ := j.order()
+	c, i := j.order()
 	if c != created {
 		return c > created
 	}

@@ -76,8 +76,8 @@ func TestBoardEntryRendersAsMarshal(t *testing.T) {
 		if got := packed[i].appendJSON(nil, refJSON); string(got) != string(raw) {
 			t.Errorf("row %d:\n got %s\nwant %s", i, got, raw)
 		}
-		if created, id, key := packed[i].order(); created != r.Created || id != r.ID || key != r.CityKey {
-			t.Errorf("row %d: order key %q %q %q", i, created, id, key)
+		if created, id := packed[i].order(); created != r.Created || id != r.ID || packed[i].city() != r.CityKey {
+			t.Errorf("row %d: order key %q %q, city %q", i, created, id, packed[i].city())
 		}
 	}
 }
