@@ -28,8 +28,8 @@ import (
 // The open board (GET /api/jobs/open, routed by the quotes area) is an
 // in-memory projection of the open jobs (PENDIENTE, without provider): per
 // service, newest first (created DESC, id DESC, as the SQL it replaces),
-// and per service and folded city, each job packed once in a string (its
-// texts escaped for JSON, board_packed.go). A page merges the caller's
+// and per service and folded city, each job packed once (its texts
+// escaped for JSON, board_packed.go). A page merges the caller's
 // services' lists and renders its jobs from their parts; the total is the
 // sum of the lists' lengths: no SQL per request.
 //
@@ -39,24 +39,28 @@ import (
 // conditional assignments of Assign and AssignQuoted, a review of it)
 // re-reads that one job and derives a new snapshot that copies only the
 // lists of the job's service: the map of services is copied (tens of
-// entries), every other service's lists are shared, and so are the jobs'
-// strings. Patches are
+// entries), every other service's lists are shared, and the job's new
+// entry is appended to the shared packed store. Patches are
 // serialised and each re-reads the database after its commit, so the
 // board ends at the database's state whatever order the hooks of racing
 // writes run in. A client's rename re-renders that client's open jobs; a
 // catalog write rebuilds (readers keep the old snapshot meanwhile); a
 // commit by another process drops it (internal/readmodel).
 
-// board is one snapshot: the open jobs of each service. Never changed once
-// stored: a patch derives a new one.
-type board struct{ services map[string]*serviceJobs }
+// board is one snapshot: the open jobs of each service, their entries in
+// st (board_packed.go). Never changed once stored: a patch derives a new
+// one.
+type board struct {
+	services map[string]*serviceJobs
+	st       *store
+}
 
-// serviceJobs are the open jobs of one service, newest first, also by
-// folded city, and the service's JSON as the jobs render it. Never changed
-// once stored: a patch builds a new one.
+// serviceJobs are the open jobs of one service (entries of the board's
+// store), newest first, also by folded city, and the service's JSON as
+// the jobs render it. Never changed once stored: a patch builds a new one.
 type serviceJobs struct {
-	all    []boardJob
-	byCity map[string][]boardJob
+	all    []int32
+	byCity map[string][]int32
 	ref    []byte
 }
 
@@ -121,8 +125,8 @@ func (b *openBoard) compare() (int, error) {
 		a, f := cmp.Or(cur.services[svc], none), cmp.Or(fresh.services[svc], none)
 		diffs += max(len(a.all), len(f.all)) - min(len(a.all), len(f.all))
 		for i := range min(len(a.all), len(f.all)) {
-			ja = a.all[i].appendJSON(ja[:0], a.ref)
-			jf = f.all[i].appendJSON(jf[:0], f.ref)
+			ja = cur.st.appendJSON(ja[:0], a.all[i], a.ref)
+			jf = fresh.st.appendJSON(jf[:0], f.all[i], f.ref)
 			if !bytes.Equal(ja, jf) {
 				diffs++
 			}
@@ -172,14 +176,22 @@ func scanRow(rows *dbx.Rows, r *boardRow) error {
 }
 
 // The cold build at 100,000 open jobs (issue 27: ≤ 2 s) reads with two
-// readers, each on its own connection and half of the rowids, packing
-// their rows (packer.pack); the lists of the services are sorted and
-// split by city on two goroutines. When the open jobs are under a quarter of
+// readers, each on its own connection and half of the rowids, rendering
+// their rows' texts (renderer.render); the building goroutine appends
+// them to the store, and the lists of the services are sorted and split
+// by city on two goroutines. When the open jobs are under a quarter of
 // the table, one reader walks idx_jobs_open instead of scanning it all.
 // The clients' names and the reviews are read by batch of rows (each name
 // once), not by a subquery per row: past the page cache, a table scan
 // evicts the users' and reviews' pages, and each row read them from disk
 // again (1 to 2 reads per row, 2 s of the build at 100,000).
+
+// boardBatch is rendered rows of one reader: their texts one after the
+// other in slab (each row's entry.text an offset in it).
+type boardBatch struct {
+	slab []byte
+	rows []packedRow
+}
 
 // boardBatchRows is how many rows a reader renders before handing them on.
 const boardBatchRows = 512
@@ -188,8 +200,8 @@ const boardBatchRows = 512
 // (a variable: tests build small boards both ways).
 var twoReadersFrom int64 = 4 * boardBatchRows
 
-// build reads every open job and lists them by service (newest first) and
-// by service and city.
+// build reads every open job into a new packed store and lists them by
+// service (newest first) and by service and city.
 func (b *openBoard) build() (*board, error) {
 	var last, open int64 // open: counted up to enough
 	if err := b.app.DB().NewQuery("SELECT COALESCE(MAX(rowid), 0) FROM " + Collection).Row(&last); err != nil {
@@ -206,17 +218,23 @@ func (b *openBoard) build() (*board, error) {
 		parts = []string{q, q}
 		params = []dbx.Params{{"from": 0, "to": last / 2}, {"from": last / 2, "to": last}}
 	}
-	batches := make(chan []packedJob, 2*len(parts))
+	batches := make(chan *boardBatch, 2*len(parts))
 	errs := make(chan error, len(parts))
 	var wg sync.WaitGroup
 	for k := range parts {
 		wg.Go(func() { errs <- b.scanOpen(parts[k], params[k], batches) })
 	}
 	go func() { wg.Wait(); close(batches) }()
-	jobsOf := map[string][]packedJob{}
+	st := newStore()
+	jobsOf := map[string][]int32{}
+	var at []int64 // each entry's createdKey: the lists' sort
 	for bt := range batches {
-		for _, p := range bt {
-			jobsOf[p.service] = append(jobsOf[p.service], p)
+		base := int64(len(st.slab.s))
+		st.slab.s = append(st.slab.s, bt.slab...)
+		for i := range bt.rows {
+			p := &bt.rows[i]
+			jobsOf[p.service] = append(jobsOf[p.service], st.push(p, base+p.e.text))
+			at = append(at, p.at)
 		}
 	}
 	var err error
@@ -228,6 +246,7 @@ func (b *openBoard) build() (*board, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.built()
 	refs, err := serviceRefs(b.app, slices.Collect(maps.Keys(jobsOf)))
 	if err != nil {
 		return nil, err
@@ -236,64 +255,71 @@ func (b *openBoard) build() (*board, error) {
 	slices.SortFunc(services, func(x, y string) int { return len(jobsOf[y]) - len(jobsOf[x]) }) // the longest first
 	lists := make([]*serviceJobs, len(services))
 	for i, svc := range services {
-		lists[i] = &serviceJobs{ref: refs[svc]}
+		lists[i] = &serviceJobs{all: jobsOf[svc], ref: refs[svc]}
 	}
 	var next atomic.Int64
 	var sorters sync.WaitGroup
 	for range 2 {
 		sorters.Go(func() {
 			for i := next.Add(1) - 1; i < int64(len(lists)); i = next.Add(1) - 1 {
-				lists[i].list(jobsOf[services[i]])
+				st.list(lists[i], at)
 			}
 		})
 	}
 	sorters.Wait()
-	bd := &board{services: make(map[string]*serviceJobs, len(services))}
+	bd := &board{services: make(map[string]*serviceJobs, len(services)), st: st}
 	for i, svc := range services {
 		bd.services[svc] = lists[i]
 	}
 	return bd, nil
 }
 
-// list makes sj's lists of jobs (in any order): newest first, and by
-// folded city. Their createdKeys are compared first when every job of the
-// list has one.
-func (sj *serviceJobs) list(jobs []packedJob) {
-	exact := !slices.ContainsFunc(jobs, func(p packedJob) bool { return p.at < 0 })
-	slices.SortFunc(jobs, func(x, y packedJob) int {
-		if exact && x.at != y.at {
-			return cmp.Compare(y.at, x.at)
+// list sorts sj.all (entries in any order) newest first and makes its
+// lists by folded city; at (nil when unknown) is each entry's createdKey,
+// compared first when every entry of the list has one.
+func (st *store) list(sj *serviceJobs, at []int64) {
+	list := slices.Clip(sj.all)
+	for _, j := range list {
+		if at != nil && at[j] < 0 {
+			at = nil
 		}
-		if newer(x.job, y.job) {
+	}
+	slices.SortFunc(list, func(x, y int32) int {
+		if at != nil && at[x] != at[y] {
+			return cmp.Compare(at[y], at[x])
+		}
+		if st.newer(x, y) {
 			return -1
 		}
 		return 1
 	})
-	sj.all = make([]boardJob, len(jobs))
-	counts := map[string]int{}
-	for i, p := range jobs {
-		sj.all[i] = p.job
-		counts[p.job.city()]++
+	counts := map[uint32]int{}
+	for _, j := range list {
+		counts[st.entries.s[j].key]++
 	}
-	sj.byCity = make(map[string][]boardJob, len(counts))
-	for _, j := range sj.all {
-		key := j.city()
-		if sj.byCity[key] == nil {
-			sj.byCity[key] = make([]boardJob, 0, counts[key])
-		}
-		sj.byCity[key] = append(sj.byCity[key], j)
+	byKey := make(map[uint32][]int32, len(counts))
+	for k, n := range counts {
+		byKey[k] = make([]int32, 0, n)
+	}
+	for _, j := range list {
+		k := st.entries.s[j].key
+		byKey[k] = append(byKey[k], j)
+	}
+	sj.all, sj.byCity = list, make(map[string][]int32, len(byKey))
+	for k, l := range byKey {
+		sj.byCity[st.strs.s[k]] = l
 	}
 }
 
-// scanOpen reads the rows of query (boardColumns) and sends them packed,
+// scanOpen reads the rows of query (boardColumns) and sends them rendered,
 // in batches.
-func (b *openBoard) scanOpen(query string, params dbx.Params, out chan<- []packedJob) error {
+func (b *openBoard) scanOpen(query string, params dbx.Params, out chan<- *boardBatch) error {
 	rows, err := b.app.DB().NewQuery(query).Bind(params).Rows()
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	var pk packer
+	var rd renderer
 	names := map[string]string{}
 	batch := make([]boardRow, 0, boardBatchRows)
 	for rows.Next() {
@@ -302,7 +328,7 @@ func (b *openBoard) scanOpen(query string, params dbx.Params, out chan<- []packe
 			return err
 		}
 		if len(batch) == boardBatchRows {
-			if err := b.renderBatch(&pk, names, batch, out); err != nil {
+			if err := b.renderBatch(&rd, names, batch, out); err != nil {
 				return err
 			}
 			batch = batch[:0]
@@ -311,12 +337,12 @@ func (b *openBoard) scanOpen(query string, params dbx.Params, out chan<- []packe
 	if err := rows.Err(); err != nil || len(batch) == 0 {
 		return err
 	}
-	return b.renderBatch(&pk, names, batch, out)
+	return b.renderBatch(&rd, names, batch, out)
 }
 
 // renderBatch reads the names of the batch's clients not in names yet and
-// the batch's reviews, packs its rows and sends them.
-func (b *openBoard) renderBatch(pk *packer, names map[string]string, batch []boardRow, out chan<- []packedJob) error {
+// the batch's reviews, renders its rows and sends them.
+func (b *openBoard) renderBatch(rd *renderer, names map[string]string, batch []boardRow, out chan<- *boardBatch) error {
 	var clients, ids []any
 	for i := range batch {
 		if _, ok := names[batch[i].Client]; !ok {
@@ -334,11 +360,11 @@ func (b *openBoard) renderBatch(pk *packer, names map[string]string, batch []boa
 	if err != nil {
 		return err
 	}
-	bt := make([]packedJob, len(batch))
+	bt := &boardBatch{rows: make([]packedRow, len(batch))}
 	for i := range batch {
 		r := &batch[i]
 		r.ClientName, r.Reviewed = names[r.Client], reviewed[r.ID]
-		bt[i] = pk.pack(r)
+		bt.slab, bt.rows[i] = rd.render(bt.slab, r)
 	}
 	out <- bt
 	return nil
@@ -369,7 +395,9 @@ func serviceRefs(app core.App, ids []string) (map[string][]byte, error) {
 // board, moves it, or takes it off; oldServices are services it may have
 // been listed under before the write (a deleted job may be under any).
 // Only the lists of those services are copied; the job is found in them
-// by its order key (created never changes), not by a scan.
+// by its order key (created never changes), not by a scan. The new entry
+// is appended to the shared store; the one it replaces is left dead until
+// the board is compacted.
 func (b *openBoard) refreshJob(jobID string, oldServices ...string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -381,8 +409,8 @@ func (b *openBoard) refreshJob(jobID string, oldServices ...string) {
 		} else if err != nil {
 			return nil, err
 		}
-		next := &board{services: maps.Clone(old.services)}
-		var j boardJob
+		next := &board{services: maps.Clone(old.services), st: old.st.derive()}
+		j := int32(-1)
 		var ref []byte
 		if err == nil && r.Open {
 			if sj := old.services[r.Service]; sj != nil {
@@ -394,23 +422,30 @@ func (b *openBoard) refreshJob(jobID string, oldServices ...string) {
 				}
 				ref = refs[r.Service]
 			}
-			var pk packer
-			j = pk.pack(&r).job
+			j = next.st.add(&r)
 		}
 		replaced := false
 		for _, svc := range slices.Compact(slices.Sorted(slices.Values(append(oldServices, r.Service)))) {
-			if j != "" && svc == r.Service && next.replace(svc, j, r.Created, r.ID) {
+			if j >= 0 && svc == r.Service && next.replace(svc, j, r.Created, r.ID) {
 				replaced = true
 				continue
 			}
 			next.remove(svc, jobID, r.Created)
 		}
-		if j != "" && !replaced {
+		if j >= 0 && !replaced {
 			next.insert(r.Service, ref, j)
+		}
+		if live := len(next.st.entries.s) - next.st.dead; next.st.dead > live/4+compactAfter {
+			next.compact()
 		}
 		return next, nil
 	})
 }
+
+// compactAfter is how many dead entries a board keeps past a quarter of
+// its live ones before a patch compacts it (a small board is cheap to
+// compact; a large one's dead quarter bounds its overhead).
+const compactAfter = 256
 
 // readOne reads one job's board row with a statement prepared once (dbx
 // rewrites the SQL of every new query with two regular expressions: a
@@ -433,41 +468,44 @@ func (b *openBoard) readOne(jobID string, r *boardRow) error {
 
 // find is the position of job id in list (newest first), or -1; created is
 // its stored created ("" when unknown: then the list is scanned).
-func find(list []boardJob, id, created string) int {
+func (st *store) find(list []int32, id, created string) int {
 	if created == "" {
-		return slices.IndexFunc(list, func(j boardJob) bool {
-			_, jid := j.order()
-			return jid == id
+		return slices.IndexFunc(list, func(i int32) bool {
+			_, jid := st.order(i)
+			return string(jid) == id
 		})
 	}
-	k := sort.Search(len(list), func(k int) bool { return !list[k].before(created, id) })
+	k := sort.Search(len(list), func(k int) bool { return !st.before(list[k], created, id) })
 	if k < len(list) {
-		if _, jid := list[k].order(); jid == id {
+		if _, jid := st.order(list[k]); string(jid) == id {
 			return k
 		}
 	}
 	return -1
 }
 
-// replace puts job j in the place of the job it renders anew, in copies of
-// service svc's lists: one copy of each instead of a removal's and an
+// replace puts entry j in the place of the job it renders anew, in copies
+// of service svc's lists: one copy of each instead of a removal's and an
 // insertion's; false when the job is not there in the same city.
-func (bd *board) replace(svc string, j boardJob, created, id string) bool {
+func (bd *board) replace(svc string, j int32, created, id string) bool {
 	sj := bd.services[svc]
 	if sj == nil {
 		return false
 	}
-	i, key := find(sj.all, id, created), j.city()
-	if i < 0 || sj.all[i].city() != key {
+	st := bd.st
+	i := st.find(sj.all, id, created)
+	if i < 0 || st.entries.s[sj.all[i]].key != st.entries.s[j].key {
 		return false
 	}
+	key := st.strs.s[st.entries.s[j].key]
 	city := sj.byCity[key]
-	k := find(city, id, created)
+	k := st.find(city, id, created)
 	out := &serviceJobs{all: slices.Clone(sj.all), byCity: maps.Clone(sj.byCity), ref: sj.ref}
 	out.all[i] = j
 	out.byCity[key] = slices.Clone(city)
 	out.byCity[key][k] = j
 	bd.services[svc] = out
+	st.dead++
 	return true
 }
 
@@ -478,19 +516,23 @@ func (bd *board) remove(svc, id, created string) {
 	if sj == nil {
 		return
 	}
-	i := find(sj.all, id, created)
+	st := bd.st
+	i := st.find(sj.all, id, created)
 	if i < 0 {
 		return
 	}
+	st.dead++
+	j := sj.all[i]
 	if len(sj.all) == 1 {
 		delete(bd.services, svc)
 		return
 	}
-	created, _ = sj.all[i].order()
-	key := sj.all[i].city()
+	c, _ := st.order(j)
+	created = string(c)
+	key := st.strs.s[st.entries.s[j].key]
 	out := &serviceJobs{all: without(sj.all, i), byCity: maps.Clone(sj.byCity), ref: sj.ref}
 	city := sj.byCity[key]
-	if k := find(city, id, created); k >= 0 && len(city) > 1 {
+	if k := st.find(city, id, created); k >= 0 && len(city) > 1 {
 		out.byCity[key] = without(city, k)
 	} else if k >= 0 {
 		delete(out.byCity, key)
@@ -499,28 +541,29 @@ func (bd *board) remove(svc, id, created string) {
 }
 
 // without is a copy of list without its element i, of the exact size.
-func without(list []boardJob, i int) []boardJob {
-	out := make([]boardJob, len(list)-1)
+func without(list []int32, i int) []int32 {
+	out := make([]int32, len(list)-1)
 	copy(out, list[:i])
 	copy(out[i:], list[i+1:])
 	return out
 }
 
-// insert replaces service svc's lists by copies with job j in its place.
-func (bd *board) insert(svc string, ref []byte, j boardJob) {
+// insert replaces service svc's lists by copies with entry j in its place.
+func (bd *board) insert(svc string, ref []byte, j int32) {
 	sj := bd.services[svc]
 	if sj == nil {
-		sj = &serviceJobs{byCity: map[string][]boardJob{}}
+		sj = &serviceJobs{byCity: map[string][]int32{}}
 	}
-	add := func(list []boardJob) []boardJob {
-		i := sort.Search(len(list), func(i int) bool { return !newer(list[i], j) })
-		out := make([]boardJob, len(list)+1)
+	st := bd.st
+	add := func(list []int32) []int32 {
+		i := sort.Search(len(list), func(i int) bool { return !st.newer(list[i], j) })
+		out := make([]int32, len(list)+1)
 		copy(out, list[:i])
 		out[i] = j
 		copy(out[i+1:], list[i:])
 		return out
 	}
-	key := j.city()
+	key := st.strs.s[st.entries.s[j].key]
 	out := &serviceJobs{all: add(sj.all), byCity: maps.Clone(sj.byCity), ref: ref}
 	out.byCity[key] = add(sj.byCity[key])
 	bd.services[svc] = out
@@ -592,7 +635,8 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) (bo
 		return nil, nil, err
 	}
 	cityKey := text.Fold(city)
-	lists := make([][]boardJob, 0, len(services))
+	st := bd.st
+	lists := make([][]int32, 0, len(services))
 	refs := make([][]byte, 0, len(services))
 	var total int64
 	for _, s := range services {
@@ -619,7 +663,7 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) (bo
 	for n := 0; n < p.PerPage; {
 		best := -1
 		for i, l := range lists {
-			if len(l) > 0 && (best < 0 || newer(l[0], lists[best][0])) {
+			if len(l) > 0 && (best < 0 || st.newer(l[0], lists[best][0])) {
 				best = i
 			}
 		}
@@ -635,7 +679,7 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) (bo
 		if n > 0 {
 			buf = append(buf, ',')
 		}
-		buf = j.appendJSON(buf, refs[best])
+		buf = st.appendJSON(buf, j, refs[best])
 		n++
 	}
 	buf = append(buf, `],"page":`...)

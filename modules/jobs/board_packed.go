@@ -1,90 +1,212 @@
 package jobs
 
 import (
+	"bytes"
 	"encoding/binary"
+	"maps"
 	"strconv"
+	"sync/atomic"
 
 	"camellos/internal/jsonenc"
 	"camellos/internal/timefmt"
 )
 
-// How the open board holds a job (issue 27: the live heap at 100,000 open
-// jobs): one string, its texts (already JSON-escaped where the answer
-// shows them) one after the other, each prefixed by its length
-// (uvarint), in the order of the field constants below. A string holds no
-// pointer for the collector to scan and never changes, so successive
-// snapshots share it as they are; a job costs ~250 bytes instead of the
-// ~800 of a rendered JSON document with its own strings. A page renders
-// its jobs from these parts, the bytes json.Marshal wrote for them
-// (TestBoardEntryRendersAsMarshal).
-type boardJob string
+// How the open board is stored (issue 27: the live heap at 100,000 open
+// jobs). Each job is one fixed-size entry without pointers in one array,
+// its texts (already JSON-escaped where the answer shows them) one after
+// the other in one byte slab, and the lists are int32 positions in that
+// array: the collector has no per-job object to mark, and a job costs
+// ~200 bytes instead of the ~800 of a rendered JSON document with its
+// own strings. A page renders its 20 jobs from these parts, the same
+// bytes json.Marshal wrote for them (TestBoardEntryRendersAsMarshal).
+//
+// The array, the slab and the table of interned texts are append-only
+// and shared by successive snapshots: a patch appends past the end of
+// the snapshot it derives from and publishes a longer view, so no view a
+// reader holds ever changes. A patch appends in place only when nothing
+// was appended past its view before (else it copies: see tail.add).
+// Replaced and removed jobs leave dead entries behind; once they are as
+// many as the listed ones the patch compacts the board into new arrays.
 
-// The texts of a job. fCreated and fID are raw (the board's order compares
-// them); fKey is the folded city (the lists by city); the others are JSON.
+// tail is an append-only slice shared by successive snapshots.
+type tail[T any] struct {
+	s []T
+	// end is how much of s's backing array some view has taken; a view
+	// shorter than that must not append in place.
+	end *atomic.Int64
+}
+
+// add appends v to t, in place when t's view ends where the backing
+// array's taken part does, else into a copy with room for len/slack more.
+func (t *tail[T]) add(slack int, v ...T) {
+	if t.end == nil || t.end.Load() != int64(len(t.s)) || cap(t.s)-len(t.s) < len(v) {
+		s := make([]T, len(t.s), len(t.s)+max(len(v), len(t.s)/slack, 16))
+		copy(s, t.s)
+		t.s, t.end = s, new(atomic.Int64)
+	}
+	t.s = append(t.s, v...)
+	t.end.Store(int64(len(t.s)))
+}
+
+// tighten drops t's spare capacity (a build's last step).
+func (t *tail[T]) tighten() {
+	if cap(t.s) > len(t.s) {
+		s := make([]T, len(t.s))
+		copy(s, t.s)
+		t.s = s
+	}
+	t.end = new(atomic.Int64)
+	t.end.Store(int64(len(t.s)))
+}
+
+// boardEntry is one open job. Its texts are in the slab from text on,
+// each prefixed by its length (uvarint), in the order of the field
+// constants below; fCreatedISO and fIDJSON are there only when flagged.
+type boardEntry struct {
+	text   int64 // offset of the texts in the slab
+	price  int64 // the agreed amount; rendered when > 0
+	city   uint32
+	source uint32
+	key    uint32 // the folded city (the lists by city)
+	flags  uint8
+}
+
+const (
+	flagReviewed   = 1 << iota
+	flagCreatedISO // createdAt is not the stored created with a T
+	flagEscapedID  // the id needs escaping: its JSON is stored apart
+)
+
+// The texts of an entry, in slab order. fCreated and fID are raw (the
+// board's order compares them); the others are JSON values.
 const (
 	fCreated     = iota // as stored
 	fID                 // raw
-	fKey                // folded city, raw
 	fTitle              // JSON string
 	fDescription        // JSON string
 	fNeighbor           // JSON string
 	fClient             // JSON string (the client's id)
 	fClientName         // JSON string
-	fCity               // JSON string
-	fSource             // JSON string
-	fPrice              // the agreed amount's digits ("" when none)
-	fReviewed           // true or false
 	fUpdated            // ISO, unquoted (only digits and -:.TZ)
-	fCreatedISO         // ISO, unquoted; "" when the stored created with a T
-	fIDJSON             // JSON string; "" when the id needs no escaping
+	fCreatedISO         // ISO, unquoted, with flagCreatedISO
+	fIDJSON             // JSON string, with flagEscapedID
 	nFields
 )
 
-// packedJob is a job as a build reads it: its string, its createdKey (the
-// lists' sort) and its service.
-type packedJob struct {
-	job     boardJob
-	at      int64
+// store is the packed storage of one snapshot: entries, slab, interned
+// texts (cities and sources as JSON literals, folded cities as they are).
+type store struct {
+	entries tail[boardEntry]
+	slab    tail[byte]
+	strs    tail[string]
+	strIdx  map[string]uint32 // copied before it changes (a published one never does)
+	ownIdx  bool              // strIdx is this store's alone (a build's, or copied by intern)
+	dead    int               // entries not listed any more
+	// slack is the growth of a copied array: 1/2 while a build appends
+	// every job, 1/8 once built (patches append one job at a time; a
+	// copy of the slab is a few milliseconds at 100,000 jobs).
+	slack int
+}
+
+func newStore() *store { return &store{strIdx: map[string]uint32{}, ownIdx: true, slack: 2} }
+
+// built drops the spare capacity of a built store; patches grow it by
+// an eighth at a time.
+func (s *store) built() {
+	s.entries.tighten()
+	s.slab.tighten()
+	s.slack = 8
+	s.ownIdx = false
+}
+
+// derive is the store of the next snapshot (the same arrays, its own views).
+func (s *store) derive() *store {
+	n := *s
+	n.ownIdx = false
+	return &n
+}
+
+// intern returns the index of v in the interned texts, adding it.
+func (s *store) intern(v string) uint32 {
+	if i, ok := s.strIdx[v]; ok {
+		return i
+	}
+	if !s.ownIdx {
+		s.strIdx, s.ownIdx = maps.Clone(s.strIdx), true
+	}
+	s.strs.add(s.slack, v)
+	i := uint32(len(s.strs.s) - 1)
+	s.strIdx[v] = i
+	return i
+}
+
+// packedRow is one job rendered for a store: its entry (text is where its
+// texts start in the buffer they were appended to) and what the store
+// interns for it.
+type packedRow struct {
+	e       boardEntry
+	at      int64  // createdKey of its created
+	city    string // JSON literal
+	source  string // JSON literal
+	key     string // folded city
 	service string
 }
 
-// packer renders rows into jobs, reusing its buffers.
-type packer struct{ buf, tmp []byte }
+// renderer renders rows into packed texts; lits keeps the JSON literal of
+// each city and source it rendered (a few hundred distinct ones).
+type renderer struct {
+	lits map[string]string
+	tmp  []byte
+}
 
-// pack renders row r as a job.
-func (p *packer) pack(r *boardRow) packedJob {
-	p.buf = p.buf[:0]
+// lit is v's JSON literal.
+func (rd *renderer) lit(v string) string {
+	if l, ok := rd.lits[v]; ok {
+		return l
+	}
+	if rd.lits == nil {
+		rd.lits = map[string]string{}
+	}
+	l := string(jsonenc.AppendString(nil, v))
+	rd.lits[v] = l
+	return l
+}
+
+// render appends row r's texts to slab (each prefixed by its length, in
+// the order of the field constants) and returns its packed row.
+func (rd *renderer) render(slab []byte, r *boardRow) ([]byte, packedRow) {
+	p := packedRow{e: boardEntry{text: int64(len(slab))}, at: createdKey(r.Created), city: rd.lit(r.City), source: rd.lit(r.Source), key: r.CityKey, service: r.Service}
+	if n := int64(int(r.PriceAmount)); n > 0 {
+		p.e.price = n
+	}
+	if r.Reviewed {
+		p.e.flags |= flagReviewed
+	}
 	put := func(t []byte) {
-		p.buf = binary.AppendUvarint(p.buf, uint64(len(t)))
-		p.buf = append(p.buf, t...)
+		slab = binary.AppendUvarint(slab, uint64(len(t)))
+		slab = append(slab, t...)
 	}
 	putRaw := func(v string) {
-		p.buf = binary.AppendUvarint(p.buf, uint64(len(v)))
-		p.buf = append(p.buf, v...)
+		slab = binary.AppendUvarint(slab, uint64(len(v)))
+		slab = append(slab, v...)
 	}
 	putRaw(r.Created)
 	putRaw(r.ID)
-	putRaw(r.CityKey)
-	for _, v := range [...]string{r.Title, r.Description, r.Neighborhood, r.Client, r.ClientName, r.City, r.Source} {
-		p.tmp = jsonenc.AppendString(p.tmp[:0], v)
-		put(p.tmp)
+	for _, v := range [...]string{r.Title, r.Description, r.Neighborhood, r.Client, r.ClientName} {
+		rd.tmp = jsonenc.AppendString(rd.tmp[:0], v)
+		put(rd.tmp)
 	}
-	p.tmp = p.tmp[:0]
-	if n := int64(int(r.PriceAmount)); n > 0 {
-		p.tmp = strconv.AppendInt(p.tmp, n, 10)
+	rd.tmp = timefmt.AppendISOOfStored(rd.tmp[:0], r.Updated)
+	put(rd.tmp)
+	if rd.tmp = timefmt.AppendISOOfStored(rd.tmp[:0], r.Created); !isDBLayoutWithT(r.Created, rd.tmp) {
+		p.e.flags |= flagCreatedISO
+		put(rd.tmp)
 	}
-	put(p.tmp)
-	put(strconv.AppendBool(p.tmp[:0], r.Reviewed))
-	put(timefmt.AppendISOOfStored(p.tmp[:0], r.Updated))
-	if p.tmp = timefmt.AppendISOOfStored(p.tmp[:0], r.Created); isDBLayoutWithT(r.Created, p.tmp) {
-		p.tmp = p.tmp[:0]
+	if rd.tmp = jsonenc.AppendString(rd.tmp[:0], r.ID); len(rd.tmp) != len(r.ID)+2 { // escaping only lengthens
+		p.e.flags |= flagEscapedID
+		put(rd.tmp)
 	}
-	put(p.tmp)
-	if p.tmp = jsonenc.AppendString(p.tmp[:0], r.ID); len(p.tmp) == len(r.ID)+2 { // escaping only lengthens
-		p.tmp = p.tmp[:0]
-	}
-	put(p.tmp)
-	return packedJob{job: boardJob(p.buf), at: createdKey(r.Created), service: r.Service}
+	return slab, p
 }
 
 // createdKey is the digits of a created stored in timefmt.DBLayout as one
@@ -113,65 +235,77 @@ func isDBLayoutWithT(stored string, iso []byte) bool {
 		string(iso[:10]) == stored[:10] && iso[10] == 'T' && string(iso[11:]) == stored[11:]
 }
 
-// decode reads the first len(t) texts of j.
-func (j boardJob) decode(t []string) {
-	s := string(j)
-	for f := range t {
-		n, k := 0, 0
-		for shift := 0; ; shift += 7 {
-			c := s[k]
-			k++
-			if n |= int(c&0x7f) << shift; c < 0x80 {
-				break
-			}
+// add renders row r as a new entry (not yet listed) and returns its index.
+func (s *store) add(r *boardRow) int32 {
+	var rd renderer
+	buf, p := rd.render(nil, r)
+	text := int64(len(s.slab.s))
+	s.slab.add(s.slack, buf...)
+	return s.push(&p, text)
+}
+
+// push appends p's entry, its texts at text in the slab, and returns its
+// index.
+func (s *store) push(p *packedRow, text int64) int32 {
+	e := p.e
+	e.text, e.city, e.source, e.key = text, s.intern(p.city), s.intern(p.source), s.intern(p.key)
+	s.entries.add(s.slack, e)
+	return int32(len(s.entries.s) - 1)
+}
+
+// decode reads entry i's texts and how many slab bytes they take.
+func (s *store) decode(i int32) (t [nFields][]byte, size int64) {
+	e := &s.entries.s[i]
+	b := s.slab.s[e.text:]
+	for f := range nFields {
+		if (f == fCreatedISO && e.flags&flagCreatedISO == 0) || (f == fIDJSON && e.flags&flagEscapedID == 0) {
+			continue
 		}
-		t[f], s = s[k:k+n], s[k+n:]
+		n, k := binary.Uvarint(b)
+		t[f], b = b[k:k+int(n)], b[k+int(n):]
+		size += int64(k) + int64(n)
 	}
+	return t, size
 }
 
-// order is j's order key: its stored created and its id.
-func (j boardJob) order() (created, id string) {
-	var t [2]string
-	j.decode(t[:])
-	return t[fCreated], t[fID]
+// order is entry i's order key: its stored created and its id.
+func (s *store) order(i int32) (created, id []byte) {
+	b := s.slab.s[s.entries.s[i].text:]
+	n, k := binary.Uvarint(b)
+	created, b = b[k:k+int(n)], b[k+int(n):]
+	n, k = binary.Uvarint(b)
+	return created, b[k : k+int(n)]
 }
 
-// city is j's folded city (the key of its list by city).
-func (j boardJob) city() string {
-	var t [fKey + 1]string
-	j.decode(t[:])
-	return t[fKey]
-}
-
-// newer reports whether job a comes before job b on the board (created
-// DESC, id DESC).
-func newer(a, b boardJob) bool {
-	ca, ia := a.order()
-	cb, ib := b.order()
-	if ca != cb {
-		return ca > cb
+// newer reports whether entry a comes before entry b on the board
+// (created DESC, id DESC).
+func (s *store) newer(a, b int32) bool {
+	ca, ia := s.order(a)
+	cb, ib := s.order(b)
+	if c := bytes.Compare(ca, cb); c != 0 {
+		return c > 0
 	}
-	return ia > ib
+	return bytes.Compare(ia, ib) > 0
 }
 
-// before reports whether job a comes before a job of that created and id
-// (or is it).
-func (j boardJob) before(created, id string) bool {
-	c, i := j.order()
-	if c != created {
-		return c > created
+// before reports whether entry a comes before a job of that created and
+// id (or is it).
+func (s *store) before(a int32, created, id string) bool {
+	ca, ia := s.order(a)
+	if string(ca) != created {
+		return string(ca) > created
 	}
-	return i > id
+	return string(ia) > id
 }
 
-// appendJSON appends j's JSON: the bytes json.Marshal writes for
+// appendJSON appends entry i's JSON: the bytes json.Marshal writes for
 // jobs.JSON's map of an open job without "address" (its keys sorted), the
 // service rendered as ref.
-func (j boardJob) appendJSON(buf []byte, ref []byte) []byte {
-	var t [nFields]string
-	j.decode(t[:])
+func (s *store) appendJSON(buf []byte, i int32, ref []byte) []byte {
+	e := &s.entries.s[i]
+	t, _ := s.decode(i)
 	buf = append(buf, `{"city":`...)
-	buf = append(buf, t[fCity]...)
+	buf = append(buf, s.strs.s[e.city]...)
 	buf = append(buf, `,"client":{"id":`...)
 	buf = append(buf, t[fClient]...)
 	buf = append(buf, `,"name":`...)
@@ -179,37 +313,67 @@ func (j boardJob) appendJSON(buf []byte, ref []byte) []byte {
 	buf = append(buf, `},"clientId":`...)
 	buf = append(buf, t[fClient]...)
 	buf = append(buf, `,"createdAt":"`...)
-	if t[fCreatedISO] != "" {
+	if e.flags&flagCreatedISO != 0 {
 		buf = append(buf, t[fCreatedISO]...)
 	} else {
-		buf = append(append(append(buf, t[fCreated][:10]...), 'T'), t[fCreated][11:]...)
+		buf = append(buf, t[fCreated][:10]...)
+		buf = append(buf, 'T')
+		buf = append(buf, t[fCreated][11:]...)
 	}
 	buf = append(buf, `","description":`...)
 	buf = append(buf, t[fDescription]...)
 	buf = append(buf, `,"id":`...)
-	if t[fIDJSON] != "" {
+	if e.flags&flagEscapedID != 0 {
 		buf = append(buf, t[fIDJSON]...)
 	} else {
-		buf = append(append(append(buf, '"'), t[fID]...), '"')
+		buf = append(buf, '"')
+		buf = append(buf, t[fID]...)
+		buf = append(buf, '"')
 	}
 	buf = append(buf, `,"neighborhood":`...)
 	buf = append(buf, t[fNeighbor]...)
-	if t[fPrice] != "" {
+	if e.price > 0 {
 		buf = append(buf, `,"price":{"amount":`...)
-		buf = append(buf, t[fPrice]...)
+		buf = strconv.AppendInt(buf, e.price, 10)
 		buf = append(buf, `,"currency":"`+Currency+`"}`...)
 	} else {
 		buf = append(buf, `,"price":null`...)
 	}
 	buf = append(buf, `,"provider":null,"reviewed":`...)
-	buf = append(buf, t[fReviewed]...)
+	buf = strconv.AppendBool(buf, e.flags&flagReviewed != 0)
 	buf = append(buf, `,"service":`...)
 	buf = append(buf, ref...)
 	buf = append(buf, `,"source":`...)
-	buf = append(buf, t[fSource]...)
+	buf = append(buf, s.strs.s[e.source]...)
 	buf = append(buf, `,"status":"`+StatusPending+`","title":`...)
 	buf = append(buf, t[fTitle]...)
 	buf = append(buf, `,"updatedAt":"`...)
 	buf = append(buf, t[fUpdated]...)
 	return append(buf, `"}`...)
+}
+
+// compact copies the listed entries of bd into new arrays (in list
+// order, so a page reads the slab forward) and makes the lists anew.
+func (bd *board) compact() {
+	old := bd.st
+	st := &store{strs: old.strs, strIdx: old.strIdx, slack: old.slack}
+	live := len(old.entries.s) - old.dead
+	st.entries.s = make([]boardEntry, 0, live)
+	st.slab.s = make([]byte, 0, len(old.slab.s)*live/max(len(old.entries.s), 1)+64)
+	services := make(map[string]*serviceJobs, len(bd.services))
+	for svc, sj := range bd.services {
+		out := &serviceJobs{all: make([]int32, len(sj.all)), ref: sj.ref}
+		for k, i := range sj.all {
+			e := old.entries.s[i]
+			_, n := old.decode(i)
+			st.slab.s = append(st.slab.s, old.slab.s[e.text:e.text+n]...)
+			e.text = int64(len(st.slab.s)) - n
+			st.entries.s = append(st.entries.s, e)
+			out.all[k] = int32(len(st.entries.s) - 1)
+		}
+		st.list(out, nil) // in order already; the lists by city
+		services[svc] = out
+	}
+	st.built()
+	bd.services, bd.st = services, st
 }

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,8 +45,7 @@ type markedPrice struct {
 // json.Marshal writes for the job, for texts that need escaping (quotes,
 // HTML, control characters, invalid UTF-8, U+2028), ids that need it,
 // dates in and out of the stored layout, prices at and around 0, and
-// reviewed or not; read back after other rows were packed with the same
-// buffers.
+// reviewed or not; read back after other entries were added.
 func TestBoardEntryRendersAsMarshal(t *testing.T) {
 	ref := catalog.ServiceRef{ID: "svc000000000001", Name: "Plomería <b>", CategoryName: "Hogar & \"más\""}
 	refJSON, _ := json.Marshal(ref)
@@ -57,10 +57,10 @@ func TestBoardEntryRendersAsMarshal(t *testing.T) {
 		{ID: "job000000000004", Created: "basura", Updated: "2026-13-45", PriceAmount: -5, Description: strings.Repeat("ñ", 3000)},
 		{ID: "job000000000005", Created: "2026-01-01 10:00:00.000Z", Updated: "2026-01-01 10:00:00.000Z", PriceAmount: 1, City: "Bogotá", CityKey: "bogota", Source: "WEB"},
 	}
-	var pk packer
-	var packed []boardJob
+	st := newStore()
+	var idx []int32
 	for i := range rows {
-		packed = append(packed, pk.pack(&rows[i]).job)
+		idx = append(idx, st.add(&rows[i]))
 	}
 	for i, r := range rows {
 		want := markedJob{City: r.City, Client: markedClient{r.Client, r.ClientName}, ClientID: r.Client,
@@ -73,11 +73,63 @@ func TestBoardEntryRendersAsMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := packed[i].appendJSON(nil, refJSON); string(got) != string(raw) {
+		if got := st.appendJSON(nil, idx[i], refJSON); string(got) != string(raw) {
 			t.Errorf("row %d:\n got %s\nwant %s", i, got, raw)
 		}
-		if created, id := packed[i].order(); created != r.Created || id != r.ID || packed[i].city() != r.CityKey {
-			t.Errorf("row %d: order key %q %q, city %q", i, created, id, packed[i].city())
+		created, id := st.order(idx[i])
+		if string(created) != r.Created || string(id) != r.ID {
+			t.Errorf("row %d: order key %q %q", i, created, id)
 		}
+		_, n := st.decode(idx[i])
+		if end := st.entries.s[idx[i]].text + n; int(idx[i])+1 < len(st.entries.s) && end != st.entries.s[idx[i]+1].text {
+			t.Errorf("row %d: texts end at %d, the next entry's start at %d", i, end, st.entries.s[idx[i]+1].text)
+		}
+	}
+	if len(st.strs.s) != 8 { // bogota, "Bogotá", "WEB", x, odd, "<ADMIN>", "", `""`
+		t.Errorf("interned %d texts: %q", len(st.strs.s), st.strs.s)
+	}
+}
+
+// TestBoardStoreViewsNeverChange: two patches derived from the same
+// snapshot (the first one never published: its Update failed or was
+// dropped) do not write into each other's or the snapshot's entries,
+// texts or interned cities.
+func TestBoardStoreViewsNeverChange(t *testing.T) {
+	row := func(i int, city string) *boardRow {
+		return &boardRow{ID: fmt.Sprintf("job%012d", i), Created: "2026-01-01 10:00:00.000Z", Title: fmt.Sprint("Trabajo ", i), City: city, CityKey: city}
+	}
+	base := newStore()
+	for i := range 40 {
+		base.add(row(i, "bogota"))
+	}
+	base.built()
+	render := func(st *store) (out []string) {
+		for i := range st.entries.s {
+			out = append(out, string(st.appendJSON(nil, int32(i), []byte("{}"))))
+		}
+		return out
+	}
+	before := render(base)
+	a := base.derive()
+	ja := a.add(row(100, "cali"))
+	wantA := string(a.appendJSON(nil, ja, []byte("{}")))
+	b := base.derive()
+	jb := b.add(row(200, "medellin"))
+	c := a.derive()
+	jc := c.add(row(300, "cali"))
+	if ja != jb || jc != ja+1 {
+		t.Fatalf("indexes %d %d %d", ja, jb, jc)
+	}
+	if got := string(a.appendJSON(nil, ja, []byte("{}"))); got != wantA {
+		t.Errorf("a's entry changed by b's patch:\n got %s\nwant %s", got, wantA)
+	}
+	if !strings.Contains(string(b.appendJSON(nil, jb, []byte("{}"))), "Trabajo 200") || !strings.Contains(string(c.appendJSON(nil, jc, []byte("{}"))), "Trabajo 300") {
+		t.Error("b's or c's entry is not its own")
+	}
+	if got := render(base); strings.Join(got, "\n") != strings.Join(before, "\n") || len(base.strs.s) != 3 || len(base.strIdx) != 3 {
+		t.Errorf("the base snapshot changed: %d interned", len(base.strs.s))
+	}
+	if a.strs.s[a.entries.s[ja].key] != "cali" || b.strs.s[b.entries.s[jb].key] != "medellin" {
+		t.Error("interned cities mixed up")
 	}
 }

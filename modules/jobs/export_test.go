@@ -20,15 +20,14 @@ func RefreshBoardJob(app core.App, id string, oldServices ...string) {
 // fresh build (the read model's check; tests only).
 func BoardDiffs(app core.App) (int, error) { return boardOf(app).compare() }
 
-// BoardListed is how many jobs the built board lists (tests only).
-func BoardListed(app core.App) (n int) {
-	bd, _ := boardOf(app).cache.Peek()
-	if bd != nil {
-		for _, sj := range bd.services {
-			n += len(sj.all)
-		}
+// BoardEntries is how many entries the built board's store holds and how
+// many of them are dead (tests only).
+func BoardEntries(app core.App) (entries, dead int) {
+	bd, ok := boardOf(app).cache.Peek()
+	if !ok {
+		return 0, 0
 	}
-	return n
+	return len(bd.st.entries.s), bd.st.dead
 }
 
 // LoadParties reads a job's parties from the database (the plain indexed

@@ -21,12 +21,13 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// TestBoardPatchesStayExact: 1,200 patches (titles edited, prices set,
-// jobs moved to another service or city, cancelled, posted) applied to
-// the packed board while readers page it. After each the board lists as
-// many jobs as are open; afterwards it equals a fresh build and every
-// page equals the SQL answer, byte for byte.
-func TestBoardPatchesStayExact(t *testing.T) {
+// TestBoardPatchesAndCompactionsStayExact: 1,200 patches (titles
+// edited, prices set, jobs moved to another service or city, cancelled,
+// posted) applied to the packed board while readers page it. The
+// replaced entries are compacted away more than once (the store shrinks
+// back near the open jobs' count), and afterwards the board equals a
+// fresh build and every page equals the SQL answer, byte for byte.
+func TestBoardPatchesAndCompactionsStayExact(t *testing.T) {
 	const n = 300
 	k := testkit.New(t)
 	client := k.CreateUser(users.RoleClient)
@@ -97,13 +98,7 @@ func TestBoardPatchesStayExact(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	openJobs := func() (open int) {
-		t.Helper()
-		if err := k.App.DB().NewQuery("SELECT COUNT(*) FROM jobs WHERE status = 'PENDIENTE' AND provider = ''").Row(&open); err != nil {
-			t.Fatal(err)
-		}
-		return open
-	}
+	minEntries, compactions, prev := 1<<30, 0, 0
 	next := n
 	for i := range 1200 {
 		id := ids[(i*7919)%len(ids)]
@@ -131,12 +126,28 @@ func TestBoardPatchesStayExact(t *testing.T) {
 			id, old = nid, ""
 		}
 		jobs.RefreshBoardJob(k.App, id, old)
-		if listed, open := jobs.BoardListed(k.App), openJobs(); listed != open {
-			t.Fatalf("patch %d: %d jobs listed for %d open", i, listed, open)
+		entries, _ := jobs.BoardEntries(k.App)
+		if entries == 0 {
+			t.Fatalf("patch %d dropped the board", i)
 		}
+		if entries < prev {
+			compactions++
+		}
+		prev = entries
+		minEntries = min(minEntries, entries)
 	}
 	stop.Store(true)
 	wg.Wait()
+	if compactions < 2 {
+		t.Fatalf("%d compactions in 1,200 patches", compactions)
+	}
+	var open int
+	if err := k.App.DB().NewQuery("SELECT COUNT(*) FROM jobs WHERE status = 'PENDIENTE' AND provider = ''").Row(&open); err != nil {
+		t.Fatal(err)
+	}
+	if entries, dead := jobs.BoardEntries(k.App); entries-dead != open {
+		t.Fatalf("%d entries, %d dead, for %d open jobs", entries, dead, open)
+	}
 	if diffs, err := jobs.BoardDiffs(k.App); err != nil || diffs != 0 {
 		t.Fatalf("the patched board differs from a fresh build in %d places (%v)", diffs, err)
 	}
@@ -156,7 +167,7 @@ func TestBoardPatchesStayExact(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pages read during the patches, %d compared after", read.Load(), compared)
+	t.Logf("%d compactions, the store at least %d entries; %d pages read during the patches, %d compared after", compactions, minEntries, read.Load(), compared)
 }
 
 // TestBoardBuildsTheSameWithOneOrTwoReaders: a board built by two readers
@@ -246,8 +257,8 @@ func TestBoardBuildsTheSameWithOneOrTwoReaders(t *testing.T) {
 			if diffs, err := jobs.BoardDiffs(k.App); err != nil || diffs != 0 {
 				t.Fatalf("the board built by two readers differs from one built by one in %d places (%v)", diffs, err)
 			}
-			if listed := jobs.BoardListed(k.App); listed != (n+tc.openEach-1)/tc.openEach {
-				t.Fatalf("%d jobs listed", listed)
+			if entries, dead := jobs.BoardEntries(k.App); entries != (n+tc.openEach-1)/tc.openEach || dead != 0 {
+				t.Fatalf("%d entries (%d dead)", entries, dead)
 			}
 		})
 	}
