@@ -215,14 +215,23 @@ func marketplaceFlow(t *testing.T, vw, vh int64) {
 		t.Fatal(err)
 	}
 
-	// 8. The client books the first free slot from the job's page.
+	// 8. The client books the first free slot from the job's page. Every
+	// answer comes 700 ms late (a busy machine, a slow phone network) and
+	// the client reads down to the footer as soon as the booking button
+	// shows (a scroll is no input: whatever moves after it counts). In CI
+	// the conversation, drawn after the rest, came late and pushed the
+	// footer out of view (phone, CLS 0.055).
+	b.lateAnswers(700)
 	b.visit("/trabajo.html?id=" + job.Id)
 	bookBtn := `#book-` + job.Id + ` > button`
 	b.waitJS(`document.querySelector('`+bookBtn+`')`, "the booking button")
+	b.do(chromedp.Evaluate[chromedp.Void](`scrollTo(0, document.documentElement.scrollHeight)`))
+	b.settle()
 	b.click(bookBtn)
 	b.waitJS(`document.querySelector('#book-`+job.Id+` .slots button')`, "the free slots")
 	start := b.str(`document.querySelector('#book-` + job.Id + ` .slots button').dataset.start`)
 	b.check("flujo-agendar")
+	b.lateAnswers(0)
 	b.click(`#book-` + job.Id + ` .slots button`)
 	b.confirm(true)
 	b.near(`#visits-msg`, "Cita reservada para el", "the appointment booked, beside the visits")

@@ -4,7 +4,7 @@
 // appointments (reschedule, cancel).
 import {
   api, el, $, requireSession, renderChrome, showAlert, formError, clearFieldErrors, fmtDateTz, statusLabel,
-  confirmDialog, toast, tzLong, fmtSpan, fmtSpanTz,
+  confirmDialog, toast, tzName, fmtSpan, fmtSpanTz,
 } from './app.js';
 import { loadSlots, renderSlots } from './slots.js';
 
@@ -274,7 +274,7 @@ async function loadAppointments() {
 async function main() {
   renderChrome();
   session = await requireSession();
-  $('#tz-note').textContent = `Horas en ${tzLong()}.`;
+  $('#tz-note').textContent = `Horas en ${tzName()}.`;
   if (session.user.role !== 'CAMELLOS') {
     $('#avail-box').replaceWith(el('p', { class: 'card' }, 'La disponibilidad semanal es solo para camellos.'));
   } else {

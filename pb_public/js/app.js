@@ -13,7 +13,7 @@ function defaultMessage(status) {
   return `No se pudo completar la solicitud (${status}).`;
 }
 
-/** ApiError carries the service's error envelope {error, issues, detail}. */
+// ApiError carries the service's error envelope {error, issues, detail}.
 export class ApiError extends Error {
   constructor(status, body) {
     super((body && body.error) || defaultMessage(status));
@@ -24,10 +24,8 @@ export class ApiError extends Error {
   }
 }
 
-/**
- * api sends a request to the service and returns the decoded JSON body.
- * body may be a plain object (sent as JSON) or a FormData (multipart).
- */
+// api sends a request to the service and returns the decoded JSON body.
+// body may be a plain object (sent as JSON) or a FormData (multipart).
 export async function api(method, path, body) {
   const opts = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
   if (body instanceof FormData) {
@@ -53,11 +51,9 @@ export async function api(method, path, body) {
 
 let mePromise = null;
 
-/**
- * me returns {user, camello} of the signed-in user, or null. Cached per
- * page. The server marks pages sent to a browser holding a session cookie
- * (data-session): a guest's page never asks, so it logs no 401.
- */
+// me returns {user, camello} of the signed-in user, or null. Cached per
+// page. The server marks pages sent to a browser holding a session cookie
+// (data-session): a guest's page never asks, so it logs no 401.
 export function me() {
   if (!mePromise) {
     mePromise = document.documentElement.dataset.session !== '1'
@@ -70,16 +66,16 @@ export function me() {
   return mePromise;
 }
 
-/** forgetSession drops the cached session (after the account is deleted). */
+// forgetSession drops the cached session (after the account is deleted).
 export function forgetSession() {
   mePromise = Promise.resolve(null);
   delete document.documentElement.dataset.session;
 }
 
-/** signInURL is the sign-in page that comes back here. */
+// signInURL is the sign-in page that comes back here.
 export const signInURL = () => '/ingresar.html?next=' + encodeURIComponent(location.pathname + location.search);
 
-/** requireSession sends a guest to the sign-in page and returns the session. */
+// requireSession sends a guest to the sign-in page and returns the session.
 export async function requireSession() {
   const s = await me().catch(() => null);
   if (!s || !s.user) {
@@ -89,7 +85,7 @@ export async function requireSession() {
   return s;
 }
 
-/** el builds an element: el('a', {href: '/'}, 'texto', child...). */
+// el builds an element: el('a', {href: '/'}, 'texto', child...).
 export function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -107,57 +103,49 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
-/** $ is querySelector. */
+// $ is querySelector.
 export const $ = (sel, root = document) => root.querySelector(sel);
 
-/** param reads a query-string parameter. */
+// param reads a query-string parameter.
 export const param = (name) => new URLSearchParams(location.search).get(name);
 
-/** asset is the versioned URL of a file of the site (img/avatar.svg). */
+// asset is the versioned URL of a file of the site (img/avatar.svg).
 export const asset = (p) => new URL('../' + p, import.meta.url).pathname;
 
 // Formatters are made on first use (each costs the main thread).
 const fmts = {};
-const fmt = (k, o) => fmts[k] || (fmts[k] = new Intl.DateTimeFormat('es-CO', o));
-const dateFmt = { format: (d) => fmt('date', { dateStyle: 'medium', timeStyle: 'short' }).format(d) };
-const dayFmt = { format: (d) => fmt('day', { weekday: 'long', day: 'numeric', month: 'long' }).format(d) };
-const shortFmt = { format: (d) => fmt('short', { dateStyle: 'medium' }).format(d) };
-const timeFmt = { format: (d) => fmt('time', { hour: 'numeric', minute: '2-digit' }).format(d) };
+const fmt = (k, o) => (iso) => (fmts[k] ||= new Intl.DateTimeFormat('es-CO', o)).format(new Date(iso));
 const zones = {};
 const zoneName = (style) => zones[style] ?? (zones[style] = (new Intl.DateTimeFormat('es-CO', { timeZoneName: style }).formatToParts(new Date())
   .find((p) => p.type === 'timeZoneName') || {}).value || '');
 
-/**
- * tzName is the one spelling of the browser's time zone on every page
- * ("hora de Colombia"; elsewhere the zone's generic name).
- */
+// tzName is the one spelling of the browser's time zone on every page
+// ("hora de Colombia"; elsewhere the zone's generic name).
 export const tzName = () => (Intl.DateTimeFormat().resolvedOptions().timeZone === 'America/Bogota'
   ? 'hora de Colombia' : zoneName('longGeneric') || zoneName('long'));
-/** tzLong is tzName (one spelling everywhere). */
-export const tzLong = tzName;
-/** fmtDate formats an ISO timestamp for people, in the browser's zone. */
-export const fmtDate = (iso) => (iso ? dateFmt.format(new Date(iso)) : '');
-/** fmtDateTz is fmtDate with the zone ("24 nov 2026, 9:00 a. m. (hora de Colombia)"). */
+// fmtDate formats an ISO timestamp for people, in the browser's zone.
+export const fmtDate = (iso) => (iso ? fmt('date', { dateStyle: 'medium', timeStyle: 'short' })(iso) : '');
+// fmtDateTz is fmtDate with the zone ("24 nov 2026, 9:00 a. m. (hora de Colombia)").
 export const fmtDateTz = (iso) => (iso ? `${fmtDate(iso)} (${tzName()})` : '');
-/** fmtShortDate formats the date only ("22 nov 2026"). */
-export const fmtShortDate = (iso) => (iso ? shortFmt.format(new Date(iso)) : '');
-/** fmtDay formats the day of an ISO timestamp ("lunes, 24 de noviembre"). */
-export const fmtDay = (iso) => dayFmt.format(new Date(iso));
-/** fmtTime formats the time of an ISO timestamp. */
-export const fmtTime = (iso) => timeFmt.format(new Date(iso));
-/** fmtSpan is a visit's weekday, date and start–end ("lunes, 24 de noviembre, 8:00–9:00 a. m."). */
+// fmtShortDate formats the date only ("22 nov 2026").
+export const fmtShortDate = (iso) => (iso ? fmt('short', { dateStyle: 'medium' })(iso) : '');
+// fmtDay formats the day of an ISO timestamp ("lunes, 24 de noviembre").
+export const fmtDay = fmt('day', { weekday: 'long', day: 'numeric', month: 'long' });
+// fmtTime formats the time of an ISO timestamp.
+export const fmtTime = fmt('time', { hour: 'numeric', minute: '2-digit' });
+// fmtSpan is a visit's weekday, date and start–end ("lunes, 24 de noviembre, 8:00–9:00 a. m.").
 export function fmtSpan(start, end) {
   const e = end || new Date(Date.parse(start) + 3600e3).toISOString();
   const a = fmtTime(start); const b = fmtTime(e);
   const ap = /\s?[ap]\.\s?m\.$/.exec(a);
   return `${fmtDay(start)}, ${ap && b.endsWith(ap[0]) ? a.slice(0, -ap[0].length) : a}–${b}`;
 }
-/** fmtSpanTz is fmtSpan with the zone. */
+// fmtSpanTz is fmtSpan with the zone.
 export const fmtSpanTz = (start, end) => `${fmtSpan(start, end)} (${tzName()})`;
-/** money formats an amount in pesos. */
+// money formats an amount in pesos.
 export const money = (n) => new Intl.NumberFormat('es-CO', { style: 'currency', currency: 'COP', maximumFractionDigits: 0 }).format(n || 0);
 
-/** stars renders a rating as text with an accessible label. */
+// stars renders a rating as text with an accessible label.
 export function stars(avg, count) {
   const a = Number(avg) || 0;
   if (!count) return el('span', { class: 'muted' }, 'Sin reseñas');
@@ -165,13 +153,13 @@ export function stars(avg, count) {
     '★ ' + a.toFixed(1), el('span', { class: 'muted' }, ` (${count})`));
 }
 
-/** ratingOf reads {average, count} from a camello in either shape. */
+// ratingOf reads {average, count} from a camello in either shape.
 export function ratingOf(c) {
   if (c.rating && typeof c.rating === 'object') return c.rating;
   return { average: c.ratingAvg || 0, count: c.ratingCount || 0 };
 }
 
-/** avatar renders a camello's photo or the default drawing. */
+// avatar renders a camello's photo or the default drawing.
 export function avatar(photo, name, big, eager) {
   return el('img', {
     class: big ? 'avatar big' : 'avatar', src: photo || asset('img/avatar.svg'),
@@ -180,7 +168,7 @@ export function avatar(photo, name, big, eager) {
   });
 }
 
-/** statusLabel is the Spanish label of a job, appointment or quote status. */
+// statusLabel is the Spanish label of a job, appointment or quote status.
 export const statusLabel = (s) => ({
   PENDIENTE: 'Pendiente', ASIGNADO: 'Asignado', EN_PROGRESO: 'En progreso', COMPLETADO: 'Completado',
   CANCELADO: 'Cancelado', PROGRAMADA: 'Programada', CANCELADA: 'Cancelada', COMPLETADA: 'Completada',
@@ -188,10 +176,8 @@ export const statusLabel = (s) => ({
   RECHAZADA: 'Rechazada', RETIRADA: 'Retirada', VENCIDA: 'Vencida',
 }[s] || s);
 
-/**
- * showAlert puts a message in a live region (kind 'error' or 'ok') and
- * brings it into view; an error takes the focus unless focus is false.
- */
+// showAlert puts a message in a live region (kind 'error' or 'ok') and
+// brings it into view; an error takes the focus unless focus is false.
 export function showAlert(box, message, kind = 'error', focus = true) {
   if (!box) return;
   const base = box.dataset.base ?? (box.dataset.base = [...box.classList].filter((c) => !['alert', 'error', 'ok'].includes(c)).join(' '));
@@ -202,17 +188,15 @@ export function showAlert(box, message, kind = 'error', focus = true) {
   box.scrollIntoView?.({ block: 'nearest' });
 }
 
-/** msgBox is an inline message region to put next to an action. */
+// msgBox is an inline message region to put next to an action.
 export const msgBox = (id) => el('p', { class: 'alert', id, role: 'status', 'aria-live': 'polite', tabindex: '-1' });
 
 let toastTimer = 0;
 const seen = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight;
 const gist = (s) => s.trim().replace(/[.!…\s]+$/, '').toLowerCase();
-/**
- * toast shows a short message, announced, unless a message line in view
- * says it. It never covers the focused element, a message line or a button
- * in view: at the bottom, else at the top, else only announced.
- */
+// toast shows a short message, announced, unless a message line in view
+// says it. It never covers the focused element, a message line or a button
+// in view: at the bottom, else at the top, else only announced.
 export function toast(message, kind = 'ok') {
   const lines = [...document.querySelectorAll('.alert, [role=status], [role=alert]')].filter((n) => n.id !== 'toast' && n.textContent.trim() && seen(n.getBoundingClientRect()));
   const g = gist(message);
@@ -231,10 +215,8 @@ export function toast(message, kind = 'ok') {
   toastTimer = setTimeout(() => { t.className = 'toast'; t.textContent = ''; }, 6000);
 }
 
-/**
- * confirmDialog asks before a destructive action: a modal dialog with the
- * question and two buttons. Resolves true when confirmed.
- */
+// confirmDialog asks before a destructive action: a modal dialog with the
+// question and two buttons. Resolves true when confirmed.
 export function confirmDialog(question, okLabel = 'Sí, continuar', cancelLabel = 'No, volver') {
   return new Promise((resolve) => {
     const ok = el('button', { class: 'btn danger', type: 'button', value: 'ok' }, okLabel);
@@ -251,7 +233,7 @@ export function confirmDialog(question, okLabel = 'Sí, continuar', cancelLabel 
   });
 }
 
-/** busy disables a button while fn runs, with a working label. */
+// busy disables a button while fn runs, with a working label.
 export async function busy(btn, fn, label = 'Enviando…') {
   const text = btn.textContent;
   btn.disabled = true;
@@ -264,11 +246,9 @@ export async function busy(btn, fn, label = 'Enviando…') {
   }
 }
 
-/**
- * showFieldErrors writes issues.fieldErrors beside each field of a form
- * (elements with id `err-<field>`), marks the inputs invalid and focuses the
- * first one. Returns true when any field error was shown.
- */
+// showFieldErrors writes issues.fieldErrors beside each field of a form
+// (elements with id `err-<field>`), marks the inputs invalid and focuses the
+// first one. Returns true when any field error was shown.
 export function showFieldErrors(form, fieldErrors) {
   clearFieldErrors(form);
   let first = null;
@@ -286,13 +266,13 @@ export function showFieldErrors(form, fieldErrors) {
   return shown;
 }
 
-/** clearFieldErrors removes the field messages of a form. */
+// clearFieldErrors removes the field messages of a form.
 export function clearFieldErrors(form) {
   form.querySelectorAll('.field-error').forEach((n) => { n.textContent = ''; });
   form.querySelectorAll('[aria-invalid]').forEach((n) => n.removeAttribute('aria-invalid'));
 }
 
-/** formError shows an API error on a form: field errors beside fields, else the message. */
+// formError shows an API error on a form: field errors beside fields, else the message.
 export function formError(form, alertBox, err) {
   const shown = showFieldErrors(form, err.fieldErrors);
   let text = shown ? 'Revisa los campos marcados.' : err.message;
@@ -304,7 +284,7 @@ export function formError(form, alertBox, err) {
   showAlert(alertBox, text, 'error', !shown);
 }
 
-/** field builds a labelled form field with its error line (id prefix p). */
+// field builds a labelled form field with its error line (id prefix p).
 export function field(p, name, label, input, hint) {
   const id = `${p}-${name}`;
   input.id = id;
@@ -316,7 +296,7 @@ export function field(p, name, label, input, hint) {
     el('p', { class: 'field-error', id: `err-${id}`, 'data-err': name }));
 }
 
-/** logout ends the session and returns to the home page. */
+// logout ends the session and returns to the home page.
 export async function logout() {
   try { await api('POST', '/api/auth/logout'); } catch (e) { /* the cookie may be gone already */ }
   location.href = '/';
@@ -328,7 +308,7 @@ function navLink(href, text, extra) {
   return el('li', {}, el('a', { href, 'aria-current': here ? 'page' : null }, text, extra || null));
 }
 
-/** renderChrome fills the header navigation (a bottom bar on phones). */
+// renderChrome fills the header navigation (a bottom bar on phones).
 export async function renderChrome() {
   const nav = $('#nav');
   if (!nav) return null;
@@ -362,10 +342,8 @@ export async function renderChrome() {
   return session;
 }
 
-/**
- * syncPush re-sends this browser's push subscription once per tab session,
- * so a renewed or dropped one reaches the service. It never asks permission.
- */
+// syncPush re-sends this browser's push subscription once per tab session,
+// so a renewed or dropped one reaches the service. It never asks permission.
 export async function syncPush(force = false) {
   try {
     if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) return;
@@ -381,7 +359,7 @@ export async function syncPush(force = false) {
   } catch (e) { /* the next open tries again */ }
 }
 
-/** setUnread updates the unread badge of the header. */
+// setUnread updates the unread badge of the header.
 export function setUnread(n) {
   const b = $('#unread-count');
   if (!b) return;
@@ -390,10 +368,8 @@ export function setUnread(n) {
   b.setAttribute('aria-label', `${n} sin leer`);
 }
 
-/**
- * renderMore fills nav with a "Ver más" button while fewer than total items
- * are shown; onMore loads the next page and appends it.
- */
+// renderMore fills nav with a "Ver más" button while fewer than total items
+// are shown; onMore loads the next page and appends it.
 export function renderMore(nav, shown, total, onMore) {
   nav.replaceChildren();
   if (shown >= (total || 0)) return;
@@ -402,14 +378,12 @@ export function renderMore(nav, shown, total, onMore) {
   nav.append(btn);
 }
 
-/**
- * sameOriginPath returns next as a path of this origin ("/x", with its query
- * and fragment), or null: never "//host", "/\host", control or format
- * characters (browsers drop tabs and newlines, "/\t/host" becomes "//host")
- * nor another origin. The answer is the parsed URL's, never the raw string,
- * and its path starts with one slash only: "/.//evil.test" parses to the
- * path "//evil.test", which a browser would read as another host.
- */
+// sameOriginPath returns next as a path of this origin ("/x", with its query
+// and fragment), or null: never "//host", "/\host", control or format
+// characters (browsers drop tabs and newlines, "/\t/host" becomes "//host")
+// nor another origin. The answer is the parsed URL's, never the raw string,
+// and its path starts with one slash only: "/.//evil.test" parses to the
+// path "//evil.test", which a browser would read as another host.
 export function sameOriginPath(next) {
   if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//')) return null;
   if (/[\\\p{Cc}\p{Cf}]/u.test(next)) return null;
@@ -418,15 +392,13 @@ export function sameOriginPath(next) {
   return u.origin === location.origin ? u.pathname.replace(/^\/+/, '/') + u.search + u.hash : null;
 }
 
-/** safeNext returns a same-origin path from ?next=, or fallback. */
+// safeNext returns a same-origin path from ?next=, or fallback.
 export function safeNext(fallback = '/') {
   return sameOriginPath(param('next')) ?? fallback;
 }
 
-/**
- * events opens the live stream of the caller's events (/api/events) and
- * calls on(type, data) for each; it reconnects by itself. Returns close().
- */
+// events opens the live stream of the caller's events (/api/events) and
+// calls on(type, data) for each; it reconnects by itself. Returns close().
 export function events(on) {
   if (!('EventSource' in window)) return () => {};
   const es = new EventSource('/api/events', { withCredentials: true });

@@ -1,8 +1,8 @@
 // Free slots grouped by day; shared by the profile, "Mis trabajos" and the
 // agenda (rescheduling).
-import { api, el, fmtDay, fmtTime, tzLong } from './app.js';
+import { api, el, fmtDay, fmtTime, tzName } from './app.js';
 
-/** loadSlots returns the free slots of a camello for the next days (with .holidays, the festivos named). */
+// loadSlots returns the free slots of a camello for the next days (with .holidays, the festivos named).
 export async function loadSlots(camelloId, days = 7) {
   const from = new Date();
   const to = new Date(from.getTime() + days * 24 * 3600 * 1000);
@@ -20,10 +20,8 @@ function holidayNote(holidays = []) {
   return closed.length ? el('p', { class: 'hint holidays' }, `No atiende en festivos: ${closed.map((h) => h.label).join('; ')}.`) : null;
 }
 
-/**
- * renderSlots draws slots grouped by day, with the time zone they are
- * shown in. With onPick each slot is a button; without, a plain list.
- */
+// renderSlots draws slots grouped by day, with the time zone they are
+// shown in. With onPick each slot is a button; without, a plain list.
 export function renderSlots(slots, onPick, verb = 'Reservar') {
   const note = holidayNote(slots.holidays);
   if (!slots.length) {
@@ -37,7 +35,7 @@ export function renderSlots(slots, onPick, verb = 'Reservar') {
     if (!byDay.has(d)) byDay.set(d, []);
     byDay.get(d).push(s);
   }
-  const box = el('div', { class: 'slot-list' }, el('p', { class: 'hint tz-label' }, `Horas en ${tzLong()}.`), note);
+  const box = el('div', { class: 'slot-list' }, el('p', { class: 'hint tz-label' }, `Horas en ${tzName()}.`), note);
   let first = true;
   for (const [day, list] of byDay) {
     // One folding section per day, the first one open.
@@ -58,12 +56,12 @@ export function renderSlots(slots, onPick, verb = 'Reservar') {
   return box;
 }
 
-/** book creates an appointment (or a weekly series) for a job at a slot's start. */
+// book creates an appointment (or a weekly series) for a job at a slot's start.
 export function book(jobId, start, repeat) {
   return api('POST', `/api/jobs/${encodeURIComponent(jobId)}/appointments`, repeat ? { start, repeat } : { start });
 }
 
-/** conflictsText lists the starts a series could not take (409 issues.conflicts). */
+// conflictsText lists the starts a series could not take (409 issues.conflicts).
 export function conflictsText(err) {
   const c = (err.issues && err.issues.conflicts) || [];
   return c.length ? ' Ocupados: ' + c.map((x) => `${fmtDay(x.start || x)} ${fmtTime(x.start || x)}`).join('; ') + '.' : '';

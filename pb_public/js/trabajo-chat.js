@@ -1,5 +1,5 @@
 // The conversation of the job page (text and up to 3 photos), live
-// through /api/events. Loaded after the job is drawn.
+// through /api/events. Read with the job, drawn in its first pass.
 import { api, el, $, fmtDate, showAlert, busy, msgBox, formError, clearFieldErrors } from './app.js';
 import { S, enc, isClient } from './trabajo.js';
 
@@ -26,15 +26,19 @@ export function addMessage(m) {
   ul.scrollTop = ul.scrollHeight;
 }
 
-export async function drawChat() {
+// readChat reads the conversation's last page (an error is returned).
+export async function readChat() {
+  const get = (p = 1) => api('GET', `/api/jobs/${enc(S.id)}/messages?perPage=100&page=${p}`);
+  try { const r = await get(); return r.total > 100 ? await get(Math.ceil(r.total / 100)) : r; } catch (e) { return e; }
+}
+
+// drawChat draws what readChat read, in the job's first pass: a late
+// conversation never pushes the footer under a tap (issue 24).
+export function drawChat(r) {
   const section = $('#chat-box');
-  let r;
-  try {
-    r = await api('GET', `/api/jobs/${enc(S.id)}/messages?perPage=100`);
-    if (r.total > 100) r = await api('GET', `/api/jobs/${enc(S.id)}/messages?perPage=100&page=${Math.ceil(r.total / 100)}`);
-  } catch (e) {
-    section.hidden = e.status !== 403;
-    if (e.status === 403) $('#chat').replaceChildren(el('p', { class: 'muted' }, 'Podrás escribir aquí cuando cotices o te asignen este trabajo.'));
+  if (r instanceof Error) {
+    section.hidden = r.status !== 403;
+    if (r.status === 403) $('#chat').replaceChildren(el('p', { class: 'muted' }, 'Podrás escribir aquí cuando cotices o te asignen este trabajo.'));
     return false;
   }
   section.hidden = false;

@@ -195,6 +195,8 @@ export function reload(held = true) {
 
 async function draw(held) {
   if (held) hold();
+  // The first pass draws the conversation too.
+  const talk = held ? null : load.chat().then((m) => m.readChat());
   // A camello who quoted an open job reads it through its quotes (the job
   // itself is its client's until assigned).
   const q = S.session.camello ? ((await api('GET', `/api/me/quotes?job=${enc(S.id)}&perPage=1`).catch(() => ({}))).quotes || []) : [];
@@ -203,13 +205,14 @@ async function draw(held) {
   const cam = S.session.camello && S.session.camello.status === 'ACTIVO' && !isClient();
   const withVisits = S.job.provider && S.session.user.role !== 'ADMIN';
   const rev = S.job.status === 'COMPLETADO' && (isClient() || isMine());
-  const [quotes, visits, , , reviews] = await Promise.all([
+  const [quotes, visits, , , reviews, chat] = await Promise.all([
     api('GET', `/api/jobs/${enc(S.id)}/quotes`).then((r) => r.quotes || [], () => []),
     withVisits ? api('GET', `/api/agenda/appointments?job=${enc(S.id)}&from=${enc(new Date(Date.now() - 864e5).toISOString())}&perPage=100`)
       .then((r) => r.appointments || [], () => []) : [],
     cam || isClient() ? load.quotes() : null,
     withVisits ? load.visits() : null,
     rev ? load.reviews().then((m) => m.readReviews()) : null,
+    talk,
   ]);
   rv = rev ? { m: await load.reviews(), r: reviews } : null;
   S.quotes = quotes;
@@ -223,8 +226,10 @@ async function draw(held) {
   if (qm) qm.drawQuotes(canSend); else $('#quotes-box').hidden = true;
   if (vm) vm.drawVisits(); else { $('#visits-box').hidden = true; S.visits = []; }
   drawNext();
-  if (mods.chat) (await mods.chat).redrawForm();
+  const c = await mods.chat;
+  if (!held) live = c.drawChat(chat); else if (c) c.redrawForm();
 }
+let live = false;
 
 async function main() {
   renderChrome();
@@ -241,8 +246,8 @@ async function main() {
     $('#job').removeAttribute('aria-busy');
     return;
   }
-  const chat = await load.chat();
-  if (await chat.drawChat()) {
+  if (live) {
+    const chat = await load.chat();
     events((type, data) => {
       if (type === 'message') chat.addMessage(data.message || data);
       if (type === 'job' && ((data.job || data).id === S.id)) reload().catch(() => {});

@@ -1,4 +1,4 @@
-package memo
+package readmodel
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 
 // The least recently read values go first when the cost passes MaxCost;
 // a value heavier than MaxCost alone is built but not kept.
-func TestKeyedEvictsLeastRecentlyRead(t *testing.T) {
-	c := NewKeyed[string, int](10, func(v int) int64 { return int64(v) })
+func TestValuesEvictsLeastRecentlyRead(t *testing.T) {
+	c := &Values[string, int]{MaxCost: 10, Cost: func(v int) int64 { return int64(v) }}
 	builds := map[string]int{}
 	get := func(k string, v int) {
 		t.Helper()
@@ -43,8 +43,8 @@ func TestKeyedEvictsLeastRecentlyRead(t *testing.T) {
 
 // A build that raced a drop of its key is answered but not kept; one that
 // failed is not kept either.
-func TestKeyedDropDuringBuild(t *testing.T) {
-	c := NewKeyed[string, string](100, nil)
+func TestValuesDropDuringBuild(t *testing.T) {
+	c := &Values[string, string]{MaxCost: 100}
 	v, _, _ := c.Get("k", func() (string, bool, error) {
 		c.Drop("k") // a write commits while the build reads
 		return "old", true, nil
@@ -72,8 +72,8 @@ func TestKeyedDropDuringBuild(t *testing.T) {
 }
 
 // Concurrent readers of one key share one build.
-func TestKeyedOneBuildPerKey(t *testing.T) {
-	c := NewKeyed[string, int](100, nil)
+func TestValuesOneBuildPerKey(t *testing.T) {
+	c := &Values[string, int]{MaxCost: 100}
 	var mu sync.Mutex
 	builds := 0
 	started, release := make(chan struct{}), make(chan struct{})
@@ -107,8 +107,8 @@ func TestKeyedOneBuildPerKey(t *testing.T) {
 
 // Patch replaces a stored value (or drops it), makes a build in flight
 // unusable and does nothing without a stored value.
-func TestKeyedPatch(t *testing.T) {
-	c := NewKeyed[string, int](100, nil)
+func TestValuesPatch(t *testing.T) {
+	c := &Values[string, int]{MaxCost: 100}
 	c.Patch("k", func(v int) (int, bool) { t.Fatal("patched nothing"); return 0, true })
 	c.Get("k", func() (int, bool, error) { return 1, true, nil })
 	c.Patch("k", func(v int) (int, bool) { return v + 1, true })
@@ -131,8 +131,8 @@ func TestKeyedPatch(t *testing.T) {
 // DropWhere forgets exactly the values it picks, and a build in flight
 // (its value unknown yet) is answered but not kept; MaxAge serves a value
 // while it is younger than it, and builds an older one again.
-func TestKeyedDropWhereAndMaxAge(t *testing.T) {
-	c := NewKeyed[string, string](100, nil)
+func TestValuesDropWhereAndMaxAge(t *testing.T) {
+	c := &Values[string, string]{MaxCost: 100}
 	builds := map[string]int{}
 	get := func(k, v string) string {
 		got, _, _ := c.Get(k, func() (string, bool, error) { builds[k]++; return v, true, nil })
@@ -160,7 +160,7 @@ func TestKeyedDropWhereAndMaxAge(t *testing.T) {
 		maxAge  time.Duration
 		rebuilt bool
 	}{{0, false}, {time.Hour, false}, {time.Nanosecond, true}} {
-		c := &Keyed[string, int]{MaxCost: 10, MaxAge: tc.maxAge}
+		c := &Values[string, int]{MaxCost: 10, MaxAge: tc.maxAge}
 		n := 0
 		build := func() (int, bool, error) { n++; return n, true, nil }
 		c.Get("k", build)

@@ -1,17 +1,19 @@
-// Package memo keeps one value derived from the database in memory:
-// built lazily by the first reader, one build at a time (the others wait
-// for it), and dropped by Invalidate from record hooks. A generation
-// counter makes a build that raced a write unusable: it is handed to the
-// reader that built it, never stored, so the next reader builds again.
-package memo
+package readmodel
+
+// Snapshot keeps one value derived from the database in memory (the
+// listing, the open board): built lazily by the first reader, one build at
+// a time (the others wait for it), replaced by Update for a patch and
+// dropped by Invalidate. A generation counter makes a build that raced a
+// write unusable: it is handed to the reader that built it, never stored,
+// so the next reader builds again.
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// Cache holds a value of type T. The zero Cache is ready to use.
-type Cache[T any] struct {
+// The zero Snapshot is ready to use.
+type Snapshot[T any] struct {
 	// cur is the value (nil: none). Readers load it
 	// without a lock; it changes under mu.
 	cur atomic.Pointer[stored[T]]
@@ -27,7 +29,7 @@ type Cache[T any] struct {
 type stored[T any] struct{ val T }
 
 // Invalidate drops the value; the next Get builds it again.
-func (c *Cache[T]) Invalidate() {
+func (c *Snapshot[T]) Invalidate() {
 	c.mu.Lock()
 	c.gen++
 	c.cur.Store(nil)
@@ -41,7 +43,7 @@ func (c *Cache[T]) Invalidate() {
 // one derives from the last. With no value built, or when fn fails or an
 // Invalidate comes in meanwhile, the value is dropped instead (the next Get
 // builds it). Builds that started before Update are not kept.
-func (c *Cache[T]) Update(fn func(T) (T, error)) {
+func (c *Snapshot[T]) Update(fn func(T) (T, error)) {
 	c.umu.Lock()
 	defer c.umu.Unlock()
 	c.mu.Lock()
@@ -63,7 +65,7 @@ func (c *Cache[T]) Update(fn func(T) (T, error)) {
 }
 
 // Peek returns the current value without building it.
-func (c *Cache[T]) Peek() (T, bool) {
+func (c *Snapshot[T]) Peek() (T, bool) {
 	if p := c.cur.Load(); p != nil {
 		return p.val, true
 	}
@@ -72,7 +74,7 @@ func (c *Cache[T]) Peek() (T, bool) {
 }
 
 // Get returns the value, building it with build when there is none.
-func (c *Cache[T]) Get(build func() (T, error)) (T, error) {
+func (c *Snapshot[T]) Get(build func() (T, error)) (T, error) {
 	for {
 		if p := c.cur.Load(); p != nil {
 			return p.val, nil // the common case, without the lock
@@ -94,13 +96,13 @@ func (c *Cache[T]) Get(build func() (T, error)) (T, error) {
 }
 
 // start marks a build as running; c.mu is held.
-func (c *Cache[T]) start() (chan struct{}, uint64) {
+func (c *Snapshot[T]) start() (chan struct{}, uint64) {
 	c.building = make(chan struct{})
 	return c.building, c.gen
 }
 
 // finish runs build and stores its value unless a write happened meanwhile.
-func (c *Cache[T]) finish(build func() (T, error), done chan struct{}, gen uint64) (v T, err error) {
+func (c *Snapshot[T]) finish(build func() (T, error), done chan struct{}, gen uint64) (v T, err error) {
 	defer func() {
 		c.mu.Lock()
 		if err == nil && c.gen == gen {

@@ -1,4 +1,4 @@
-package memo
+package readmodel
 
 import (
 	"container/list"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Keyed holds values derived from the database by key (one per job, per
+// Values holds values derived from the database by key (one per job, per
 // camello...), bounded by a total cost: the least recently read values go
 // first when a new one would pass MaxCost, so it keeps what is read, not
 // everything. A value is built lazily by the first reader of its key (the
@@ -18,7 +18,7 @@ import (
 // Build only outside a transaction (a value built from a transaction's
 // uncommitted writes must not outlive it): readers inside one read the
 // database directly.
-type Keyed[K comparable, V any] struct {
+type Values[K comparable, V any] struct {
 	// MaxCost bounds the sum of Cost over the stored values (0: nothing is
 	// stored). A value costing more than MaxCost on its own is not stored.
 	MaxCost int64
@@ -52,16 +52,10 @@ type keyedBuild[V any] struct {
 	err     error
 }
 
-// NewKeyed returns a Keyed bounded by maxCost, weighing values with cost
-// (nil: 1 each).
-func NewKeyed[K comparable, V any](maxCost int64, cost func(V) int64) *Keyed[K, V] {
-	return &Keyed[K, V]{MaxCost: maxCost, Cost: cost}
-}
-
 // Get returns the value of key, building it with build when it is not
 // stored. ok false from build means "nothing to store" (e.g. the row does
 // not exist): the value is returned as is and not kept.
-func (c *Keyed[K, V]) Get(key K, build func() (v V, ok bool, err error)) (V, bool, error) {
+func (c *Values[K, V]) Get(key K, build func() (v V, ok bool, err error)) (V, bool, error) {
 	c.mu.Lock()
 	for {
 		if el, hit := c.items[key]; hit {
@@ -107,7 +101,7 @@ func (c *Keyed[K, V]) Get(key K, build func() (v V, ok bool, err error)) (V, boo
 // storeLocked keeps v under key and evicts the least recently read values
 // beyond MaxCost; v alone weighing more than MaxCost is not kept. c.mu is
 // held.
-func (c *Keyed[K, V]) storeLocked(key K, v V) {
+func (c *Values[K, V]) storeLocked(key K, v V) {
 	cost := int64(1)
 	if c.Cost != nil {
 		cost = c.Cost(v)
@@ -128,7 +122,7 @@ func (c *Keyed[K, V]) storeLocked(key K, v V) {
 	}
 }
 
-func (c *Keyed[K, V]) removeLocked(el *list.Element) {
+func (c *Values[K, V]) removeLocked(el *list.Element) {
 	it := el.Value.(*keyedItem[K, V])
 	c.lru.Remove(el)
 	delete(c.items, it.key)
@@ -136,7 +130,7 @@ func (c *Keyed[K, V]) removeLocked(el *list.Element) {
 }
 
 // unbuildLocked makes a build of key in flight unusable. c.mu is held.
-func (c *Keyed[K, V]) unbuildLocked(key K) {
+func (c *Values[K, V]) unbuildLocked(key K) {
 	if b := c.building[key]; b != nil {
 		b.dropped = true
 		delete(c.building, key)
@@ -144,7 +138,9 @@ func (c *Keyed[K, V]) unbuildLocked(key K) {
 }
 
 // Drop forgets key's value and makes a build of it in flight unusable.
-func (c *Keyed[K, V]) Drop(key K) { c.Patch(key, func(V) (V, bool) { var zero V; return zero, false }) }
+func (c *Values[K, V]) Drop(key K) {
+	c.Patch(key, func(V) (V, bool) { var zero V; return zero, false })
+}
 
 // Patch replaces key's stored value by what fn makes of it, in place of a
 // Drop when the owner knows what its write changed (a message appended to
@@ -153,7 +149,7 @@ func (c *Keyed[K, V]) Drop(key K) { c.Patch(key, func(V) (V, bool) { var zero V;
 // gets (readers may hold it): it returns a new one. A build of key in
 // flight is made unusable, as by Drop; without a stored value nothing
 // happens.
-func (c *Keyed[K, V]) Patch(key K, fn func(V) (V, bool)) {
+func (c *Values[K, V]) Patch(key K, fn func(V) (V, bool)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.unbuildLocked(key)
@@ -166,11 +162,11 @@ func (c *Keyed[K, V]) Patch(key K, fn func(V) (V, bool)) {
 }
 
 // DropAll forgets every value and makes every build in flight unusable.
-func (c *Keyed[K, V]) DropAll() { c.DropWhere(func(K, V) bool { return true }) }
+func (c *Values[K, V]) DropAll() { c.DropWhere(func(K, V) bool { return true }) }
 
 // DropWhere forgets the values match picks (a user's sessions) and makes
 // every build in flight unusable (its value is not known yet).
-func (c *Keyed[K, V]) DropWhere(match func(K, V) bool) {
+func (c *Values[K, V]) DropWhere(match func(K, V) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for el := c.lru.Front(); el != nil; {
@@ -186,7 +182,7 @@ func (c *Keyed[K, V]) DropWhere(match func(K, V) bool) {
 }
 
 // Len is how many values are stored and their total cost.
-func (c *Keyed[K, V]) Len() (n int, cost int64) {
+func (c *Values[K, V]) Len() (n int, cost int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.items), c.cost
@@ -194,7 +190,7 @@ func (c *Keyed[K, V]) Len() (n int, cost int64) {
 
 // Sample returns up to n stored values, the most recently read first
 // (the consistency check compares them with fresh builds).
-func (c *Keyed[K, V]) Sample(n int) map[K]V {
+func (c *Values[K, V]) Sample(n int) map[K]V {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(map[K]V, min(n, len(c.items)))
