@@ -343,16 +343,23 @@ func TestBackupCommandsOnS3(t *testing.T) {
 	}
 }
 
+// serveWithAdmin runs `serve` on a migrated data dir holding one admin
+// (made by the CLI before the service starts), signed in.
+func serveWithAdmin(t *testing.T, email, password string) (dir string, env map[string]string, url string, admin *http.Cookie) {
+	t.Helper()
+	dir = migratedDir(t)
+	env = map[string]string{"AUTH_IP_LIMIT": "0"}
+	if r := cli(t, env, "admin", "create", email, password, "--dir", dir); r.code != 0 {
+		t.Fatalf("admin create: %+v", r)
+	}
+	url, _ = startServe(t, env, dir)
+	return dir, env, url, signIn(t, url, email, password)
+}
+
 // A session revoked by another process (the CLI changes the admin's
 // password) is refused on the service's very next request.
 func TestSessionRevokedByAnotherProcess(t *testing.T) {
-	dir := migratedDir(t)
-	env := map[string]string{"AUTH_IP_LIMIT": "0"}
-	if r := cli(t, env, "admin", "create", "jefa@example.com", "clave-segura-1", "--dir", dir); r.code != 0 {
-		t.Fatalf("admin: %+v", r)
-	}
-	url, _ := startServe(t, env, dir)
-	cookie := signIn(t, url, "jefa@example.com", "clave-segura-1")
+	dir, env, url, cookie := serveWithAdmin(t, "jefa@example.com", "clave-segura-1")
 	me := func() int {
 		req, _ := http.NewRequest("GET", url+"/api/me", nil)
 		req.AddCookie(cookie)

@@ -215,9 +215,11 @@ func TestCLIConfigurationAndVersion(t *testing.T) {
 		}
 	}
 	r := cli(t, nil, "--version")
-	rev, _ := exec.Command("git", "rev-parse", "HEAD").Output()
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "camellos v0.0.0-test (commit ") ||
-		(len(rev) >= 12 && !strings.Contains(r.stdout, string(rev[:12]))) || strings.Contains(r.stdout, "untracked") {
+	// The commit the binary was stamped with (HEAD when it was linked: a
+	// commit made during the run moves HEAD, not the binary).
+	rev := testkit.BinaryCommit(t)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "camellos "+testkit.BinaryVersion+" (commit ") ||
+		(len(rev) >= 12 && !strings.Contains(r.stdout, "(commit "+rev[:12]+",")) || strings.Contains(r.stdout, "untracked") {
 		t.Fatalf("--version: %+v", r)
 	}
 }

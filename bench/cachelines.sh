@@ -11,6 +11,8 @@ FILES='
 internal/memo/memo.go
 internal/memo/keyed.go
 internal/readmodel/readmodel.go
+internal/readmodel/snapshot.go
+internal/readmodel/values.go
 internal/readmodel/check.go
 internal/readmodel/counters.go
 internal/projcheck/projcheck.go

@@ -16,9 +16,13 @@ import (
 	"camellos/internal/mptest"
 	"camellos/internal/testkit"
 	"camellos/internal/watest"
+	"camellos/modules/auth"
+	"camellos/modules/mail"
+	"camellos/modules/notifications"
 	"camellos/modules/payments"
 	"camellos/modules/whatsapp"
 
+	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tests"
 )
 
@@ -100,7 +104,8 @@ func TestBadInputSweep(t *testing.T) {
 		payments.SetHTTPClient(app, mp.Client())
 		whatsapp.SetOptions(app, whatsapp.Options{HTTPClient: wa.Client()})
 	})
-	before, err := hardening.Fingerprint(w.K.App)
+	watch := hardening.NewWatch(t, w.K.App)
+	before, err := watch.Fingerprint()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +134,7 @@ func TestBadInputSweep(t *testing.T) {
 			probes = spread(probes, perRoute, seed+int64(i))
 		}
 		// Building the valid call may create what the route acts on.
-		if before, err = hardening.Fingerprint(w.K.App); err != nil {
+		if before, err = watch.Fingerprint(); err != nil {
 			t.Fatal(err)
 		}
 		t.Run(rt.Key(), func(t *testing.T) {
@@ -137,7 +142,7 @@ func TestBadInputSweep(t *testing.T) {
 				cookie := w.Cookies[p.role]
 				if p.call.FreshSession {
 					cookie = w.Fresh(p.role)
-					if before, err = hardening.Fingerprint(w.K.App); err != nil {
+					if before, err = watch.Fingerprint(); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -149,7 +154,7 @@ func TestBadInputSweep(t *testing.T) {
 				if bad := hardening.CheckEnvelope(res); bad != "" && strings.HasPrefix(rt.Path, "/api/") {
 					t.Errorf("%s as %s: %s", p.desc, p.role, bad)
 				}
-				after, err := hardening.Fingerprint(w.K.App)
+				after, err := watch.Fingerprint()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -158,13 +163,14 @@ func TestBadInputSweep(t *testing.T) {
 						t.Errorf("%s as %s was refused %d but changed %v", p.desc, p.role, res.Status, changed)
 					}
 				} else if res.Status == http.StatusAccepted {
-					after = settle(w)
+					after = settle(t, w, watch)
 				}
 				before = after
 			}
 		})
 	}
-	t.Logf("%d malformed requests sent (%d a route at most, 0: all; seed %d)", total, perRoute, seed)
+	t.Logf("%d malformed requests sent (%d a route at most, 0: all; seed %d); tables read %d times for %d fingerprints",
+		total, perRoute, seed, watch.Reads, watch.Calls)
 }
 
 // sweepSample is how many probes each route gets by default.
@@ -198,12 +204,26 @@ func spread(probes []probe, n int, seed int64) []probe {
 }
 
 // settle waits for asynchronous writes accepted by a 202 to land, so they
-// are not blamed on the next request.
-func settle(w *hardening.World) map[string]string {
-	prev, _ := hardening.Fingerprint(w.K.App)
+// are not blamed on the next request: the account work off the request
+// (forgot password, verification), the deliveries and broadcasts, the
+// WhatsApp and mail outboxes, each waited for by its own condition (a
+// clock would measure the machine's load); then until the tables hold
+// still between two readings, for work no condition names.
+func settle(t *testing.T, w *hardening.World, watch *hardening.Watch) map[string]string {
+	t.Helper()
+	app := w.K.App
+	auth.WaitBackground(app)
+	for name, idle := range map[string]func(core.App, time.Duration) bool{
+		"notifications": notifications.WaitIdle, "whatsapp": whatsapp.WaitIdle, "mail": mail.WaitIdle,
+	} {
+		if !idle(app, 2*time.Minute) { // only stops a hung test
+			t.Fatalf("the %s queue never drained", name)
+		}
+	}
+	prev, _ := watch.Fingerprint()
 	for i := 0; i < 50; i++ {
 		time.Sleep(20 * time.Millisecond)
-		cur, _ := hardening.Fingerprint(w.K.App)
+		cur, _ := watch.Fingerprint()
 		if len(hardening.Changed(prev, cur)) == 0 {
 			return cur
 		}

@@ -81,6 +81,7 @@ func (w *Watcher) Open(dsn string) (*dbx.DB, error) {
 	w.mu.Lock()
 	if w.dsn != dsn {
 		w.closeProbeLocked()
+		w.shm.Swap(nil).close()
 		w.seen, w.read = nil, false
 	}
 	w.dsn, w.closed = dsn, false
@@ -98,12 +99,18 @@ func (w *Watcher) Close() error {
 		_, _ = w.probe.Exec("DELETE FROM change_own WHERE proc = ?", w.proc)
 	}
 	w.closed = true
-	return w.closeProbeLocked()
+	err := w.closeProbeLocked()
+	w.shm.Swap(nil).close()
+	return err
 }
 
+// closeProbeLocked releases the probe connection. The mapping of
+// data.db-shm stays (a failed reading closes the probe while the app's
+// pools still use the database: closing the file's descriptor then would
+// drop SQLite's locks, see shmView); Close and Open of another dsn
+// release it.
 func (w *Watcher) closeProbeLocked() error {
 	w.snap.Store(nil)
-	w.shm.Swap(nil).close()
 	if w.probe == nil {
 		return nil
 	}
@@ -352,8 +359,17 @@ const storeKey = "camellos.dbwatch"
 func Attach(app core.App, w *Watcher) {
 	app.Store().Set(storeKey, w)
 	app.OnTerminate().BindFunc(func(e *core.TerminateEvent) error {
+		if e.IsRestart {
+			// The app bootstraps again after this (Open reopens w).
+			_ = w.Close()
+			return e.Next()
+		}
+		// After the handlers that close the app's databases: the mapping
+		// of data.db-shm holds a descriptor of the file, whose closing
+		// drops SQLite's locks (shm_unix.go) while they are open.
+		err := e.Next()
 		_ = w.Close()
-		return e.Next()
+		return err
 	})
 }
 

@@ -28,28 +28,40 @@ const hdrWords = 24
 type shmHeader [hdrWords]uint32
 
 // shmView is data.db-shm's first page, mapped read-only and shared.
+//
+// Its descriptor stays open as long as the mapping: SQLite's locks on the
+// file are POSIX locks, which a process loses when it closes any
+// descriptor of the file, its own or not. Closing this one right after
+// mmap dropped the service's "dead man switch" lock, and the next process
+// to open the database (the CLI, the push worker, Litestream) took itself
+// for the first user and truncated the file under the service's mapping
+// (SIGBUS on its next commit). It is closed when the watcher lets go of
+// the database (closeProbeLocked: Open of another dsn, Close).
 type shmView struct {
 	mem []byte
+	f   *os.File
 }
 
 // openShm maps dbPath-shm, or returns nil when there is none worth mapping.
 func openShm(dsn string) *shmView {
 	path, _, _ := strings.Cut(dsn, "?")
 	path = strings.TrimPrefix(path, "file:")
+	// Stat first: a file not worth mapping is never opened (see shmView
+	// for why a descriptor, once opened, stays open).
+	pageSize := os.Getpagesize()
+	if st, err := os.Stat(path + "-shm"); err != nil || st.Size() < int64(pageSize) {
+		return nil
+	}
 	f, err := os.Open(path + "-shm")
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	pageSize := os.Getpagesize()
-	if st, err := f.Stat(); err != nil || st.Size() < int64(pageSize) {
-		return nil
-	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, pageSize, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil
+		// Kept (unmapped: read reports no header) rather than closed.
+		return &shmView{f: f}
 	}
-	return &shmView{mem: mem}
+	return &shmView{mem: mem, f: f}
 }
 
 // read copies the header: the first copy, then the second (SQLite writes
@@ -57,6 +69,9 @@ func openShm(dsn string) *shmView {
 // unchanged). ok is false when the mapping faults (the file was truncated
 // under us): the caller then takes the slow path.
 func (s *shmView) read(h *shmHeader) (ok bool) {
+	if s.mem == nil {
+		return false
+	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if recover() != nil {
@@ -72,7 +87,10 @@ func (s *shmView) read(h *shmHeader) (ok bool) {
 
 func (s *shmView) close() {
 	if s != nil {
-		_ = syscall.Munmap(s.mem)
+		if s.mem != nil {
+			_ = syscall.Munmap(s.mem)
+		}
+		_ = s.f.Close()
 	}
 }
 

@@ -45,19 +45,28 @@ var (
 // like a secret (token, code, key, secret, password, signature…: reset
 // and verify links, file tokens), session cookies and bearer tokens.
 func Redact(s string) string {
-	if !strings.ContainsAny(s, "?&#;/=") && !strings.Contains(strings.ToLower(s), "bearer") {
-		return s
+	// Each expression runs only on a line that holds what it needs (most
+	// lines, such as a request log's path, hold none of it): the request
+	// log redacts every request's attributes.
+	lower := strings.ToLower(s) // s itself when it has no upper-case letter
+	if strings.ContainsAny(s, "?&#;") && strings.Contains(s, "=") {
+		s = secretParam.ReplaceAllString(s, "${1}"+Redacted)
 	}
-	s = secretParam.ReplaceAllString(s, "${1}"+Redacted)
-	s = feedPath.ReplaceAllStringFunc(s, func(m string) string {
-		sub := feedPath.FindStringSubmatch(m)
-		if sub[2] == "rotate" || sub[2] == Redacted {
-			return m
-		}
-		return sub[1] + Redacted
-	})
-	s = cookieValue.ReplaceAllString(s, "${1}"+Redacted)
-	s = bearer.ReplaceAllString(s, "${1}"+Redacted)
+	if strings.Contains(s, "/api/agenda/calendar/") {
+		s = feedPath.ReplaceAllStringFunc(s, func(m string) string {
+			sub := feedPath.FindStringSubmatch(m)
+			if sub[2] == "rotate" || sub[2] == Redacted {
+				return m
+			}
+			return sub[1] + Redacted
+		})
+	}
+	if strings.Contains(lower, "session-token=") {
+		s = cookieValue.ReplaceAllString(s, "${1}"+Redacted)
+	}
+	if strings.Contains(lower, "bearer") {
+		s = bearer.ReplaceAllString(s, "${1}"+Redacted)
+	}
 	return s
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"camellos/internal/memo"
-
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -70,22 +68,3 @@ func Start(app core.App, interval time.Duration) {
 // MaxSample bounds how many kept values of a keyed projection one check
 // compares (the most recently read).
 const MaxSample = 2000
-
-// KeyedCheck is the Check of a projection kept in a memo.Keyed: up to
-// MaxSample kept values compared with fresh builds (build as the
-// projection's own; ok false: the key has no value any more).
-func KeyedCheck[K comparable, V any](c *memo.Keyed[K, V], build func(app core.App, key K) (V, bool, error), equal func(a, b V) bool) func(core.App) (int, error) {
-	return func(app core.App) (int, error) {
-		diffs := 0
-		for k, v := range c.Sample(MaxSample) {
-			fresh, ok, err := build(app, k)
-			if err != nil {
-				return 0, err
-			}
-			if !ok || !equal(v, fresh) {
-				diffs++
-			}
-		}
-		return diffs, nil
-	}
-}

@@ -10,7 +10,7 @@
 //     per-table change counters that SQLite triggers keep (counters.go,
 //     internal/dbwatch); a schema change (_collections) drops every one;
 //   - how it is built and how one change is applied: its value lives in a
-//     memo.Cache (one snapshot) or a memo.Keyed (bounded values by key),
+//     Snapshot (one value) or in Values (bounded values by key),
 //     both copy-on-write: a value is never changed once readers can see
 //     it; a build that raced a change is handed to its reader and not
 //     kept; the owner's writes apply their change after commit
@@ -36,7 +36,6 @@ import (
 	"time"
 
 	"camellos/internal/dbwatch"
-	"camellos/internal/memo"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -261,7 +260,7 @@ func OnWrite(app core.App, table string, apply func(Write)) {
 
 // Keyed is a keyed projection as its owner declares it, once, as a
 // package-level value: values built by key (a job's quotes, a camello's
-// agenda) with Load, kept per app in a memo.Keyed bounded by MaxCost
+// agenda) with Load, kept per app in Values bounded by MaxCost
 // (weighed by Cost; nil: 1 each), dropped by key once the owner's writes
 // commit (Drop, Patch), all of them for another process's commit on one of
 // Tables. Without MaxAge the background check compares up to MaxSample
@@ -279,7 +278,9 @@ type Keyed[K comparable, V any] struct {
 	Equal func(a, b V) bool
 }
 
-// Declare registers p in app (the owner's Register).
+// Declare registers p in app (the owner's Register); without MaxAge, its
+// check compares up to MaxSample kept values with fresh loads (ok false:
+// the key has no value any more).
 func (p *Keyed[K, V]) Declare(app core.App) {
 	c, eq := p.Of(app), p.Equal
 	if eq == nil {
@@ -287,16 +288,27 @@ func (p *Keyed[K, V]) Declare(app core.App) {
 	}
 	var check func(core.App) (int, error)
 	if p.MaxAge <= 0 {
-		check = KeyedCheck(c, p.Load, eq)
+		check = func(app core.App) (diffs int, _ error) {
+			for k, v := range c.Sample(MaxSample) {
+				fresh, ok, err := p.Load(app, k)
+				if err != nil {
+					return 0, err
+				}
+				if !ok || !eq(v, fresh) {
+					diffs++
+				}
+			}
+			return diffs, nil
+		}
 	}
 	Declare(app, Projection{Name: p.Name, Tables: p.Tables, Bound: p.Bound, MaxAge: p.MaxAge, Drop: c.DropAll, Check: check})
 }
 
 // Of is p's values in app.
-func (p *Keyed[K, V]) Of(app core.App) *memo.Keyed[K, V] {
+func (p *Keyed[K, V]) Of(app core.App) *Values[K, V] {
 	return app.Store().GetOrSet(p.Name, func() any {
-		return &memo.Keyed[K, V]{MaxCost: p.MaxCost, Cost: p.Cost, MaxAge: p.MaxAge}
-	}).(*memo.Keyed[K, V])
+		return &Values[K, V]{MaxCost: p.MaxCost, Cost: p.Cost, MaxAge: p.MaxAge}
+	}).(*Values[K, V])
 }
 
 // Get returns key's value: from memory, but inside a transaction from the

@@ -21,6 +21,9 @@ var binary, migrated struct {
 	err  error
 }
 
+// commitFile holds, beside the binary, the commit Binary stamped into it.
+const commitFile = "commit"
+
 // Binary returns the service's binary built from this checkout, for tests
 // that run it as a child process (the CLI, crash and upgrade drills).
 // Linking it costs seconds of CPU, so it is built once per `go test` run
@@ -103,6 +106,19 @@ func MigratedDir(t testing.TB) string {
 	return dir
 }
 
+// BinaryCommit is the commit Binary stamped into the binary (the
+// checkout's HEAD when it was linked; "" outside a git checkout). A test
+// compares `--version` with it, not with HEAD now: a commit made while
+// the suite runs moves HEAD, not the binary.
+func BinaryCommit(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(Binary(t)), commitFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
 // RemoveBinary removes what Binary and MigratedDir made for this test
 // binary alone (nothing when they are the run's shared ones): call it from
 // TestMain.
@@ -116,8 +132,13 @@ func RemoveBinary() {
 
 func buildBinary(root, dir string) error {
 	ldflags := "-s -w -X camellos/modules/ops.version=" + BinaryVersion
+	commit := ""
 	if rev, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output(); err == nil {
-		ldflags += " -X camellos/modules/ops.commit=" + strings.TrimSpace(string(rev))
+		commit = strings.TrimSpace(string(rev))
+		ldflags += " -X camellos/modules/ops.commit=" + commit
+	}
+	if err := os.WriteFile(filepath.Join(dir, commitFile), []byte(commit+"\n"), 0o644); err != nil {
+		return err
 	}
 	build := exec.Command("go", "build", "-ldflags", ldflags, "-o", filepath.Join(dir, "camellos"), ".")
 	build.Dir = root

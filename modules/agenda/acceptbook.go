@@ -85,7 +85,7 @@ func quoteAcceptAndBook(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	fresh, err := e.App.FindRecordById(jobs.Collection, job.Id)
+	fresh, err := e.App.FindRecordById(jobs.Collection, job.ID)
 	if err != nil {
 		return httpapi.Internal(err)
 	}

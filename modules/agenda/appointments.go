@@ -107,12 +107,9 @@ func readRepeat(v *httpapi.Validation, in map[string]any) (int, int) {
 // {appointments, skippedHolidays} for a series (its festivos the camello
 // does not work are skipped, see BookSeries); the camello is notified.
 func appointmentBook(e *core.RequestEvent) error {
-	job, party, err := jobs.VisibleJob(e)
+	job, err := clientJob(e)
 	if err != nil {
 		return err
-	}
-	if !party.Client {
-		return httpapi.Forbidden(MsgOnlyJobClient)
 	}
 	var in bookInput
 	if err := httpapi.ReadJSON(e, &in); err != nil {
@@ -132,18 +129,18 @@ func appointmentBook(e *core.RequestEvent) error {
 		return err
 	}
 	if in.Repeat == nil {
-		appt, err := Book(e.App, job.Id, start)
+		appt, err := Book(e.App, job.ID, start)
 		if err != nil {
 			return err
 		}
 		return e.JSON(http.StatusCreated, map[string]any{"appointment": AppointmentJSON(appt.Record)})
 	}
-	camello, err := e.App.FindRecordById(camellos.Collection, jobs.Wrap(job).ProviderID())
+	camello, err := e.App.FindRecordById(camellos.Collection, job.Provider)
 	if err != nil {
 		return httpapi.Conflict(MsgJobNotBookable)
 	}
 	loc := LoadSchedule(e.App, camello).Location
-	list, skipped, err := BookSeries(e.App, job.Id, SeriesStarts(start, loc, weeks, count))
+	list, skipped, err := BookSeries(e.App, job.ID, SeriesStarts(start, loc, weeks, count))
 	if err != nil {
 		return err
 	}
@@ -152,6 +149,24 @@ func appointmentBook(e *core.RequestEvent) error {
 		out[i] = AppointmentJSON(a.Record)
 	}
 	return e.JSON(http.StatusCreated, map[string]any{"appointments": out, "skippedHolidays": skipped})
+}
+
+// clientJob is the path's job when the caller is its client, checked on
+// its parties (from memory: a job's client never changes; the booking
+// reads the job again in its transaction). Anyone else gets what
+// jobs.VisibleJob answers (404 for a job they may not see), or 403.
+func clientJob(e *core.RequestEvent) (jobs.Parties, error) {
+	id, err := httpapi.PathID(e, "id")
+	if err != nil {
+		return jobs.Parties{}, err
+	}
+	if job, ok, err := jobs.PartiesOf(e.App, id); err == nil && ok && job.Client == session.AuthUser(e).Id {
+		return job, nil
+	}
+	if _, _, err := jobs.VisibleJob(e); err != nil {
+		return jobs.Parties{}, err
+	}
+	return jobs.Parties{}, httpapi.Forbidden(MsgOnlyJobClient)
 }
 
 type rescheduleInput struct {

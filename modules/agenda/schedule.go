@@ -12,6 +12,7 @@ import (
 	"camellos/internal/festivos"
 	"camellos/internal/httpapi"
 
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 )
 
@@ -201,13 +202,27 @@ func findAvailability(app core.App, camelloID string) *core.Record {
 }
 
 // LoadSchedule returns the camello's saved schedule, or an empty one in its
-// default zone.
+// default zone. It reads the availability's columns (one row, no record
+// built), as scheduleOf reads the record.
 func LoadSchedule(app core.App, camello *core.Record) Schedule {
-	rec := findAvailability(app, camello.Id)
-	if rec == nil {
+	var row struct {
+		Zone     string `db:"zone"`
+		Weekly   string `db:"weekly"`
+		Blocked  string `db:"blocked"`
+		Notice   int    `db:"notice"`
+		Buffer   int    `db:"buffer"`
+		Horizon  int    `db:"horizon"`
+		Travel   int    `db:"travel"`
+		Holidays bool   `db:"holidays"`
+	}
+	err := app.DB().NewQuery("SELECT IFNULL(timezone, '') AS zone, IFNULL(weekly, '') AS weekly, IFNULL(blockedDates, '') AS blocked, " +
+		"IFNULL(minNoticeMinutes, 0) AS notice, IFNULL(bufferMinutes, 0) AS buffer, IFNULL(horizonDays, 0) AS horizon, " +
+		"IFNULL(travelBufferMinutes, 0) AS travel, IFNULL(worksHolidays, 0) AS holidays " +
+		"FROM " + AvailabilityCollection + " WHERE camello = {:id} LIMIT 1").Bind(dbx.Params{"id": camello.Id}).One(&row)
+	if err != nil {
 		return emptySchedule(DefaultZone(app, camello))
 	}
-	return scheduleOf(rec)
+	return scheduleOfJSON(row.Zone, row.Weekly, row.Blocked, BookingRules{row.Notice, row.Buffer, row.Horizon, row.Travel}, row.Holidays)
 }
 
 // emptySchedule is the schedule of a camello without saved availability,

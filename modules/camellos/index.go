@@ -16,7 +16,6 @@ import (
 
 	"camellos/internal/bus"
 	"camellos/internal/geo"
-	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/modules/users"
 
@@ -132,7 +131,7 @@ type listing struct {
 // it and the next reader builds it again (1.5 s at 100,000). It has no age
 // limit.
 type publicIndex struct {
-	cache memo.Cache[*listing]
+	cache readmodel.Snapshot[*listing]
 	app   core.App
 }
 

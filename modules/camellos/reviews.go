@@ -5,7 +5,6 @@ import (
 	"github.com/pocketbase/pocketbase/tools/types"
 
 	"camellos/internal/bus"
-	"camellos/internal/readmodel"
 	"camellos/internal/records"
 
 	"github.com/pocketbase/dbx"
@@ -178,8 +177,7 @@ func recomputeRating(app core.App, camelloID string) error {
 			"ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM " + ReviewsCollection + " WHERE camello = {:c} AND sealed = FALSE), 0), " +
 			"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " WHERE camello = {:c} AND sealed = FALSE) " +
 			"WHERE id = {:c}").Bind(dbx.Params{"c": camelloID}).Execute()
-	c := summariesOf(app)
-	readmodel.AfterCommit(app, func() { c.byID.Drop(camelloID) })
+	summaries.Drop(app, camelloID)
 	return err
 }
 
@@ -189,7 +187,7 @@ func RecomputeRatings(app core.App) error {
 	_, err := app.DB().NewQuery("UPDATE " + Collection + " SET " +
 		"ratingAvg = COALESCE((SELECT ROUND(AVG(rating), 2) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id AND r.sealed = FALSE), 0), " +
 		"ratingCount = (SELECT COUNT(*) FROM " + ReviewsCollection + " r WHERE r.camello = " + Collection + ".id AND r.sealed = FALSE)").Execute()
-	readmodel.AfterCommit(app, summariesOf(app).byID.DropAll)
+	summaries.DropWhere(app, func(string, []byte) bool { return true })
 	dropIndex(app)
 	return err
 }

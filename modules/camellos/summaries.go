@@ -7,7 +7,6 @@ import (
 	"errors"
 	"slices"
 
-	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/internal/records"
 
@@ -28,10 +27,24 @@ type ratedSummary struct {
 	Trades    []string `json:"trades"`
 }
 
-type summaryCache struct {
-	byID   *memo.Keyed[string, []byte]
-	byUser *memo.Keyed[string, UserCamello]
-}
+// summaries keeps the rated summaries of the camellos most recently
+// shown, ofUser the camello profiles of the users most recently read:
+// dropped after every committed write of the camello (of a review of it:
+// its rating) and on commits by another process.
+var (
+	summaries = readmodel.Keyed[string, []byte]{
+		Name: "camello-summaries", Tables: []string{Collection, ReviewsCollection},
+		Bound: "10,000 camellos most recently shown (LRU)", MaxCost: maxCachedSummaries,
+		Load: loadSummary, Equal: bytes.Equal,
+	}
+	ofUser = readmodel.Keyed[string, UserCamello]{
+		Name: "camello-of-user", Tables: []string{Collection},
+		Bound: "10,000 users most recently read (LRU)", MaxCost: maxCachedSummaries,
+		Load: loadOfUser, Equal: func(a, b UserCamello) bool {
+			return a.ID == b.ID && a.Status == b.Status && slices.Equal(a.Services, b.Services)
+		},
+	}
+)
 
 // UserCamello is what the access rules of a job's quotes and conversation
 // read of the caller's camello profile.
@@ -41,26 +54,12 @@ type UserCamello struct {
 	Services []string // never modified: shared by the readers
 }
 
-const summaryKey = "camellos.summaries"
-
-func summariesOf(app core.App) *summaryCache {
-	return app.Store().GetOrSet(summaryKey, func() any {
-		return &summaryCache{byID: memo.NewKeyed[string, []byte](maxCachedSummaries, nil),
-			byUser: memo.NewKeyed[string, UserCamello](maxCachedSummaries, nil)}
-	}).(*summaryCache)
-}
-
 // RatedSummaryJSON is the camello as a quote shows it, rendered: Summary
 // with its ratingAvg ({id, name, photo, ratingAvg, trades}); ok false when
 // there is no such camello. From memory outside a transaction: dropped
 // after every committed write of the camello or of a review of it (its
 // rating) and on commits by another process.
-func RatedSummaryJSON(app core.App, id string) ([]byte, bool, error) {
-	if app.IsTransactional() {
-		return loadSummary(app, id)
-	}
-	return summariesOf(app).byID.Get(id, func() ([]byte, bool, error) { return loadSummary(app, id) })
-}
+func RatedSummaryJSON(app core.App, id string) ([]byte, bool, error) { return summaries.Get(app, id) }
 
 func loadSummary(app core.App, id string) ([]byte, bool, error) {
 	rec, err := app.FindRecordById(Collection, id)
@@ -81,10 +80,7 @@ func loadSummary(app core.App, id string) ([]byte, bool, error) {
 // of a camello of that user (before and after the write) and on commits by
 // another process.
 func CachedOfUser(app core.App, userID string) (UserCamello, bool, error) {
-	if app.IsTransactional() {
-		return loadOfUser(app, userID)
-	}
-	return summariesOf(app).byUser.Get(userID, func() (UserCamello, bool, error) { return loadOfUser(app, userID) })
+	return ofUser.Get(app, userID)
 }
 
 func loadOfUser(app core.App, userID string) (UserCamello, bool, error) {
@@ -101,24 +97,11 @@ func loadOfUser(app core.App, userID string) (UserCamello, bool, error) {
 // bindSummaryCache drops a camello's rated summary after each committed
 // write of it or of its reviews, and all of them on another process's commit.
 func bindSummaryCache(app core.App) {
-	c := summariesOf(app)
-	readmodel.Declare(app, readmodel.Projection{
-		Name: "camello-summaries", Tables: []string{Collection, ReviewsCollection},
-		Bound: "10,000 camellos most recently shown (LRU)",
-		Drop:  c.byID.DropAll,
-		Check: readmodel.KeyedCheck(c.byID, loadSummary, bytes.Equal),
-	})
-	readmodel.Declare(app, readmodel.Projection{
-		Name: "camello-of-user", Tables: []string{Collection},
-		Bound: "10,000 users most recently read (LRU)",
-		Drop:  c.byUser.DropAll,
-		Check: readmodel.KeyedCheck(c.byUser, loadOfUser, func(a, b UserCamello) bool {
-			return a.ID == b.ID && a.Status == b.Status && slices.Equal(a.Services, b.Services)
-		}),
-	})
+	summaries.Declare(app)
+	ofUser.Declare(app)
 	readmodel.OnWrite(app, Collection, func(w readmodel.Write) {
-		c.byID.Drop(w.Record.Id)
-		c.byUser.Drop(w.Record.GetString("user"))
+		summaries.Drop(w.App, w.Record.Id)
+		ofUser.Drop(w.App, w.Record.GetString("user"))
 	})
 	// A profile moved to another user (the dashboard) leaves its old user.
 	app.OnRecordUpdate(Collection).BindFunc(func(e *core.RecordEvent) error {
@@ -127,15 +110,15 @@ func bindSummaryCache(app core.App) {
 			return err
 		}
 		if before != e.Record.GetString("user") {
-			readmodel.AfterCommit(e.App, func() { c.byUser.Drop(before) })
+			ofUser.Drop(e.App, before)
 		}
 		return nil
 	})
-	readmodel.OnWrite(app, ReviewsCollection, func(w readmodel.Write) { c.byID.Drop(w.Record.GetString("camello")) })
+	readmodel.OnWrite(app, ReviewsCollection, func(w readmodel.Write) { summaries.Drop(w.App, w.Record.GetString("camello")) })
 }
 
 // CachedSummaries is how many rated summaries are in memory (bench, metrics).
 func CachedSummaries(app core.App) int {
-	n, _ := summariesOf(app).byID.Len()
+	n, _ := summaries.Of(app).Len()
 	return n
 }

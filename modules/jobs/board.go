@@ -15,7 +15,6 @@ import (
 
 	"camellos/internal/bus"
 	"camellos/internal/httpapi"
-	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/internal/text"
 	"camellos/modules/camellos"
@@ -36,7 +35,7 @@ import (
 //
 // It follows the one concurrency model of internal/readmodel: a built
 // board is a snapshot that no write changes once readers can see it (a
-// memo.Cache). A committed write of a job (record saves and deletes, the
+// readmodel.Snapshot). A committed write of a job (record saves and deletes, the
 // conditional assignments of Assign and AssignQuoted, a review of it)
 // re-reads that one job and derives a new snapshot that copies only the
 // lists of the job's service: the map of services is copied (tens of
@@ -69,7 +68,7 @@ type serviceJobs struct {
 type openBoard struct {
 	app    core.App
 	mu     sync.Mutex // a patch or a check at a time (a check sees no patch)
-	cache  memo.Cache[*board]
+	cache  readmodel.Snapshot[*board]
 	one    *dbx.Query // boardSelect of one job, prepared once (under mu)
 	bodies sync.Pool  // *[]byte: buffers of rendered pages (one of 20 is ~13 KB)
 }

@@ -52,18 +52,21 @@ func jobCreate(e *core.RequestEvent) error {
 	httpapi.CheckLength(v, "city", city, bounds.CityMin, bounds.CityMax)
 	httpapi.CheckLength(v, "neighborhood", hood, 0, bounds.NeighborhoodMax)
 	httpapi.CheckLength(v, "address", str(in.Address), 0, MaxAddressLen)
-	var service, camello *core.Record
+	var service catalog.ServiceRef
+	var camello *core.Record
 	switch {
 	case serviceID == "":
 		v.Add("serviceId", "Es obligatorio")
 	case !httpapi.ValidID(serviceID):
 		v.Add("serviceId", "Identificador inválido")
 	default:
-		rec, err := e.App.FindRecordById(catalog.Services, serviceID)
-		if err != nil {
+		// Its reference (name, category) is the answer's too.
+		refs, err := catalog.ServiceRefs(e.App, []string{serviceID})
+		ref, ok := refs[serviceID]
+		if err != nil || !ok {
 			v.Add("serviceId", "Servicio no encontrado")
 		}
-		service = rec
+		service = ref
 	}
 	if in.CamelloID != nil && camelloID != "" {
 		rec, err := e.App.FindRecordById(camellos.Collection, camelloID)
@@ -98,8 +101,9 @@ func jobCreate(e *core.RequestEvent) error {
 	job.Set("city", city)
 	job.Set("neighborhood", hood)
 	job.Set("address", str(in.Address))
-	job.Set("service", service.Id)
-	job.Set("client", session.AuthUser(e).Id)
+	job.Set("service", service.ID)
+	client := session.AuthUser(e)
+	job.Set("client", client.Id)
 	if camello != nil {
 		job.Set("source", SourceProfile)
 		job.Set("provider", camello.Id)
@@ -118,5 +122,11 @@ func jobCreate(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return answerRecord(e, http.StatusCreated, job) // as saved: the hooks' values and its dates are on it
+	// As saved (the hooks' values and its dates are on it), from the
+	// records in hand: a new job has no review.
+	out, err := OneInHand(e.App, job, client, InHand{Client: client, Provider: camello, Service: &service})
+	if err != nil {
+		return httpapi.Internal(err)
+	}
+	return e.JSON(http.StatusCreated, map[string]any{"job": out})
 }

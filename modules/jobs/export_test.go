@@ -44,7 +44,7 @@ type DueAppointment = dueAppointment
 // ReadDueBatch reads the sweep's first batch at now without claiming it
 // (tests only).
 func ReadDueBatch(app core.App, now time.Time) ([]DueAppointment, error) {
-	b := readDueBatch(app, now.UTC(), now.UTC().Add(ReminderWindow), "", 0)
+	b := readDueBatch(app, now.UTC(), now.UTC().Add(ReminderWindow), "", 0, map[string]*time.Location{})
 	return b.due, b.err
 }
 

@@ -149,12 +149,15 @@ func OnJobCancelled(app core.App) *hook.Hook[*JobCancelled] {
 // in the transaction txApp, once it commits (no record hook sees such a
 // write). providerUser is the user of the provider the UPDATE set, which
 // the caller has read already (one read of the camello less per write).
-func changedAfterCommit(txApp core.App, jobID, providerUser string) {
+// It returns the job as read back in the transaction (nil outside one or
+// when the read failed): the event's record, which the caller may answer
+// with but must not change.
+func changedAfterCommit(txApp core.App, jobID, providerUser string) *core.Record {
 	dropPartiesAfterCommit(txApp, jobID)
 	tx := txApp.TxInfo()
 	if tx == nil {
 		boardOf(txApp).refreshJob(jobID)
-		return
+		return nil
 	}
 	// The open board re-reads the job once the UPDATE has committed.
 	tx.OnComplete(func(txErr error) error {
@@ -165,7 +168,7 @@ func changedAfterCommit(txApp core.App, jobID, providerUser string) {
 	})
 	job, err := txApp.FindRecordById(Collection, jobID)
 	if err != nil {
-		return
+		return nil
 	}
 	tx.OnComplete(func(txErr error) error {
 		if txErr == nil {
@@ -175,6 +178,7 @@ func changedAfterCommit(txApp core.App, jobID, providerUser string) {
 		}
 		return nil
 	})
+	return job
 }
 
 // AssignQuoted makes camelloID the provider of a PENDIENTE job at the
@@ -185,22 +189,34 @@ func changedAfterCommit(txApp core.App, jobID, providerUser string) {
 // fires no OnProviderSet: the caller, the quotes owner, closes the job's
 // other quotes itself in the same transaction (no call back into quotes).
 func AssignQuoted(txApp core.App, jobID, camelloID string, amount int) error {
+	_, _, err := AssignQuotedRecords(txApp, jobID, camelloID, amount)
+	return err
+}
+
+// AssignQuotedRecords is AssignQuoted returning the job as read back in
+// the transaction after its UPDATE and the camello it got.
+func AssignQuotedRecords(txApp core.App, jobID, camelloID string, amount int) (job, camello *core.Record, err error) {
 	c, err := txApp.FindRecordById(camellos.Collection, camelloID)
 	if err != nil || camellos.Wrap(c).Status() != camellos.StatusActive {
-		return httpapi.Conflict(MsgCamelloInactive)
+		return nil, nil, httpapi.Conflict(MsgCamelloInactive)
 	}
 	res, err := txApp.DB().NewQuery(
 		"UPDATE jobs SET provider = {:camello}, status = 'ASIGNADO', priceAmount = {:amount}, updated = {:now} " +
 			"WHERE id = {:id} AND status = 'PENDIENTE' AND (provider = '' OR provider = {:camello})").
 		Bind(dbx.Params{"camello": camelloID, "amount": amount, "now": timefmt.DB(clock.Now(txApp)), "id": jobID}).Execute()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return httpapi.Conflict(MsgNoLongerPending)
+		return nil, nil, httpapi.Conflict(MsgNoLongerPending)
 	}
-	changedAfterCommit(txApp, jobID, camellos.Wrap(c).UserID())
-	return nil
+	job = changedAfterCommit(txApp, jobID, camellos.Wrap(c).UserID())
+	if job == nil {
+		if job, err = txApp.FindRecordById(Collection, jobID); err != nil {
+			return nil, nil, err
+		}
+	}
+	return job, c, nil
 }
 
 // bindMarketplaceHooks keeps the folded city of every saved job and emits

@@ -77,33 +77,80 @@ func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {
 	}
 	out := make([]map[string]any, 0, len(recs))
 	for _, r := range recs {
-		svc, ok := services[r.GetString("service")]
-		if !ok {
-			svc = catalog.ServiceRef{ID: r.GetString("service")}
-		}
-		var provider any
-		if p, ok := providers[r.GetString("provider")]; ok {
-			provider = camellos.Summary(p)
-		}
-		out = append(out, map[string]any{
-			"id":           r.Id,
-			"title":        r.GetString("title"),
-			"description":  r.GetString("description"),
-			"status":       r.GetString("status"),
-			"source":       r.GetString("source"),
-			"city":         r.GetString("city"),
-			"neighborhood": r.GetString("neighborhood"),
-			"address":      r.GetString("address"),
-			"price":        PriceJSON(r),
-			"service":      svc,
-			"provider":     provider,
-			"clientId":     r.GetString("client"),
-			"client":       map[string]any{"id": r.GetString("client"), "name": clients[r.GetString("client")]},
-			"reviewed":     reviewed[r.Id],
-			"createdAt":    timefmt.ISO(r.GetDateTime("created").Time()),
-			"updatedAt":    timefmt.ISO(r.GetDateTime("updated").Time()),
-		})
+		out = append(out, render(r, services, providers[r.GetString("provider")], clients[r.GetString("client")], reviewed[r.Id]))
 	}
+	return out, nil
+}
+
+// render is one job as the API shows it, from the values read for it:
+// its service's reference, its provider's camello record (nil without
+// one), its client's name and whether it has a review.
+func render(r *core.Record, services map[string]catalog.ServiceRef, provider *core.Record, clientName string, reviewed bool) map[string]any {
+	svc, ok := services[r.GetString("service")]
+	if !ok {
+		svc = catalog.ServiceRef{ID: r.GetString("service")}
+	}
+	var prov any
+	if provider != nil {
+		prov = camellos.Summary(provider)
+	}
+	return map[string]any{
+		"id":           r.Id,
+		"title":        r.GetString("title"),
+		"description":  r.GetString("description"),
+		"status":       r.GetString("status"),
+		"source":       r.GetString("source"),
+		"city":         r.GetString("city"),
+		"neighborhood": r.GetString("neighborhood"),
+		"address":      r.GetString("address"),
+		"price":        PriceJSON(r),
+		"service":      svc,
+		"provider":     prov,
+		"clientId":     r.GetString("client"),
+		"client":       map[string]any{"id": r.GetString("client"), "name": clientName},
+		"reviewed":     reviewed,
+		"createdAt":    timefmt.ISO(r.GetDateTime("created").Time()),
+		"updatedAt":    timefmt.ISO(r.GetDateTime("updated").Time()),
+	}
+}
+
+// InHand is what a write already holds about the job it answers with:
+// its client's user record and its provider's camello record (nil
+// without one), so the answer reads neither again.
+type InHand struct {
+	Client   *core.Record
+	Provider *core.Record
+	Service  *catalog.ServiceRef // nil: read it
+}
+
+// OneInHand is One for a job just written, rendered from the records in
+// hand: only its service's reference is read (and whether it has a
+// review, for a COMPLETADO job: no other can have one).
+func OneInHand(app core.App, rec *core.Record, reader *core.Record, h InHand) (map[string]any, error) {
+	j := Wrap(rec)
+	if h.Client == nil || h.Client.Id != j.ClientID() ||
+		(h.Provider == nil) != (j.ProviderID() == "") || (h.Provider != nil && h.Provider.Id != j.ProviderID()) {
+		return One(app, rec, reader) // not the records of this job: read them
+	}
+	var services map[string]catalog.ServiceRef
+	if h.Service != nil && h.Service.ID == j.ServiceID() {
+		services = map[string]catalog.ServiceRef{h.Service.ID: *h.Service}
+	} else {
+		var err error
+		if services, err = catalog.ServiceRefs(app, []string{j.ServiceID()}); err != nil {
+			return nil, err
+		}
+	}
+	reviewed := false
+	if j.Status() == StatusCompleted {
+		r, err := camellos.ReviewedJobs(app, []any{rec.Id})
+		if err != nil {
+			return nil, err
+		}
+		reviewed = r[rec.Id]
+	}
+	out := render(rec, services, h.Provider, users.Wrap(h.Client).Name(), reviewed)
+	Redact(app, reader, []*core.Record{rec}, []map[string]any{out})
 	return out, nil
 }
 

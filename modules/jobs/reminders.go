@@ -72,18 +72,22 @@ const describeDueQuery = "SELECT a.rowid AS rid, a.id AS id, a.job AS job, a.cam
 	dueColumns + " FROM appointments a WHERE a.id IN (SELECT value FROM json_each({:ids}))"
 
 // dueBatch is one batch of due appointments read before its claim, with
-// the recipients of their reminders.
+// the recipients of their reminders and the reminders themselves, checked
+// and rendered (prep; item i reminds of due[of[i]]).
 type dueBatch struct {
 	due    []dueAppointment
 	recips notifications.Recipients
+	prep   *notifications.Prepared
+	of     []int32
 	err    error
 	last   bool // no batch after this one
 }
 
 // readDueBatch reads, without claiming them, the next reminderBatch due
 // appointments after the cursor (afterStart, afterRow) and their
-// recipients.
-func readDueBatch(app core.App, now, until time.Time, afterStart string, afterRow int64) dueBatch {
+// recipients, and prepares their reminders (zones: the time zones loaded
+// so far, of this reader only).
+func readDueBatch(app core.App, now, until time.Time, afterStart string, afterRow int64, zones map[string]*time.Location) dueBatch {
 	var b dueBatch
 	b.err = app.DB().NewQuery(appointments.DueQuery(dueColumns)).
 		Bind(appointments.DueParams(now, until, afterStart, afterRow, reminderBatch)).All(&b.due)
@@ -102,7 +106,19 @@ func readDueBatch(app core.App, now, until time.Time, afterStart string, afterRo
 			}
 		}
 	}
-	b.recips, b.err = notifications.ReadRecipients(app, users)
+	if b.recips, b.err = notifications.ReadRecipients(app, users); b.err != nil {
+		return b
+	}
+	fallback := config.Of(app).Zone()
+	items := make([]notifications.Addressed, 0, 2*len(b.due))
+	b.of = make([]int32, 0, 2*len(b.due))
+	for i, a := range b.due {
+		items = appendReminders(items, a, zones, fallback)
+		for len(b.of) < len(items) {
+			b.of = append(b.of, int32(i))
+		}
+	}
+	b.prep, b.err = notifications.Prepare(items, b.recips)
 	return b
 }
 
@@ -113,8 +129,9 @@ func readDueBatch(app core.App, now, until time.Time, afterStart string, afterRo
 func readDue(app core.App, now, until time.Time, out chan<- dueBatch, stop <-chan struct{}) {
 	defer close(out)
 	afterStart, afterRow := "", int64(0)
+	zones := map[string]*time.Location{}
 	for {
-		b := readDueBatch(app, now, until, afterStart, afterRow)
+		b := readDueBatch(app, now, until, afterStart, afterRow, zones)
 		if b.err == nil && len(b.due) == 0 {
 			return
 		}
@@ -129,6 +146,32 @@ func readDue(app core.App, now, until time.Time, out chan<- dueBatch, stop <-cha
 		last := b.due[len(b.due)-1]
 		afterStart, afterRow = last.Start, last.RowID
 	}
+}
+
+// claimedItems says which of b's prepared reminders are of the
+// appointments the claim changed (ids); false when one of those was not
+// read (see claimedDue).
+func claimedItems(b dueBatch, ids []string) ([]bool, bool) {
+	claimed := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		claimed[id] = true
+	}
+	read := make([]bool, len(b.due))
+	n := 0
+	for i, a := range b.due {
+		if claimed[a.ID] {
+			read[i] = true
+			n++
+		}
+	}
+	if n != len(claimed) {
+		return nil, false
+	}
+	keep := make([]bool, len(b.of))
+	for i, at := range b.of {
+		keep[i] = read[at]
+	}
+	return keep, true
 }
 
 // claimedDue keeps the appointments of read that the claim changed (ids),
@@ -204,7 +247,7 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 				return sent, nil
 			}
 		} else {
-			b = readDueBatch(app, now, until, afterStart, afterRow)
+			b = readDueBatch(app, now, until, afterStart, afterRow, zones)
 			if b.err == nil && len(b.due) == 0 {
 				return sent, nil
 			}
@@ -222,6 +265,13 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 			ids, err := appointments.ClaimListed(txApp, rowids, now, until)
 			if err != nil || len(ids) == 0 {
 				return err
+			}
+			if keep, ok := claimedItems(b, ids); ok { // every one claimed was read: its reminders are ready
+				if err := notifications.NotifyPrepared(txApp, b.prep, keep); err != nil {
+					return err
+				}
+				claimed = len(ids)
+				return nil
 			}
 			due, err := claimedDue(txApp, b.due, ids)
 			if err != nil {

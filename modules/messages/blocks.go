@@ -44,18 +44,26 @@ const (
 // Reading is not affected. It runs in Post and in the record hook, so the
 // dashboard and the generic API obey it too.
 func writeRefusal(app core.App, job *core.Record, camelloID, authorID string) (int, string) {
+	cam, err := app.FindRecordById(camellos.Collection, camelloID)
+	if err != nil {
+		cam = nil
+	}
+	return writeRefusalOf(app, job, cam, authorID)
+}
+
+// writeRefusalOf is writeRefusal with the thread's camello as read in the
+// caller's transaction (nil when there is none).
+func writeRefusalOf(app core.App, job, cam *core.Record, authorID string) (int, string) {
 	other := jobs.Wrap(job).ClientID()
 	if authorID != other {
-		cam, err := app.FindRecordById(camellos.Collection, camelloID)
-		if err != nil || camellos.Wrap(cam).Status() != camellos.StatusActive {
+		if cam == nil || camellos.Wrap(cam).Status() != camellos.StatusActive {
 			return http.StatusForbidden, MsgCamelloInactive
 		}
-		if jobs.Wrap(job).ProviderID() != camelloID && !quotes.HasLiveQuote(app, job.Id, camelloID) {
+		if jobs.Wrap(job).ProviderID() != cam.Id && !quotes.HasLiveQuote(app, job.Id, cam.Id) {
 			return http.StatusConflict, MsgQuoteRejected
 		}
 	} else {
-		cam, err := app.FindRecordById(camellos.Collection, camelloID)
-		if err != nil {
+		if cam == nil {
 			return http.StatusBadRequest, MsgNotParticipant
 		}
 		other = camellos.Wrap(cam).UserID()

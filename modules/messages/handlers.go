@@ -13,6 +13,7 @@ import (
 	"camellos/internal/clock"
 	"camellos/internal/httpapi"
 	"camellos/internal/imagecheck"
+	"camellos/internal/records"
 	"camellos/internal/session"
 	"camellos/internal/writer"
 	"camellos/modules/camellos"
@@ -131,17 +132,33 @@ func readImage(fh *multipart.FileHeader) (*filesystem.File, string, error) {
 	return f, "", nil
 }
 
-// messagePost handles POST /api/jobs/{id}/messages → 201 {message}.
+// messagePost handles POST /api/jobs/{id}/messages → 201 {message}. The
+// caller's access is checked on the job's parties (from memory); Post
+// checks the job again in its transaction.
 func messagePost(e *core.RequestEvent) error {
-	a, err := jobAccess(e)
+	id, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
+	}
+	job, ok, err := jobs.PartiesOf(e.App, id)
+	if err != nil || !ok {
+		return httpapi.NotFound(jobs.MsgJobNotFound)
+	}
+	a, ok := accessTo(e.App, session.AuthUser(e), job)
+	if !ok {
+		return httpapi.Forbidden(httpapi.MsgUnauthorized)
 	}
 	if a.Admin && !a.Client {
 		return httpapi.Forbidden(MsgAdminReadOnly)
 	}
-	if err := writeConflict(a.Job, clock.Now(e.App)); err != nil {
-		return err
+	if job.Status == jobs.StatusCancelled || job.Status == jobs.StatusCompleted { // closed, or closing: its date says
+		rec, err := e.App.FindRecordById(jobs.Collection, id)
+		if err != nil {
+			return httpapi.NotFound(jobs.MsgJobNotFound)
+		}
+		if err := writeConflict(rec, clock.Now(e.App)); err != nil {
+			return err
+		}
 	}
 	in, err := readPost(e)
 	if err != nil {
@@ -163,13 +180,13 @@ func messagePost(e *core.RequestEvent) error {
 			to = strings.TrimSpace(*in.ToCamelloID)
 		}
 		switch {
-		case to == "" && jobs.Wrap(a.Job).ProviderID() != "":
-			thread = jobs.Wrap(a.Job).ProviderID()
+		case to == "" && job.Provider != "":
+			thread = job.Provider
 		case to == "":
 			v.Add("toCamelloId", "Es obligatorio: indica a qué camello respondes")
 		case !httpapi.ValidID(to):
 			v.Add("toCamelloId", "Identificador inválido")
-		case !participates(e.App, a.Job, to):
+		case !participatesIn(e.App, job, to):
 			v.Add("toCamelloId", MsgNotParticipant)
 		default:
 			thread = to
@@ -178,12 +195,18 @@ func messagePost(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	msg, err := Post(e.App, a.Job.Id, thread, session.AuthUser(e), body, in.files)
+	msg, err := Post(e.App, job.ID, thread, session.AuthUser(e), body, in.files)
 	if err != nil {
 		return err
 	}
 	return e.JSON(http.StatusCreated, map[string]any{"message": msg})
 }
+
+// posted is what Post read and checked before saving a message: the
+// message's validate hook takes them instead of reading them again.
+type posted struct{ job, cam, author *core.Record }
+
+var inHand records.InHand[posted]
 
 // Post writes a message of author in the job's thread of camelloID, in one
 // transaction with the recipient's MESSAGE notification; both parties'
@@ -203,7 +226,7 @@ func Post(app core.App, jobID, camelloID string, author *core.Record, body strin
 		if err != nil {
 			return httpapi.FieldError("toCamelloId", MsgNotParticipant)
 		}
-		if status, msg := writeRefusal(txApp, job, cam.Id, author.Id); msg != "" {
+		if status, msg := writeRefusalOf(txApp, job, cam, author.Id); msg != "" {
 			return httpapi.NewError(status, msg)
 		}
 		col, err := txApp.FindCachedCollectionByNameOrId(Collection)
@@ -218,14 +241,14 @@ func Post(app core.App, jobID, camelloID string, author *core.Record, body strin
 		if len(files) > 0 {
 			rec.Set("files", files)
 		}
-		if err := txApp.Save(rec); err != nil {
-			return err
-		}
-		list, err := JSON(txApp, []*core.Record{rec})
+		err = func() error { // the hook takes the job, camello and author checked above
+			defer inHand.Hold(rec, posted{job: job, cam: cam, author: author})()
+			return txApp.Save(rec)
+		}()
 		if err != nil {
 			return err
 		}
-		out = list[0]
+		out = messageFields(rec, authorOf(author)) // the author in hand, not read again
 		recipient := jobs.Wrap(job).ClientID()
 		if author.Id == recipient {
 			recipient = camellos.Wrap(cam).UserID()

@@ -30,9 +30,18 @@ func bindHooks(app core.App) {
 		if body == "" && len(rec.GetStringSlice("files")) == 0 && len(rec.GetUnsavedFiles("files")) == 0 {
 			return httpapi.FieldRuleError("body", "Es obligatorio")
 		}
-		job, err := e.App.FindRecordById(jobs.Collection, rec.GetString("job"))
-		if err != nil {
-			return httpapi.FieldRuleError("job", "Trabajo no encontrado")
+		// Post read the job, the thread's camello and the author in this
+		// transaction and checked the author may write there (writeRefusal);
+		// any other save reads and checks them here.
+		in, posted := inHand.Of(rec)
+		posted = posted && in.job.Id == rec.GetString("job") && in.cam.Id == rec.GetString("camello") &&
+			in.author.Id == rec.GetString("author")
+		job := in.job
+		if !posted {
+			var err error
+			if job, err = e.App.FindRecordById(jobs.Collection, rec.GetString("job")); err != nil {
+				return httpapi.FieldRuleError("job", "Trabajo no encontrado")
+			}
 		}
 		if err := writeConflict(job, clock.Now(e.App)); err != nil {
 			return httpapi.FieldRuleError("job", err.(*httpapi.Error).Message)
@@ -41,15 +50,21 @@ func bindHooks(app core.App) {
 		if !participates(e.App, job, camello) {
 			return httpapi.FieldRuleError("camello", MsgNotParticipant)
 		}
-		author, err := e.App.FindRecordById(users.Collection, rec.GetString("author"))
-		if err != nil {
-			return httpapi.FieldRuleError("author", "Autor no encontrado")
+		author := in.author
+		if !posted {
+			var err error
+			if author, err = e.App.FindRecordById(users.Collection, rec.GetString("author")); err != nil {
+				return httpapi.FieldRuleError("author", "Autor no encontrado")
+			}
 		}
 		if author.Id != jobs.Wrap(job).ClientID() {
 			cam := jobs.CamelloOfUser(e.App, author.Id)
 			if cam == nil || cam.Id != camello {
 				return httpapi.FieldRuleError("author", "El autor no participa en esta conversación")
 			}
+		}
+		if posted {
+			return e.Next()
 		}
 		if _, msg := writeRefusal(e.App, job, camello, author.Id); msg != "" {
 			return httpapi.FieldRuleError("author", msg)

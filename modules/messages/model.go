@@ -122,6 +122,11 @@ type author struct {
 	Role string `db:"role" json:"role"`
 }
 
+// authorOf is a user record as a message's author.
+func authorOf(u *core.Record) author {
+	return author{ID: u.Id, Name: users.Wrap(u).Name(), Role: users.Wrap(u).Role()}
+}
+
 // JSON renders messages as the API's Message objects, loading their
 // authors in one query.
 func JSON(app core.App, recs []*core.Record) ([]map[string]any, error) {

@@ -44,8 +44,8 @@ const maxDataBytes = 16 << 10
 // few queries instead of a full record save per notification:
 //
 //   - the users, their preferences and their push subscriptions are read
-//     with one query (an unknown user fails the whole call, like Notify's
-//     relation check);
+//     with one query per table (an unknown user fails the whole call,
+//     like Notify's relation check);
 //   - the inbox rows are written with multi-row INSERTs through app.DB();
 //   - deliveries are queued only for users who can receive something (a
 //     push subscription with push on, or e-mail on while SMTP is
@@ -64,70 +64,145 @@ const maxDataBytes = 16 << 10
 // SQLite a statement journal, so a failing statement keeps its earlier
 // rows until the rollback.
 func NotifyMany(app core.App, items []Addressed) error {
-	return NotifyManyKnown(app, items, nil)
+	return NotifyManyKnown(app, items, Recipients{})
 }
 
 // Recipients are users' preferences, push subscriptions and confirmed
-// WhatsApp numbers as ReadRecipients found them, for NotifyManyKnown.
-type Recipients map[string]*recipient
+// WhatsApp numbers as ReadRecipients found them, for NotifyManyKnown, with
+// the users table's change counter as it was before they were read.
+type Recipients struct {
+	users map[string]*recipient
+	// usersChanges is the users table's change counter (change_counters,
+	// internal/readmodel: every INSERT, UPDATE and DELETE of a users row,
+	// by any process, adds one in its own transaction) read before users,
+	// when counted.
+	usersChanges int64
+	counted      bool
+}
 
 // ReadRecipients reads what deliveries need of users (distinct ids) with
-// one query, outside any transaction: a caller preparing its next batch
-// while the writer is busy with the last one (the reminder sweep) hands it
-// to NotifyManyKnown. A user that does not exist is left out (the write
+// one query per table (readRecipients), outside any transaction: a caller
+// preparing its next batch while the writer is busy with the last one
+// (the reminder sweep) hands it to NotifyManyKnown. A user that does not exist is left out (the write
 // then reads it again and fails like NotifyMany).
 func ReadRecipients(app core.App, userIDs []string) (Recipients, error) {
-	return readRecipients(app, userIDs)
+	n, err := usersChanges(app)
+	if err != nil {
+		return Recipients{}, err
+	}
+	users, err := readRecipients(app, userIDs)
+	if err != nil {
+		return Recipients{}, err
+	}
+	return Recipients{users: users, usersChanges: n, counted: n >= 0}, nil
+}
+
+// usersChanges reads the users table's change counter (-1 when the
+// counters are not installed).
+func usersChanges(app core.App) (int64, error) {
+	var n []int64
+	err := app.DB().NewQuery("SELECT n FROM change_counters WHERE tbl = {:t}").Bind(dbx.Params{"t": users.Collection}).Column(&n)
+	if err != nil || len(n) == 0 {
+		if err != nil && strings.Contains(err.Error(), "no such table") {
+			err = nil
+		}
+		return -1, err
+	}
+	return n[0], nil
 }
 
 // NotifyManyKnown is NotifyMany with the recipients already read (known,
-// by ReadRecipients; nil reads them all): users missing from known are
-// read in the write. A preference changed between that read and the write
-// takes effect from the next notification, as if it had changed just
-// after it.
+// by ReadRecipients; the zero Recipients reads them all): users missing
+// from known are read in the write. Whether a known user was disabled
+// (erased) meanwhile is read again in the write, unless the users table's
+// change counter shows that no users row changed since known was read. A
+// preference changed between that read and the write takes effect from
+// the next notification, as if it had changed just after it.
 func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
 	if len(items) == 0 {
 		return nil
 	}
-	if app.TxInfo() == nil {
-		return writer.Transaction(app, func(txApp core.App) error {
-			return NotifyManyKnown(txApp, items, known)
-		})
+	p, err := Prepare(items, known)
+	if err != nil {
+		return err
 	}
+	return NotifyPrepared(app, p, nil)
+}
 
-	users := make([]string, 0, len(items))
+// Prepared is a batch of notifications checked against the collection's
+// bounds and rendered as stored (Prepare) ahead of its write, with the
+// recipients known for it: NotifyPrepared then leaves the writer only the
+// write. The reminder sweep prepares batch k+1 while batch k is written.
+type Prepared struct {
+	items []Addressed
+	datas []string // each item's data field as stored
+	users []string // the distinct users of items
+	known Recipients
+}
+
+// Prepare checks items (what a record save would: the user id's form, the
+// kind, the texts' and the data's bounds) and renders their data fields,
+// outside any transaction; known is as for NotifyManyKnown.
+func Prepare(items []Addressed, known Recipients) (*Prepared, error) {
+	p := &Prepared{items: items, datas: make([]string, len(items)), known: known}
 	seen := make(map[string]bool, len(items))
+	var lastData uintptr // items often share one Data map (e.g. both parties of an appointment)
 	for i := range items {
 		if err := validateAddressed(&items[i]); err != nil {
-			return err
+			return nil, err
 		}
 		if !seen[items[i].UserID] {
 			seen[items[i].UserID] = true
-			users = append(users, items[i].UserID)
+			p.users = append(p.users, items[i].UserID)
+		}
+		if ptr := reflect.ValueOf(items[i].Data).Pointer(); i > 0 && ptr != 0 && ptr == lastData {
+			p.datas[i] = p.datas[i-1]
+		} else {
+			raw, err := dataJSON(items[i].Data)
+			if err != nil {
+				return nil, err
+			}
+			p.datas[i], lastData = raw, ptr
 		}
 	}
-	recips, err := knownRecipients(app, users, known)
+	return p, nil
+}
+
+// NotifyPrepared writes the prepared notifications whose keep is true
+// (keep nil: all of them) with the semantics of NotifyManyKnown.
+func NotifyPrepared(app core.App, p *Prepared, keep []bool) error {
+	if app.TxInfo() == nil {
+		return writer.Transaction(app, func(txApp core.App) error {
+			return NotifyPrepared(txApp, p, keep)
+		})
+	}
+	items, datas, users := p.items, p.datas, p.users
+	if keep != nil {
+		items, datas, users = nil, nil, nil
+		seen := make(map[string]bool, len(p.users))
+		for i, k := range keep {
+			if !k {
+				continue
+			}
+			items, datas = append(items, p.items[i]), append(datas, p.datas[i])
+			if u := p.items[i].UserID; !seen[u] {
+				seen[u] = true
+				users = append(users, u)
+			}
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	recips, err := knownRecipients(app, users, p.known)
 	if err != nil {
 		return err
 	}
 	// An erased (or disabled) user gets nothing: checked in this
 	// transaction, so a writer that read the user before an erasure (a
 	// broadcast's batch, the sweep's next batch) writes nothing after it.
-	if items, err = dropDisabled(app, items, users, recips, known); err != nil || len(items) == 0 {
+	if items, datas, err = dropDisabled(app, items, datas, users, recips, p.known); err != nil || len(items) == 0 {
 		return err
-	}
-	datas := make([]string, len(items))
-	var lastData uintptr // items often share one Data map (e.g. both parties of an appointment)
-	for i := range items {
-		if p := reflect.ValueOf(items[i].Data).Pointer(); i > 0 && p != 0 && p == lastData {
-			datas[i] = datas[i-1]
-		} else {
-			raw, err := dataJSON(items[i].Data)
-			if err != nil {
-				return err
-			}
-			datas[i], lastData = raw, p
-		}
 	}
 
 	created := types.NowDateTime().String()
@@ -169,49 +244,70 @@ func NotifyManyKnown(app core.App, items []Addressed, known Recipients) error {
 	return nil
 }
 
-// dropDisabled returns items without those of disabled users (an erased
+// dropDisabled returns items (and their datas) without those of disabled users (an erased
 // account is disabled), as this transaction sees them: the users read in it
 // (recips) say so themselves; those known from a read before it are read
-// again, with one query. items is left as it is when nobody is disabled.
-func dropDisabled(app core.App, items []Addressed, userIDs []string, recips map[string]*recipient, known Recipients) ([]Addressed, error) {
+// again, with one query, unless the users change counter has not moved
+// since that read (then known says what a new read would). items is left as it is when nobody is disabled.
+func dropDisabled(app core.App, items []Addressed, datas, userIDs []string, recips map[string]*recipient, known Recipients) ([]Addressed, []string, error) {
 	disabled := map[string]bool{}
 	var stale []string
 	for _, u := range userIDs {
-		switch r := recips[u]; {
-		case known[u] != nil:
+		r := recips[u]
+		switch {
+		case known.users[u] != nil:
 			stale = append(stale, u)
 		case r != nil && r.disabled:
 			disabled[u] = true
 		}
 	}
+	if len(stale) > 0 && known.counted {
+		// No users row changed since before the known ones were read:
+		// what they say is what this transaction would read again.
+		n, err := usersChanges(app)
+		if err != nil {
+			return nil, nil, err
+		}
+		if n == known.usersChanges {
+			for _, u := range stale {
+				if known.users[u].disabled {
+					disabled[u] = true
+				}
+			}
+			stale = nil
+		}
+	}
 	if len(stale) > 0 {
 		ids, err := disabledAmong(app, stale)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, u := range ids {
 			disabled[u] = true
 		}
 	}
 	if len(disabled) == 0 {
-		return items, nil
+		return items, datas, nil
 	}
 	kept := make([]Addressed, 0, len(items))
-	for _, it := range items {
+	keptDatas := make([]string, 0, len(items))
+	for i, it := range items {
 		if !disabled[it.UserID] {
 			kept = append(kept, it)
+			keptDatas = append(keptDatas, datas[i])
 		}
 	}
-	return kept, nil
+	return kept, keptDatas, nil
 }
 
 // disabledAmong returns the ids among ids (distinct) of disabled users,
-// with one query (the recipients' own read of users; a call into the users
-// package here would climb back up the walk of a sign-up).
+// with one query on idx_users_disabled, which holds only the disabled users
+// (the recipients' own read of users; a call into the users package here
+// would climb back up the walk of a sign-up).
 func disabledAmong(app core.App, ids []string) ([]string, error) {
 	out := []string{}
-	err := app.DB().NewQuery("SELECT id FROM " + users.Collection +
-		" WHERE id IN (SELECT value FROM json_each({:ids})) AND disabled = TRUE").
+	err := app.DB().NewQuery("SELECT d.id FROM json_each({:ids}) j CROSS JOIN " + users.Collection +
+		" d INDEXED BY idx_users_disabled ON d.id = j.value WHERE d.disabled = TRUE").
 		Bind(dbx.Params{"ids": idsParam(ids)}).Column(&out)
 	return out, err
 }
@@ -262,17 +358,17 @@ func idsParam(ids []string) string {
 // knownRecipients is loadRecipients of the users (distinct ids) missing
 // from known, merged with known's.
 func knownRecipients(app core.App, userIDs []string, known Recipients) (map[string]*recipient, error) {
-	if len(known) == 0 {
+	if len(known.users) == 0 {
 		return loadRecipients(app, userIDs)
 	}
 	var missing []string
 	for _, u := range userIDs {
-		if known[u] == nil {
+		if known.users[u] == nil {
 			missing = append(missing, u)
 		}
 	}
 	if len(missing) == 0 {
-		return known, nil
+		return known.users, nil
 	}
 	more, err := loadRecipients(app, missing)
 	if err != nil {
@@ -280,7 +376,7 @@ func knownRecipients(app core.App, userIDs []string, known Recipients) (map[stri
 	}
 	out := make(map[string]*recipient, len(userIDs))
 	for _, u := range userIDs {
-		if r := known[u]; r != nil {
+		if r := known.users[u]; r != nil {
 			out[u] = r
 		} else {
 			out[u] = more[u]
@@ -290,7 +386,7 @@ func knownRecipients(app core.App, userIDs []string, known Recipients) (map[stri
 }
 
 // loadRecipients reads the preferences and push subscriptions (oldest
-// first) of users (distinct ids) with one query, failing like a relation
+// first) of users (distinct ids) with readRecipients, failing like a relation
 // check when one of them does not exist.
 func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, error) {
 	out, err := readRecipients(app, userIDs)
@@ -303,7 +399,15 @@ func loadRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 	return out, nil
 }
 
-// readRecipients reads the recipients among userIDs (distinct) that exist.
+// readRecipients reads the recipients among userIDs (distinct) that exist,
+// with one query driven by the list of ids (json_each joined, not an IN
+// list: SQLite would first copy the list into a temporary index): whether
+// each exists (the users id index alone), whether it is disabled
+// (idx_users_disabled, which holds only those), its preferences, push
+// subscriptions and confirmed WhatsApp number (each table's user index).
+// No users row is read: a batch of 10,000 recipients of the reminder sweep
+// read 10,000 rows of a table of a million users, scattered over its
+// pages.
 func readRecipients(app core.App, userIDs []string) (map[string]*recipient, error) {
 	var rows []struct {
 		ID       string `db:"id"`
@@ -316,13 +420,15 @@ func readRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 		Phone    string `db:"phone"`
 		Disabled bool   `db:"disabled"`
 	}
-	err := app.DB().NewQuery("SELECT u.id AS id, u.disabled AS disabled, COALESCE(p.prefs, '') AS prefs, COALESCE(s.id, '') AS subId, " +
+	err := app.DB().NewQuery("SELECT u.id AS id, " +
+		"EXISTS (SELECT 1 FROM " + users.Collection + " d INDEXED BY idx_users_disabled WHERE d.disabled = TRUE AND d.id = u.id) AS disabled, " +
+		"COALESCE(p.prefs, '') AS prefs, COALESCE(s.id, '') AS subId, " +
 		"COALESCE(s.endpoint, '') AS endpoint, COALESCE(s.p256dh, '') AS p256dh, COALESCE(s.auth, '') AS auth, " +
-		"COALESCE(s.created, '') AS created, COALESCE(w.phone, '') AS phone FROM " + users.Collection + " u " +
+		"COALESCE(s.created, '') AS created, COALESCE(w.phone, '') AS phone FROM json_each({:ids}) j " +
+		"CROSS JOIN " + users.Collection + " u ON u.id = j.value " +
 		"LEFT JOIN " + colPreferences + " p ON p.user = u.id " +
 		"LEFT JOIN " + colSubscriptions + " s ON s.user = u.id " +
-		"LEFT JOIN " + whatsapp.ContactsCollection + " w ON w.user = u.id AND w.status = {:confirmed} " +
-		"WHERE u.id IN (SELECT value FROM json_each({:ids}))").
+		"LEFT JOIN " + whatsapp.ContactsCollection + " w ON w.user = u.id AND w.status = {:confirmed}").
 		Bind(dbx.Params{"ids": idsParam(userIDs), "confirmed": whatsapp.ContactConfirmed}).All(&rows)
 	if err != nil {
 		return nil, err
@@ -360,33 +466,80 @@ func readRecipients(app core.App, userIDs []string) (map[string]*recipient, erro
 }
 
 // insertInbox writes the inbox rows of items[at...] with multi-row
-// INSERTs of insertChunk rows: one statement prepared for the full chunks,
-// another for the rest.
+// INSERTs of up to insertChunk rows. A column whose value is the same in
+// every row of a chunk (the kind and title of a sweep's reminders, all
+// but id and user in a broadcast) is bound once for the chunk instead of
+// once a row: the driver looks each bound value up linearly, so a
+// statement's binding cost grows with the square of its values. Each
+// statement shape is prepared once per call.
 func insertInbox(app core.App, items []Addressed, datas, ids []string, at []int, created string) error {
-	full := len(at) / insertChunk * insertChunk
-	if full > 0 {
-		q := app.DB().NewQuery(insertSQL(insertChunk)).Prepare()
-		defer q.Close()
-		params := make(dbx.Params, insertChunk*7+1) // refilled for every chunk
-		for start := 0; start < full; start += insertChunk {
-			fillInsertParams(params, items, datas, ids, at[start:start+insertChunk], created)
-			_, err := q.Bind(params).Execute()
-			if err != nil {
-				return err
-			}
+	type shape struct{ rows, shared int }
+	prepared := map[shape]*dbx.Query{}
+	defer func() {
+		for _, q := range prepared {
+			q.Close()
 		}
-	}
-	if rest := at[full:]; len(rest) > 0 {
-		params := make(dbx.Params, len(rest)*7+1)
-		fillInsertParams(params, items, datas, ids, rest, created)
-		_, err := app.DB().NewQuery(insertSQL(len(rest))).Bind(params).Execute()
-		return err
+	}()
+	params := make(dbx.Params, insertChunk*7+6)
+	for start := 0; start < len(at); start += insertChunk {
+		chunk := at[start:min(start+insertChunk, len(at))]
+		sh := shape{len(chunk), sharedColumns(items, datas, chunk)}
+		q := prepared[sh]
+		if q == nil {
+			q = app.DB().NewQuery(insertSQL(sh.rows, sh.shared)).Prepare()
+			prepared[sh] = q
+		}
+		clear(params)
+		fillInsertParams(params, items, datas, ids, chunk, created, sh.shared)
+		if _, err := q.Bind(params).Execute(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// insertSQL is an INSERT of n inbox rows with named placeholders.
-func insertSQL(n int) string {
+// The columns of an inbox row bound from an item besides id and user, in
+// insertSQL's order: kind, title, body, url, data (bit c of a shared mask).
+const insertValueColumns = 5
+
+// columnValue is column c (0–4: kind, title, body, url, data) of item i.
+func columnValue(items []Addressed, datas []string, i, c int) string {
+	switch c {
+	case 0:
+		return items[i].Kind
+	case 1:
+		return items[i].Title
+	case 2:
+		return items[i].Body
+	case 3:
+		return items[i].URL
+	}
+	return datas[i]
+}
+
+// sharedColumns is the mask of the value columns equal in every row of
+// at (bit c: column c of columnValue).
+func sharedColumns(items []Addressed, datas []string, at []int) int {
+	mask := 0
+	for c := 0; c < insertValueColumns; c++ {
+		v, same := columnValue(items, datas, at[0], c), true
+		for _, i := range at[1:] {
+			if columnValue(items, datas, i, c) != v {
+				same = false
+				break
+			}
+		}
+		if same {
+			mask |= 1 << c
+		}
+	}
+	return mask
+}
+
+// insertSQL is an INSERT of n inbox rows with named placeholders; the
+// value columns in shared (a sharedColumns mask) have one placeholder for
+// every row.
+func insertSQL(n, shared int) string {
 	var sql strings.Builder
 	sql.Grow(100 + n*90)
 	sql.WriteString("INSERT OR FAIL INTO " + colNotifications +
@@ -395,14 +548,23 @@ func insertSQL(n int) string {
 		if r > 0 {
 			sql.WriteByte(',')
 		}
-		p := "p" + strconv.Itoa(r) + "_"
-		sql.WriteString("({:" + p + "i},{:" + p + "u},{:" + p + "k},{:" + p + "t},{:" + p + "b},{:" + p + "l},{:" + p + "d},'',{:created})")
+		n := &insertNames[r]
+		sql.WriteString("({:" + n[0] + "},{:" + n[1] + "}")
+		for c := 0; c < insertValueColumns; c++ {
+			if shared&(1<<c) != 0 {
+				sql.WriteString(",{:" + sharedNames[c] + "}")
+			} else {
+				sql.WriteString(",{:" + n[2+c] + "}")
+			}
+		}
+		sql.WriteString(",'',{:created})")
 	}
 	return sql.String()
 }
 
 // insertNames are the placeholder names of insertSQL's rows: row r's
-// seven values are insertNames[r][0..6].
+// seven values are insertNames[r][0..6] (id, user, then the value
+// columns).
 var insertNames = func() (names [insertChunk][7]string) {
 	for r := range names {
 		p := "p" + strconv.Itoa(r) + "_"
@@ -413,20 +575,27 @@ var insertNames = func() (names [insertChunk][7]string) {
 	return names
 }()
 
-// fillInsertParams sets params to the values of insertSQL(len(at)) for
-// items[at...] (len(at) ≤ insertChunk; the same keys every chunk).
-func fillInsertParams(params dbx.Params, items []Addressed, datas, ids []string, at []int, created string) {
+// sharedNames are the placeholder names of the shared value columns.
+var sharedNames = [insertValueColumns]string{"sk", "st", "sb", "sl", "sd"}
+
+// fillInsertParams sets params to the values of insertSQL(len(at),
+// shared) for items[at...] (len(at) ≤ insertChunk).
+func fillInsertParams(params dbx.Params, items []Addressed, datas, ids []string, at []int, created string, shared int) {
 	params["created"] = created
+	for c := 0; c < insertValueColumns; c++ {
+		if shared&(1<<c) != 0 {
+			params[sharedNames[c]] = columnValue(items, datas, at[0], c)
+		}
+	}
 	for r, i := range at {
 		n := &insertNames[r]
-		it := &items[i]
 		params[n[0]] = ids[i]
-		params[n[1]] = it.UserID
-		params[n[2]] = it.Kind
-		params[n[3]] = it.Title
-		params[n[4]] = it.Body
-		params[n[5]] = it.URL
-		params[n[6]] = datas[i]
+		params[n[1]] = items[i].UserID
+		for c := 0; c < insertValueColumns; c++ {
+			if shared&(1<<c) == 0 {
+				params[n[2+c]] = columnValue(items, datas, i, c)
+			}
+		}
 	}
 }
 

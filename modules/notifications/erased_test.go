@@ -38,6 +38,13 @@ func TestNothingWrittenForAnErasedUser(t *testing.T) {
 			if res := k.Delete("/api/me", erasedCookie, map[string]any{"password": testkit.DefaultPassword}); res.Status != http.StatusOK {
 				t.Fatalf("erase: %d %s", res.Status, res.Raw)
 			}
+			// What a writer read after it: no users row changes before the
+			// write, so the write trusts this read (the users change counter
+			// has not moved) instead of reading the users again.
+			after, err := notifications.ReadRecipients(k.App, []string{erased.Id})
+			if err != nil {
+				t.Fatal(err)
+			}
 			msg := notifications.Message{Kind: notifications.KindAdminMessage, Title: "Aviso", Body: "Para todos"}
 			cases := []struct {
 				name string
@@ -48,6 +55,9 @@ func TestNothingWrittenForAnErasedUser(t *testing.T) {
 				}},
 				{"NotifyManyKnown with what was read before", func() error {
 					return notifications.NotifyManyKnown(k.App, []notifications.Addressed{{UserID: erased.Id, Message: msg}}, before)
+				}},
+				{"NotifyManyKnown with what was read after", func() error {
+					return notifications.NotifyManyKnown(k.App, []notifications.Addressed{{UserID: erased.Id, Message: msg}}, after)
 				}},
 				{"Notify outside a transaction", func() error { return notifications.Notify(k.App, erased.Id, msg) }},
 				{"a batch of both users", func() error {

@@ -20,7 +20,7 @@ func FlushMails(app core.App) { dispatcherOf(app).flushMails() }
 // notification committed (tests only).
 func QueuePushFor(app core.App, userID string, msg Message, known Recipients) error {
 	var subs []subscription
-	if r := known[userID]; r != nil {
+	if r := known.users[userID]; r != nil {
 		subs = r.subs
 	}
 	return queuePushes(app, job{UserID: userID, Kind: msg.Kind, Title: msg.Title, Body: msg.Body, Data: map[string]any{}}, subs)

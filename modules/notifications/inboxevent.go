@@ -1,6 +1,8 @@
 package notifications
 
 import (
+	"sync"
+
 	"camellos/internal/timefmt"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -34,7 +36,8 @@ func emitInbox(app core.App, rec *core.Record) error {
 }
 
 // emitInboxMany fires OnInbox for the items NotifyMany stored (indexes at,
-// ids and the stored created time), once the caller's transaction commits.
+// ids and the stored created time), once the caller's transaction commits,
+// on the inbox emitter (not the writer's goroutine).
 func emitInboxMany(app core.App, items []Addressed, ids []string, at []int, created string) {
 	if len(at) == 0 || app.TxInfo() == nil {
 		return
@@ -47,21 +50,67 @@ func emitInboxMany(app core.App, items []Addressed, ids []string, at []int, crea
 		if txErr != nil {
 			return nil
 		}
-		h := OnInbox(app)
-		for _, i := range at {
-			it := items[i]
-			data := it.Data
-			if data == nil {
-				data = map[string]any{}
+		// Off the writer's goroutine (a sweep's batch is 10,000 items), in
+		// commit order.
+		emitterOf(app).run(func() {
+			h := OnInbox(app)
+			for _, i := range at {
+				it := items[i]
+				data := it.Data
+				if data == nil {
+					data = map[string]any{}
+				}
+				item := map[string]any{
+					"id": ids[i], "kind": it.Kind, "title": it.Title, "body": it.Body, "url": it.URL,
+					"data": data, "readAt": nil, "createdAt": createdAt,
+				}
+				if err := h.Trigger(&InboxItem{App: app, UserID: it.UserID, Item: item}); err != nil {
+					app.Logger().Error("notifications: inbox event", "error", err.Error())
+				}
 			}
-			item := map[string]any{
-				"id": ids[i], "kind": it.Kind, "title": it.Title, "body": it.Body, "url": it.URL,
-				"data": data, "readAt": nil, "createdAt": createdAt,
-			}
-			if err := h.Trigger(&InboxItem{App: app, UserID: it.UserID, Item: item}); err != nil {
-				app.Logger().Error("notifications: inbox event", "error", err.Error())
-			}
-		}
+		})
 		return nil
 	})
+}
+
+// inboxEmitter runs the bulk inbox events of committed batches one batch
+// after the other, in commit order, on a goroutine of its own while there
+// are any.
+type inboxEmitter struct {
+	mu      sync.Mutex
+	queue   []func()
+	running bool
+}
+
+const inboxEmitterKey = "camellos.notifications.inboxEmitter"
+
+func emitterOf(app core.App) *inboxEmitter {
+	return app.Store().GetOrSet(inboxEmitterKey, func() any { return &inboxEmitter{} }).(*inboxEmitter)
+}
+
+// run queues fn after the batches already queued.
+func (e *inboxEmitter) run(fn func()) {
+	e.mu.Lock()
+	e.queue = append(e.queue, fn)
+	if e.running {
+		e.mu.Unlock()
+		return
+	}
+	e.running = true
+	e.mu.Unlock()
+	go func() {
+		for {
+			e.mu.Lock()
+			if len(e.queue) == 0 {
+				e.running = false
+				e.mu.Unlock()
+				return
+			}
+			next := e.queue[0]
+			e.queue[0] = nil
+			e.queue = e.queue[1:]
+			e.mu.Unlock()
+			next()
+		}
+	}()
 }

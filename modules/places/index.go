@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"camellos/internal/cities"
-	"camellos/internal/memo"
 	"camellos/internal/readmodel"
 	"camellos/internal/text"
 
@@ -24,16 +23,21 @@ type gazetteer struct {
 	maxWords int
 }
 
-const storeKey = "places.gazetteer"
-
-type index struct{ cache memo.Cache[*gazetteer] }
-
-func indexOf(app core.App) *index {
-	return app.Store().GetOrSet(storeKey, func() any { return &index{} }).(*index)
+// gazetteerOf keeps the app's gazetteer: dropped by every write of a place
+// (any path: routes, dashboard), checked against a fresh build.
+var gazetteerOf = readmodel.Keyed[struct{}, *gazetteer]{
+	Name: "gazetteer", Tables: []string{Collection}, MaxCost: 1,
+	Bound: "every place (~200 B each: 250 KB for the 1,207 seeded)",
+	Load: func(app core.App, _ struct{}) (*gazetteer, bool, error) {
+		g, err := build(app)
+		return g, err == nil, err
+	},
+	Equal: func(a, b *gazetteer) bool { return fmt.Sprint(infos(a.all)) == fmt.Sprint(infos(b.all)) },
 }
 
-func (x *index) get(app core.App) (*gazetteer, error) {
-	return x.cache.Get(func() (*gazetteer, error) { return build(app) })
+func indexOf(app core.App) (*gazetteer, error) {
+	g, _, err := gazetteerOf.Get(app, struct{}{})
+	return g, err
 }
 
 func build(app core.App) (*gazetteer, error) {
@@ -52,32 +56,9 @@ func build(app core.App) (*gazetteer, error) {
 	return g, nil
 }
 
-// declareIndex declares the gazetteer projection: dropped by every write
-// of a place (any path: routes, dashboard), checked against a fresh build.
 func declareIndex(app core.App) {
-	x := indexOf(app)
-	readmodel.OnWrite(app, Collection, func(readmodel.Write) { x.cache.Invalidate() })
-	readmodel.Declare(app, readmodel.Projection{
-		Name:   "gazetteer",
-		Tables: []string{Collection},
-		Bound:  "every place (~200 B each: 250 KB for the 1,207 seeded)",
-		Drop:   x.cache.Invalidate,
-		Check: func(app core.App) (int, error) {
-			g, built := x.cache.Peek()
-			if !built {
-				return 0, nil
-			}
-			fresh, err := build(app)
-			if err != nil {
-				return 0, err
-			}
-			if a, b := fmt.Sprint(infos(g.all)), fmt.Sprint(infos(fresh.all)); a != b {
-				app.Logger().Warn("gazetteer differs from a fresh build")
-				return 1, nil
-			}
-			return 0, nil
-		},
-	})
+	gazetteerOf.Declare(app)
+	readmodel.OnWrite(app, Collection, func(w readmodel.Write) { gazetteerOf.Drop(w.App, struct{}{}) })
 }
 
 func infos(list []*Info) []Info {
@@ -90,7 +71,7 @@ func infos(list []*Info) []Info {
 
 // Lookup returns the place of id.
 func Lookup(app core.App, id string) (Info, bool, error) {
-	g, err := indexOf(app).get(app)
+	g, err := indexOf(app)
 	if err != nil {
 		return Info{}, false, err
 	}
@@ -105,7 +86,7 @@ func Lookup(app core.App, id string) (Info, bool, error) {
 // only when given, the smallest kind first (a barrio over a town of the
 // same name).
 func Resolve(app core.App, ref, city string) (Info, bool, error) {
-	g, err := indexOf(app).get(app)
+	g, err := indexOf(app)
 	if err != nil {
 		return Info{}, false, err
 	}
@@ -148,7 +129,7 @@ func (g *gazetteer) pick(list []*Info, city string) *Info {
 // order): "plomero en chapinero" → Chapinero. Names of fewer than 4
 // letters are not taken from free text.
 func Mention(app core.App, words []string, city string) (Info, bool, error) {
-	g, err := indexOf(app).get(app)
+	g, err := indexOf(app)
 	if err != nil {
 		return Info{}, false, err
 	}
@@ -175,7 +156,7 @@ func Mention(app core.App, words []string, city string) (Info, bool, error) {
 // Find lists up to limit places whose folded name starts with (then
 // contains) q, of city and kind when given: the pickers' suggestions.
 func Find(app core.App, q, city, kind string, limit int) ([]Info, error) {
-	g, err := indexOf(app).get(app)
+	g, err := indexOf(app)
 	if err != nil {
 		return nil, err
 	}

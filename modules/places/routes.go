@@ -154,7 +154,7 @@ func placesAdminList(e *core.RequestEvent) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	g, err := indexOf(e.App).get(e.App)
+	g, err := indexOf(e.App)
 	if err != nil {
 		return err
 	}

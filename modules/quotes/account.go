@@ -49,7 +49,7 @@ func bindDataRights(app core.App) {
 			if (&Quote{q}).Status(now) != StatusPending {
 				continue // expired: the sweep marks it
 			}
-			if err := transition(e.App, q.Id, StatusWithdrawn, now); err != nil {
+			if err := transition(e.App, q.Id, (&Quote{q}).JobID(), StatusWithdrawn, now); err != nil {
 				return err
 			}
 		}

@@ -22,24 +22,19 @@ type offerInput struct {
 	ValidDays *float64 `json:"validDays"`
 }
 
-// activeCamello is the signed-in camello's profile when ACTIVO, else a 403.
-func activeCamello(e *core.RequestEvent, msg string) (*core.Record, error) {
-	cam := jobs.CamelloOfUser(e.App, session.AuthUser(e).Id)
-	if cam == nil || camellos.Wrap(cam).Status() != camellos.StatusActive {
-		return nil, httpapi.Forbidden(msg)
-	}
-	return cam, nil
-}
-
 // quoteCreate handles POST /api/jobs/{id}/quotes {amount, message?, validDays?}.
 func quoteCreate(e *core.RequestEvent) error {
 	jobID, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return err
 	}
-	cam, err := activeCamello(e, MsgCamelloInactive)
+	// From memory here; create reads the camello again in its transaction.
+	me, ok, err := camellos.CachedOfUser(e.App, session.AuthUser(e).Id)
 	if err != nil {
-		return err
+		return httpapi.Internal(err)
+	}
+	if !ok || me.Status != camellos.StatusActive {
+		return httpapi.Forbidden(MsgCamelloInactive)
 	}
 	var in offerInput
 	if err := httpapi.ReadJSON(e, &in); err != nil {
@@ -77,16 +72,13 @@ func quoteCreate(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	id, err := Create(e.App, jobID, cam, o)
+	rec, cam, err := create(e.App, jobID, me.ID, o)
 	settle(err != nil)
 	if err != nil {
 		return err
 	}
-	q, err := one(e.App, id)
-	if err != nil {
-		return httpapi.Internal(err)
-	}
-	return e.JSON(http.StatusCreated, map[string]any{"quote": q})
+	// As saved, with the camello read in its transaction.
+	return e.JSON(http.StatusCreated, map[string]any{"quote": render(rec, cam, clock.Now(e.App))})
 }
 
 // quotesList handles GET /api/jobs/{id}/quotes: newest first; the job's
@@ -134,57 +126,53 @@ func quotesList(e *core.RequestEvent) error {
 	return httpapi.WriteRendered(e, buf)
 }
 
-// pathQuote loads the path's quote with its job: 400 malformed id, 404 unknown.
-func pathQuote(e *core.RequestEvent) (*Quote, *core.Record, error) {
+// pathQuote loads the path's quote with its job's parties (from memory:
+// a job's client never changes): 400 malformed id, 404 unknown.
+func pathQuote(e *core.RequestEvent) (*Quote, jobs.Parties, error) {
 	id, err := httpapi.PathID(e, "id")
 	if err != nil {
-		return nil, nil, err
+		return nil, jobs.Parties{}, err
 	}
 	q := Find(e.App, id)
 	if q == nil {
-		return nil, nil, httpapi.NotFound(MsgQuoteNotFound)
+		return nil, jobs.Parties{}, httpapi.NotFound(MsgQuoteNotFound)
 	}
-	job, err := e.App.FindRecordById(jobs.Collection, q.JobID())
-	if err != nil {
-		return nil, nil, httpapi.NotFound(MsgQuoteNotFound)
+	job, ok, err := jobs.PartiesOf(e.App, q.JobID())
+	if err != nil || !ok {
+		return nil, jobs.Parties{}, httpapi.NotFound(MsgQuoteNotFound)
 	}
 	return q, job, nil
 }
 
 // clientQuote is the path's quote when the caller is its job's client.
-func clientQuote(e *core.RequestEvent) (*Quote, *core.Record, error) {
+func clientQuote(e *core.RequestEvent) (*Quote, jobs.Parties, error) {
 	q, job, err := pathQuote(e)
 	if err != nil {
-		return nil, nil, err
+		return nil, jobs.Parties{}, err
 	}
-	if jobs.Wrap(job).ClientID() != session.AuthUser(e).Id {
-		return nil, nil, httpapi.Forbidden(MsgOnlyJobClient)
+	if job.Client != session.AuthUser(e).Id {
+		return nil, jobs.Parties{}, httpapi.Forbidden(MsgOnlyJobClient)
 	}
 	return q, job, nil
 }
 
-// quoteAccept handles POST /api/quotes/{id}/accept → {job, quote}.
+// quoteAccept handles POST /api/quotes/{id}/accept → {job, quote}, both
+// answered from the records the accept read and wrote.
 func quoteAccept(e *core.RequestEvent) error {
-	q, job, err := clientQuote(e)
+	q, _, err := clientQuote(e)
 	if err != nil {
 		return err
 	}
-	if err := Accept(e.App, q.Id); err != nil {
+	a, err := accept(e.App, q)
+	if err != nil {
 		return err
 	}
-	fresh, err := e.App.FindRecordById(jobs.Collection, job.Id)
+	client := session.AuthUser(e)
+	jobOut, err := jobs.OneInHand(e.App, a.job, client, jobs.InHand{Client: client, Provider: a.cam})
 	if err != nil {
 		return httpapi.Internal(err)
 	}
-	jobOut, err := jobs.One(e.App, fresh, session.AuthUser(e))
-	if err != nil {
-		return httpapi.Internal(err)
-	}
-	quoteOut, err := one(e.App, q.Id)
-	if err != nil {
-		return httpapi.Internal(err)
-	}
-	return e.JSON(http.StatusOK, map[string]any{"job": jobOut, "quote": quoteOut})
+	return e.JSON(http.StatusOK, map[string]any{"job": jobOut, "quote": render(q.Record, a.cam, a.now)})
 }
 
 // quoteReject handles POST /api/quotes/{id}/reject → {quote}.
@@ -224,10 +212,11 @@ func answerQuote(e *core.RequestEvent, id string) error {
 	return e.JSON(http.StatusOK, map[string]any{"quote": out})
 }
 
-// ClientQuote is the path's quote ({id}) when the caller is its job's
-// client: 400 malformed id, 404 unknown, 403 MsgOnlyJobClient otherwise.
-// The agenda's accept-and-book route starts from it.
-func ClientQuote(e *core.RequestEvent) (*Quote, *core.Record, error) { return clientQuote(e) }
+// ClientQuote is the path's quote ({id}) with its job's parties when the
+// caller is its job's client: 400 malformed id, 404 unknown, 403
+// MsgOnlyJobClient otherwise. The agenda's accept-and-book route starts
+// from it.
+func ClientQuote(e *core.RequestEvent) (*Quote, jobs.Parties, error) { return clientQuote(e) }
 
 // OneJSON renders the quote id as the API's Quote object, reloaded.
 func OneJSON(app core.App, id string) (map[string]any, error) { return one(app, id) }

@@ -65,13 +65,20 @@ func validateQuote(app core.App, rec *core.Record) error {
 		if status != StatusPending {
 			return httpapi.FieldRuleError("status", "Una cotización nueva empieza en PENDIENTE")
 		}
-		job, err := app.FindRecordById(jobs.Collection, rec.GetString("job"))
-		if err != nil {
-			return httpapi.FieldRuleError("job", "Trabajo no encontrado")
-		}
-		cam, err := app.FindRecordById(camellos.Collection, rec.GetString("camello"))
-		if err != nil {
-			return httpapi.FieldRuleError("camello", "Camello no encontrado")
+		// Create read and checked both in this transaction; any other
+		// save reads them.
+		job, cam := (*core.Record)(nil), (*core.Record)(nil)
+		q := Quote{rec}
+		if in, ok := inHand.Of(rec); ok && in.job.Id == q.JobID() && in.cam.Id == q.CamelloID() {
+			job, cam = in.job, in.cam
+		} else {
+			var err error
+			if job, err = app.FindRecordById(jobs.Collection, q.JobID()); err != nil {
+				return httpapi.FieldRuleError("job", "Trabajo no encontrado")
+			}
+			if cam, err = app.FindRecordById(camellos.Collection, q.CamelloID()); err != nil {
+				return httpapi.FieldRuleError("camello", "Camello no encontrado")
+			}
 		}
 		if msg := quoteRefusal(job, cam); msg != "" {
 			return httpapi.FieldRuleError("job", msg)

@@ -52,6 +52,12 @@ const (
 	MsgOnlyActiveBoard  = "Solo los camellos activos ven los trabajos abiertos"
 )
 
+// Fields of a quote written by name.
+const (
+	FieldStatus  = "status"
+	FieldUpdated = "updated"
+)
+
 // Quote is a typed view of a quotes record.
 type Quote struct{ *core.Record }
 
@@ -110,15 +116,21 @@ func JSON(app core.App, list []*core.Record) ([]map[string]any, error) {
 	now := clock.Now(app)
 	out := make([]map[string]any, 0, len(list))
 	for _, r := range list {
-		q := Quote{r}
-		camello := map[string]any{"id": q.CamelloID(), "name": "", "photo": "", "trades": []string{}, "ratingAvg": 0.0}
-		if c, ok := cams[q.CamelloID()]; ok {
-			camello = camellos.Summary(c)
-			camello["ratingAvg"] = camellos.Wrap(c).Rating().Average
-		}
-		out = append(out, quoteFields(q, camello, q.Status(now)))
+		out = append(out, render(r, cams[Quote{r}.CamelloID()], now))
 	}
 	return out, nil
+}
+
+// render is one quote as the API shows it at now, with its camello's
+// record (nil when gone).
+func render(r, cam *core.Record, now time.Time) map[string]any {
+	q := Quote{r}
+	camello := map[string]any{"id": q.CamelloID(), "name": "", "photo": "", "trades": []string{}, "ratingAvg": 0.0}
+	if cam != nil && cam.Id == q.CamelloID() {
+		camello = camellos.Summary(cam)
+		camello["ratingAvg"] = camellos.Wrap(cam).Rating().Average
+	}
+	return quoteFields(q, camello, q.Status(now))
 }
 
 // quoteFields is a quote as the API shows it, with its camello and status
