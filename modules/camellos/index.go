@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"maps"
 	"math"
 	"slices"
@@ -89,9 +88,8 @@ type listing struct {
 	slack int
 
 	order []int32 // the listed entries, in order
-	ids   idTable // by id
-	users idTable // by user
-	seed  maphash.Seed
+	ids   []int32 // the listed entries by id (byID)
+	users []int32 // by user, then id (byUser)
 
 	services   []*serviceRef // the catalog, by index
 	serviceIdx map[string]int32
@@ -207,7 +205,7 @@ func selectRows(app core.App, ids []string) ([]camelloRow, error) {
 // newListing is an empty listing over the catalog.
 func newListing(services []*serviceRef, n int) *listing {
 	l := &listing{recs: make([]entry, 0, n), text: make([]byte, 0, n*300), svcs: make([]int32, 0, n*2),
-		slack: 2, seed: maphash.MakeSeed(), services: services, serviceIdx: make(map[string]int32, len(services)),
+		slack: 2, services: services, serviceIdx: make(map[string]int32, len(services)),
 		slugs: make(map[string]int32, len(services)), cityIdx: map[string]uint32{}, litIdx: map[string]uint32{}}
 	for i, s := range services {
 		l.serviceIdx[s.ID] = int32(i)
@@ -366,12 +364,7 @@ func (l *listing) copyEntry(from *listing, i int32) int32 {
 func (l *listing) index() {
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		n := len(l.order)
-		l.ids, l.users = newTable(n), newTable(n)
-		for k, i := range l.order {
-			l.ids = l.tableSet(l.ids, i, entryID, k, false)
-			l.users = l.tableSet(l.users, i, entryUser, k, true)
-		}
+		l.ids, l.users = slices.SortedFunc(slices.Values(l.order), l.byID), slices.SortedFunc(slices.Values(l.order), l.byUser)
 	})
 	wg.Go(l.indexSpatial)
 	l.byCity = map[uint32][]int32{}
@@ -535,22 +528,6 @@ func appendKm(buf []byte, km float64) []byte {
 	return buf
 }
 
-// find returns the listed entry of the camello id.
-func (l *listing) find(id string) (int32, bool) {
-	return l.lookup(l.ids, id, entryID)
-}
-
-// camellosOfUser returns the listed camellos of a user (one, unless a
-// profile was moved to a user that has one), sorted.
-func (l *listing) camellosOfUser(user string) []string {
-	var out []string
-	for _, i := range l.lookupAll(l.users, user, entryUser) {
-		out = append(out, l.str(l.recs[i].id))
-	}
-	sort.Strings(out)
-	return out
-}
-
 // VerifyIndex compares app's listing index, when built, with a full build
 // read now: entries, their order and bytes, every position list and the
 // lookups. For tests and diagnostics; built is false when there is no
@@ -629,6 +606,8 @@ func (l *listing) describe() string {
 			add("city+service", l.cityKeys[c]+"|"+l.services[s].ID, list, false)
 		}
 	}
+	add("by id", "", l.ids, false)
+	add("by user", "", l.users, false)
 	l.describeSpatial(add, &lines)
 	sort.Strings(lines)
 	for _, line := range lines {
@@ -656,36 +635,36 @@ func (l *listing) patched(app core.App, ids []string) (*listing, error) {
 // places, rows (those of them still ACTIVO) come back.
 func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 	n := *l
-	n.ids, n.users = l.ids.shared(), l.users.shared()
 	n.byCity, n.byCategory = maps.Clone(l.byCity), maps.Clone(l.byCategory)
 	n.byService, n.byCityService, n.svcCells, n.grid = slices.Clone(l.byService), slices.Clone(l.byCityService), slices.Clone(l.svcCells), slices.Clone(l.grid)
 	n.copied = map[int32]bool{}
-	// The order is copied once, at the end, with every camello that left
-	// and came back (it is the largest list: 400 KB at 100,000).
+	// The order and the lookups are copied once, at the end, with every
+	// camello that left and came back (the largest lists: 400 KB each at
+	// 100,000).
 	var gone, back []int32
-	live := len(l.order)
 	for _, id := range ids {
-		if i, ok := n.find(id); ok {
-			live--
-			n.place(i, false, live)
+		if i, ok := l.find(id); ok && !slices.Contains(gone, i) {
+			n.place(i, false)
 			gone = append(gone, i)
 			n.dead++
 		}
 	}
+	read := map[string]bool{}
 	for k := range rows {
 		i, err := n.addRow(&rows[k], true)
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := n.find(rows[k].ID); ok { // an id read twice
+		if read[rows[k].ID] { // an id read twice
 			n.dead++
 			continue
 		}
-		live++
-		n.place(i, true, live)
+		read[rows[k].ID] = true
+		n.place(i, true)
 		back = append(back, i)
 	}
-	n.order = n.reordered(l.order, gone, back)
+	n.order = n.reordered(l.order, gone, back, n.compare)
+	n.ids, n.users = n.reordered(l.ids, gone, back, n.byID), n.reordered(l.users, gone, back, n.byUser)
 	n.copied = nil
 	if n.dead > 1024 && n.dead > len(n.order) {
 		return n.compacted(), nil
@@ -731,9 +710,9 @@ func (l *listing) laidOut() *listing {
 }
 
 // place adds entry i to (in) or removes it from (!in) every list it
-// belongs to but the order (reordered), each list copied first; live is
-// the number of entries listed with it.
-func (l *listing) place(i int32, in bool, live int) {
+// belongs to but the order and the lookups (reordered), each list copied
+// first.
+func (l *listing) place(i int32, in bool) {
 	e := &l.recs[i]
 	l.byCity[e.city] = l.placed(l.byCity[e.city], i, in)
 	for _, s := range l.servicesOf(e) {
@@ -751,18 +730,11 @@ func (l *listing) place(i int32, in bool, live int) {
 		l.byCategory[c] = l.placed(l.byCategory[c], i, in)
 	}
 	l.placeSpatial(i, in)
-	if in {
-		l.ids = l.tableSet(l.ids, i, entryID, live, false)
-		l.users = l.tableSet(l.users, i, entryUser, live, true)
-	} else {
-		l.tableDelete(l.ids, i, entryID)
-		l.tableDelete(l.users, i, entryUser)
-	}
 }
 
-// reordered is a copy of the ordered list without the entries gone and
-// with the entries back in their places, made in one pass.
-func (l *listing) reordered(order, gone, back []int32) []int32 {
+// reordered is a copy of the list ordered by cmp without the entries gone
+// and with the entries back in their places, made in one pass.
+func (l *listing) reordered(order, gone, back []int32, cmp func(a, b int32) int) []int32 {
 	type cut struct {
 		at   int
 		drop bool
@@ -770,13 +742,13 @@ func (l *listing) reordered(order, gone, back []int32) []int32 {
 	}
 	cuts := make([]cut, 0, len(gone)+len(back))
 	for _, i := range gone {
-		k := sort.Search(len(order), func(k int) bool { return l.compare(order[k], i) >= 0 })
+		k := sort.Search(len(order), func(k int) bool { return cmp(order[k], i) >= 0 })
 		if k < len(order) && order[k] == i {
 			cuts = append(cuts, cut{k, true, i})
 		}
 	}
 	for _, i := range back {
-		cuts = append(cuts, cut{sort.Search(len(order), func(k int) bool { return l.compare(order[k], i) >= 0 }), false, i})
+		cuts = append(cuts, cut{sort.Search(len(order), func(k int) bool { return cmp(order[k], i) >= 0 }), false, i})
 	}
 	// by place; at one place, the entries back (in order) before the
 	// entry there leaves
@@ -790,7 +762,7 @@ func (l *listing) reordered(order, gone, back []int32) []int32 {
 			}
 			return -1
 		}
-		return l.compare(a.i, b.i)
+		return cmp(a.i, b.i)
 	})
 	out := make([]int32, 0, len(order)+len(back))
 	from := 0
@@ -809,19 +781,10 @@ func (l *listing) reordered(order, gone, back []int32) []int32 {
 // placed is a copy of the ordered list with entry i inserted in its place
 // (in) or removed.
 func (l *listing) placed(list []int32, i int32, in bool) []int32 {
-	k := sort.Search(len(list), func(k int) bool { return l.compare(list[k], i) >= 0 })
 	if in {
-		out := make([]int32, 0, len(list)+1)
-		out = append(out, list[:k]...)
-		out = append(out, i)
-		return append(out, list[k:]...)
+		return l.reordered(list, nil, []int32{i}, l.compare)
 	}
-	if k == len(list) || list[k] != i {
-		return list // not there
-	}
-	out := make([]int32, 0, len(list)-1)
-	out = append(out, list[:k]...)
-	return append(out, list[k+1:]...)
+	return l.reordered(list, []int32{i}, nil, l.compare)
 }
 
 type ratingJSON struct {
