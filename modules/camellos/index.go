@@ -260,7 +260,7 @@ func intern[T any](list *[]T, idx *map[string]uint32, key string, val T, copyMap
 	if copyMap {
 		*idx = maps.Clone(*idx)
 	}
-	*list = grow(*list, 1, 16)
+	*list = readmodel.Grow(*list, 1, 16)
 	*list = append(*list, val)
 	i := uint32(len(*list) - 1)
 	(*idx)[key] = i
@@ -294,7 +294,7 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 	e.user = l.putString(r.User)
 	e.search = l.putString(r.SearchText)
 	// The values of its JSON, each ended by a 0 byte, written in place.
-	l.text = grow(l.text, 2*(len(r.Description)+len(r.Name)+len(r.Neighborhood)+len(r.Photo)+len(r.Trades))+160, l.slack)
+	l.text = readmodel.Grow(l.text, 2*(len(r.Description)+len(r.Name)+len(r.Neighborhood)+len(r.Photo)+len(r.Trades))+160, l.slack)
 	start := len(l.text)
 	t := appendISOOfStored(l.text, r.Created, false)
 	e.created = span{off: uint32(start), n: uint32(len(t) - start)}
@@ -322,7 +322,7 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 	}
 	e.vals = span{off: uint32(start), n: uint32(len(t) - start)}
 	l.text = t
-	l.svcs = grow(l.svcs, 4, l.slack)
+	l.svcs = readmodel.Grow(l.svcs, 4, l.slack)
 	e.svc.off = uint32(len(l.svcs))
 	addService := func(id string) {
 		if s, ok := l.serviceIdx[id]; ok && !slices.Contains(l.svcs[e.svc.off:], s) {
@@ -336,7 +336,7 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 		}
 	}
 	e.svc.n = uint32(len(l.svcs)) - e.svc.off
-	l.recs = grow(l.recs, 1, l.slack)
+	l.recs = readmodel.Grow(l.recs, 1, l.slack)
 	l.recs = append(l.recs, e)
 	return int32(len(l.recs) - 1), nil
 }
@@ -350,10 +350,10 @@ func (l *listing) copyEntry(from *listing, i int32) int32 {
 	e.created = l.putText(from.bytesOf(e.created))
 	e.vals = l.putText(from.bytesOf(e.vals))
 	svc := from.svcs[e.svc.off : e.svc.off+e.svc.n]
-	l.svcs = grow(l.svcs, len(svc), l.slack)
+	l.svcs = readmodel.Grow(l.svcs, len(svc), l.slack)
 	e.svc.off = uint32(len(l.svcs))
 	l.svcs = append(l.svcs, svc...)
-	l.recs = grow(l.recs, 1, l.slack)
+	l.recs = readmodel.Grow(l.recs, 1, l.slack)
 	l.recs = append(l.recs, e)
 	return int32(len(l.recs) - 1)
 }
@@ -663,8 +663,8 @@ func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 		n.place(i, true)
 		back = append(back, i)
 	}
-	n.order = n.reordered(l.order, gone, back, n.compare)
-	n.ids, n.users = n.reordered(l.ids, gone, back, n.byID), n.reordered(l.users, gone, back, n.byUser)
+	n.order = readmodel.Reorder(l.order, gone, back, n.compare)
+	n.ids, n.users = readmodel.Reorder(l.ids, gone, back, n.byID), readmodel.Reorder(l.users, gone, back, n.byUser)
 	n.copied = nil
 	if n.dead > 1024 && n.dead > len(n.order) {
 		return n.compacted(), nil
@@ -732,59 +732,13 @@ func (l *listing) place(i int32, in bool) {
 	l.placeSpatial(i, in)
 }
 
-// reordered is a copy of the list ordered by cmp without the entries gone
-// and with the entries back in their places, made in one pass.
-func (l *listing) reordered(order, gone, back []int32, cmp func(a, b int32) int) []int32 {
-	type cut struct {
-		at   int
-		drop bool
-		i    int32
-	}
-	cuts := make([]cut, 0, len(gone)+len(back))
-	for _, i := range gone {
-		k := sort.Search(len(order), func(k int) bool { return cmp(order[k], i) >= 0 })
-		if k < len(order) && order[k] == i {
-			cuts = append(cuts, cut{k, true, i})
-		}
-	}
-	for _, i := range back {
-		cuts = append(cuts, cut{sort.Search(len(order), func(k int) bool { return cmp(order[k], i) >= 0 }), false, i})
-	}
-	// by place; at one place, the entries back (in order) before the
-	// entry there leaves
-	slices.SortFunc(cuts, func(a, b cut) int {
-		switch {
-		case a.at != b.at:
-			return a.at - b.at
-		case a.drop != b.drop:
-			if a.drop {
-				return 1
-			}
-			return -1
-		}
-		return cmp(a.i, b.i)
-	})
-	out := make([]int32, 0, len(order)+len(back))
-	from := 0
-	for _, c := range cuts {
-		out = append(out, order[from:c.at]...)
-		from = c.at
-		if c.drop {
-			from++
-		} else {
-			out = append(out, c.i)
-		}
-	}
-	return append(out, order[from:]...)
-}
-
 // placed is a copy of the ordered list with entry i inserted in its place
 // (in) or removed.
 func (l *listing) placed(list []int32, i int32, in bool) []int32 {
 	if in {
-		return l.reordered(list, nil, []int32{i}, l.compare)
+		return readmodel.Reorder(list, nil, []int32{i}, l.compare)
 	}
-	return l.reordered(list, []int32{i}, nil, l.compare)
+	return readmodel.Reorder(list, []int32{i}, nil, l.compare)
 }
 
 type ratingJSON struct {

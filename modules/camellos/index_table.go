@@ -1,6 +1,7 @@
 package camellos
 
 import (
+	"camellos/internal/readmodel"
 	"sort"
 	"strings"
 	"unsafe"
@@ -62,7 +63,7 @@ func (l *listing) putText(parts ...[]byte) span {
 	for _, p := range parts {
 		n += len(p)
 	}
-	l.text = grow(l.text, n, l.slack)
+	l.text = readmodel.Grow(l.text, n, l.slack)
 	s := span{off: uint32(len(l.text)), n: uint32(n)}
 	for _, p := range parts {
 		l.text = append(l.text, p...)
@@ -72,37 +73,15 @@ func (l *listing) putText(parts ...[]byte) span {
 
 // putString appends s to the slab and returns its span.
 func (l *listing) putString(s string) span {
-	l.text = grow(l.text, len(s), l.slack)
+	l.text = readmodel.Grow(l.text, len(s), l.slack)
 	sp := span{off: uint32(len(l.text)), n: uint32(len(s))}
 	l.text = append(l.text, s...)
 	return sp
 }
 
-// grow makes room for n more items past len(s), a 1/frac of its length
-// spare: an append-only array is shared by the listings patched from one
-// build (each writes only past the end the others know), and after a
-// build grows by a sixteenth, not by doubling, so its spare capacity stays
-// small in a heap this size.
-func grow[T any](s []T, n, frac int) []T {
-	if len(s)+n <= cap(s) {
-		return s
-	}
-	out := make([]T, len(s), len(s)+n+max(64, len(s)/frac))
-	copy(out, s)
-	return out
-}
-
-// tight is s without more than a sixteenth of spare capacity.
-func tight[T any](s []T) []T {
-	if cap(s)-len(s) <= max(64, len(s)/16) {
-		return s
-	}
-	return append(make([]T, 0, len(s)+len(s)/32), s...)
-}
-
 // tighten ends a build: the arrays lose the build's spare capacity, and
 // grow by a sixteenth from now on.
 func (l *listing) tighten() {
-	l.recs, l.text, l.svcs = tight(l.recs), tight(l.text), tight(l.svcs)
+	l.recs, l.text, l.svcs = readmodel.Tight(l.recs), readmodel.Tight(l.text), readmodel.Tight(l.svcs)
 	l.slack = 16
 }
