@@ -1,6 +1,7 @@
 package readmodel
 
 import (
+	"maps"
 	"slices"
 	"sort"
 )
@@ -79,4 +80,20 @@ func Tight[T any](s []T) []T {
 		return s
 	}
 	return append(make([]T, 0, len(s)+len(s)/32), s...)
+}
+
+// Intern returns the index of key in an append-only list and its map,
+// adding val (the map copied first when copyMap is set: a patch, whose
+// snapshot shares the map with the one before).
+func Intern[T any](list *[]T, idx *map[string]uint32, key string, val T, copyMap bool) uint32 {
+	if i, ok := (*idx)[key]; ok {
+		return i
+	}
+	if copyMap {
+		*idx = maps.Clone(*idx)
+	}
+	*list = append(Grow(*list, 1, 16), val)
+	i := uint32(len(*list) - 1)
+	(*idx)[key] = i
+	return i
 }

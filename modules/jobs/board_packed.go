@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"camellos/internal/readmodel"
 	"encoding/binary"
-	"maps"
 	"strconv"
 
 	"camellos/internal/jsonenc"
@@ -68,7 +67,7 @@ type store struct {
 	slab    []byte
 	strs    []string
 	strIdx  map[string]uint32 // copied before it changes (a published one never does)
-	ownIdx  bool              // strIdx is this store's alone (a build's, or copied by intern)
+	ownIdx  bool              // strIdx is this store's alone (a build's): a patch copies it to add a text
 	dead    int               // entries not listed any more
 	// slack is the growth of a copied array: 1/2 while a build appends
 	// every job, 1/8 once built (patches append one job at a time; a
@@ -95,16 +94,7 @@ func (s *store) derive() *store {
 
 // intern returns the index of v in the interned texts, adding it.
 func (s *store) intern(v string) uint32 {
-	if i, ok := s.strIdx[v]; ok {
-		return i
-	}
-	if !s.ownIdx {
-		s.strIdx, s.ownIdx = maps.Clone(s.strIdx), true
-	}
-	s.strs = append(readmodel.Grow(s.strs, 1, s.slack), v)
-	i := uint32(len(s.strs) - 1)
-	s.strIdx[v] = i
-	return i
+	return readmodel.Intern(&s.strs, &s.strIdx, v, v, !s.ownIdx)
 }
 
 // packedRow is one job rendered for a store: its entry (text is where its
