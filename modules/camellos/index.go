@@ -74,7 +74,7 @@ type serviceRef struct {
 // It is packed (issue 27): the entries are one array of fixed-size records
 // without pointers, their text one byte slab, their services one array of
 // indexes; every list holds entry indexes (int32); the ids and users are
-// found through open-addressing tables of indexes. recs, text and svcs are
+// found in two lists of them sorted by id and by user. recs, text and svcs are
 // append-only: a patch appends the camellos it reads again past their
 // ends (which the listings readers hold never look at) and leaves the old
 // records dead; when the dead ones outweigh the live, the patch compacts.
@@ -343,7 +343,7 @@ func (l *listing) copyEntry(from *listing, i int32) int32 {
 }
 
 // index makes the lists and the lookups of l.order (in order): the
-// lookup tables, the lists and the spatial index side by side (each
+// lookups, the lists and the spatial index side by side (each
 // writes its own fields of l, and only reads the entries).
 func (l *listing) index() {
 	var wg sync.WaitGroup
@@ -600,7 +600,7 @@ func (l *listing) describe() string {
 // still ACTIVO. l is not changed (readers may hold it): the new listing
 // appends the entries read to the shared arrays, copies the lists that
 // change and shares the others, so a patch costs the copies of the order,
-// of the two lookup tables and of the lists it touches (a few ms at
+// of the two lookups and of the lists it touches (a few ms at
 // 100,000 camellos), not a build.
 func (l *listing) patched(app core.App, ids []string) (*listing, error) {
 	rows, err := selectRows(app, ids)
