@@ -182,7 +182,6 @@ type camelloRow struct {
 	SearchText   string  `db:"searchText"`
 	Verified     bool    `db:"verified"`
 	User         string  `db:"user"`
-	RowID        int64   `db:"-"` // the build's scan only
 }
 
 // rowColumns are the columns of camelloRow, the verified flag read from
@@ -328,11 +327,11 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 // copyEntry copies entry i of from (its text and services) into l.
 func (l *listing) copyEntry(from *listing, i int32) int32 {
 	e := from.recs[i]
-	e.id = l.putText(from.bytesOf(e.id))
-	e.user = l.putText(from.bytesOf(e.user))
-	e.search = l.putText(from.bytesOf(e.search))
-	e.created = l.putText(from.bytesOf(e.created))
-	e.vals = l.putText(from.bytesOf(e.vals))
+	e.id = l.putString(from.str(e.id))
+	e.user = l.putString(from.str(e.user))
+	e.search = l.putString(from.str(e.search))
+	e.created = l.putString(from.str(e.created))
+	e.vals = l.putString(from.str(e.vals))
 	svc := from.svcs[e.svc.off : e.svc.off+e.svc.n]
 	l.svcs = readmodel.Grow(l.svcs, len(svc), l.slack)
 	e.svc.off = uint32(len(l.svcs))

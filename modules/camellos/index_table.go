@@ -57,20 +57,6 @@ func (l *listing) bytesOf(s span) []byte {
 	return l.text[s.off : s.off+s.n : s.off+s.n]
 }
 
-// putText appends b to the slab and returns its span.
-func (l *listing) putText(parts ...[]byte) span {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	l.text = readmodel.Grow(l.text, n, l.slack)
-	s := span{off: uint32(len(l.text)), n: uint32(n)}
-	for _, p := range parts {
-		l.text = append(l.text, p...)
-	}
-	return s
-}
-
 // putString appends s to the slab and returns its span.
 func (l *listing) putString(s string) span {
 	l.text = readmodel.Grow(l.text, len(s), l.slack)
