@@ -193,11 +193,7 @@ const rowColumns = "id, user, name, trades, status, premium, services, created, 
 // selectRows reads the ACTIVO camellos of ids.
 func selectRows(app core.App, ids []string) ([]camelloRow, error) {
 	var rows []camelloRow
-	in := make([]any, len(ids))
-	for i, id := range ids {
-		in[i] = id
-	}
-	err := app.DB().Select(rowColumns).From(Collection).AndWhere(statusActive()).AndWhere(dbx.In("id", in...)).All(&rows)
+	err := app.DB().Select(rowColumns).From(Collection).AndWhere(statusActive()).AndWhere(dbx.In("id", list.ToInterfaceSlice(ids)...)).All(&rows)
 	return rows, err
 }
 
