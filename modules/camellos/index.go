@@ -29,7 +29,7 @@ import (
 // the listing's slab, its city and services are indexes), so the array of
 // entries costs the collector nothing to mark.
 type entry struct {
-	id, user, search span
+	id, search span
 	// created is its createdAt (ISO), the listing's "newest" order
 	created span
 	// vals are the rendered values of its JSON that are not shared, each
@@ -89,7 +89,6 @@ type listing struct {
 
 	order []int32 // the listed entries, in order
 	ids   []int32 // the listed entries by id (byID)
-	users []int32 // by user, then id (byUser)
 
 	services   []*serviceRef // the catalog, by index
 	serviceIdx map[string]int32
@@ -181,12 +180,11 @@ type camelloRow struct {
 	RadiusKm     float64 `db:"radiusKm"`
 	SearchText   string  `db:"searchText"`
 	Verified     bool    `db:"verified"`
-	User         string  `db:"user"`
 }
 
 // rowColumns are the columns of camelloRow, the verified flag read from
 // the camello's user.
-const rowColumns = "id, user, name, trades, status, premium, services, created, updated, city, neighborhood, " +
+const rowColumns = "id, name, trades, status, premium, services, created, updated, city, neighborhood, " +
 	"photo, description, ratingAvg, ratingCount, cityKey, searchText, hasBase, baseLat, baseLng, radiusKm, " +
 	"(SELECT u.verified FROM users u WHERE u.id = camellos.user) AS verified"
 
@@ -270,7 +268,6 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 		e.cityLit = readmodel.Intern(&l.cityLits, &l.litIdx, string(city), slices.Clone(city), copyMaps)
 	}
 	e.id = l.putString(r.ID)
-	e.user = l.putString(r.User)
 	e.search = l.putString(r.SearchText)
 	// The values of its JSON, each ended by a 0 byte, written in place.
 	l.text = readmodel.Grow(l.text, 2*(len(r.Description)+len(r.Name)+len(r.Neighborhood)+len(r.Photo)+len(r.Trades))+160, l.slack)
@@ -324,7 +321,6 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 func (l *listing) copyEntry(from *listing, i int32) int32 {
 	e := from.recs[i]
 	e.id = l.putString(from.str(e.id))
-	e.user = l.putString(from.str(e.user))
 	e.search = l.putString(from.str(e.search))
 	e.created = l.putString(from.str(e.created))
 	e.vals = l.putString(from.str(e.vals))
@@ -343,7 +339,7 @@ func (l *listing) copyEntry(from *listing, i int32) int32 {
 func (l *listing) index() {
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		l.ids, l.users = slices.SortedFunc(slices.Values(l.order), l.byID), slices.SortedFunc(slices.Values(l.order), l.byUser)
+		l.ids = slices.SortedFunc(slices.Values(l.order), l.byID)
 	})
 	wg.Go(l.indexSpatial)
 	l.byCity = map[uint32][]int32{}
@@ -576,12 +572,7 @@ func (l *listing) describe() string {
 			add("city+service", l.cityKeys[c]+"|"+l.services[s].ID, list, false)
 		}
 	}
-	// the lookups: in their order, and each camello with its user
 	add("by id", "", l.ids, false)
-	add("by user", "", l.users, false)
-	for _, i := range l.users {
-		add("user", l.str(l.recs[i].user), []int32{i}, false)
-	}
 	l.describeSpatial(add, &lines)
 	sort.Strings(lines)
 	for _, line := range lines {
@@ -638,7 +629,7 @@ func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 		back = append(back, i)
 	}
 	n.order = readmodel.Reorder(l.order, gone, back, n.compare)
-	n.ids, n.users = readmodel.Reorder(l.ids, gone, back, n.byID), readmodel.Reorder(l.users, gone, back, n.byUser)
+	n.ids = readmodel.Reorder(l.ids, gone, back, n.byID)
 	n.copied = nil
 	if n.dead > 1024 && n.dead > len(n.order) {
 		return n.compacted(), nil
@@ -765,12 +756,17 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	// other user's write, leaves the index as it is). Whatever the user's
 	// role: a superuser can move a profile to a user of any role.
 	ev.UserChanged.BindFunc(func(e *bus.Change) error {
+		var ids []string // its camello (idx_camellos_user: one at most)
+		err := e.App.DB().Select("id").From(Collection).Where(dbx.HashExp{"user": e.Record.Id}).Column(&ids)
 		l, built := x.cache.Peek()
-		if built {
-			if ids := l.camellosOfUser(e.Record.Id); len(ids) > 0 {
-				x.patch(ids...)
+		switch {
+		case err != nil:
+			x.cache.Invalidate()
+		case built && len(ids) > 0:
+			if _, listed := l.find(ids[0]); listed {
+				x.patch(ids[0])
 			}
-		} else if users.Wrap(e.Record).Role() == users.RoleCamello || hasProfile(e.App, e.Record.Id) {
+		case !built && (users.Wrap(e.Record).Role() == users.RoleCamello || len(ids) > 0):
 			// a build under way may have read the user before this write
 			x.cache.Invalidate()
 		}
@@ -795,14 +791,6 @@ func declareIndex(app core.App, x *publicIndex) {
 			return 0, nil
 		},
 	})
-}
-
-// hasProfile reports whether a camello profile belongs to the user.
-func hasProfile(app core.App, userID string) bool {
-	var n int
-	_ = app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection + " WHERE user = {:u}").
-		Bind(dbx.Params{"u": userID}).Row(&n)
-	return n > 0
 }
 
 // filter is the listing's query, folded once.

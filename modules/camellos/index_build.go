@@ -62,7 +62,7 @@ func scanActive(app core.App, from, to int64, out chan<- []camelloRow) error {
 	batch := make([]camelloRow, 0, scanBatch)
 	for rows.Next() {
 		var r camelloRow
-		if err := rows.Scan(&r.ID, &r.User, &r.Name, &r.Trades, &r.Status, &r.Premium, &r.Services, &r.Created, &r.Updated,
+		if err := rows.Scan(&r.ID, &r.Name, &r.Trades, &r.Status, &r.Premium, &r.Services, &r.Created, &r.Updated,
 			&r.City, &r.Neighborhood, &r.Photo, &r.Description, &r.RatingAvg, &r.RatingCount, &r.CityKey, &r.SearchText,
 			&r.HasBase, &r.BaseLat, &r.BaseLng, &r.RadiusKm, &r.Verified); err != nil {
 			return err

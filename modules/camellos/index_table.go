@@ -10,17 +10,10 @@ import (
 // span is a run of bytes of a listing's text slab.
 type span struct{ off, n uint32 }
 
-// byID orders entries by id, byUser by user then id: the orders of the
-// listing's two lookups (listing.byID, listing.byUser), binary searched.
+// byID orders entries by id: the order of the listing's lookup (ids),
+// binary searched.
 func (l *listing) byID(a, b int32) int {
 	return strings.Compare(l.str(l.recs[a].id), l.str(l.recs[b].id))
-}
-
-func (l *listing) byUser(a, b int32) int {
-	if c := strings.Compare(l.str(l.recs[a].user), l.str(l.recs[b].user)); c != 0 {
-		return c
-	}
-	return l.byID(a, b)
 }
 
 // find returns the listed entry of the camello id.
@@ -30,17 +23,6 @@ func (l *listing) find(id string) (int32, bool) {
 		return l.ids[k], true
 	}
 	return 0, false
-}
-
-// camellosOfUser returns the listed camellos of a user (one, unless a
-// profile was moved to a user that has one), sorted.
-func (l *listing) camellosOfUser(user string) []string {
-	var out []string
-	k := sort.Search(len(l.users), func(k int) bool { return l.str(l.recs[l.users[k]].user) >= user })
-	for ; k < len(l.users) && l.str(l.recs[l.users[k]].user) == user; k++ {
-		out = append(out, l.str(l.recs[l.users[k]].id))
-	}
-	return out
 }
 
 // str is the text of s, without a copy: the slab is never changed where a
