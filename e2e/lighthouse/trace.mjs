@@ -5,7 +5,10 @@
 // task that then passes 50 ms, with its self time by kind of work.
 //   TRACE_URL=... [TRACE_COOKIE=...] [TRACE_RUNS=5] node e2e/lighthouse/trace.mjs
 // Prints each run's estimated blocking time and, over the runs, the
-// median and the work by kind.
+// median and the work by kind. TRACE_JS=1 adds a sampling profile (JS self
+// time by function), TRACE_WALL=1 takes wall time as Lighthouse does (it
+// grows with the machine's load), TRACE_CSS="from=>to" serves the
+// stylesheet with a change (an experiment without a build).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +18,8 @@ const url = process.env.TRACE_URL;
 const runs = Number(process.env.TRACE_RUNS || 5);
 const quiet = !!process.env.TRACE_QUIET;
 const slow = 4;
+// TRACE_WALL=1 takes the tasks' wall time (what Lighthouse takes) instead of their thread CPU time.
+const wall = !!process.env.TRACE_WALL;
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
   args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--lang=es-CO'],
@@ -29,6 +34,15 @@ try {
     const page = await ctx.newPage();
     await page.setViewport({ width: 412, height: 823, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true });
     if (process.env.TRACE_COOKIE) await page.setExtraHTTPHeaders({ Cookie: process.env.TRACE_COOKIE });
+    if (process.env.TRACE_CSS) { // "from=>to": an experiment on the stylesheet, served in place of the real one
+      const [from, to] = process.env.TRACE_CSS.split('=>');
+      await page.setRequestInterception(true);
+      page.on('request', async (req) => {
+        if (!req.url().endsWith('.css')) { req.continue(); return; }
+        const css = await (await fetch(req.url())).text();
+        req.respond({ status: 200, contentType: 'text/css', body: css.split(from).join(to) });
+      });
+    }
     const file = path.join(os.tmpdir(), `trace-${process.pid}-${run}.json`);
     await page.tracing.start({ path: file, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'toplevel', 'blink', 'loading', 'v8'] });
     let cdp = null;
@@ -60,7 +74,7 @@ function report(evs) {
   const names = evs.filter((e) => e.name === 'thread_name' && e.args.name === 'CrRendererMain' && pids.has(e.pid));
   let best = null; let bestT = 0;
   for (const n of names) {
-    const t = evs.filter((e) => e.pid === n.pid && e.tid === n.tid && e.name === 'RunTask').reduce((a, e) => a + (e.tdur || 0), 0);
+    const t = evs.filter((e) => e.pid === n.pid && e.tid === n.tid && e.name === 'RunTask').reduce((a, e) => a + (e.tdur || e.dur || 0), 0);
     if (t > bestT) { best = n; bestT = t; }
   }
   if (!best) { console.log('run: the page\'s main thread is not in the trace (skipped)'); return; }
@@ -69,14 +83,14 @@ function report(evs) {
   const tasks = th.filter((e) => e.name === 'RunTask');
   let total = 0; let all = 0;
   for (const t of tasks) {
-    const c = (t.tdur ?? t.dur);
+    const c = wall ? t.dur : (t.tdur ?? t.dur);
     all += c * slow / 1000;
     const kids = th.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur);
     const self = new Map();
     const stack = [];
     for (const k of kids) {
       while (stack.length && stack[stack.length - 1].ts + stack[stack.length - 1].dur <= k.ts) stack.pop();
-      const v = k.tdur ?? k.dur;
+      const v = wall ? k.dur : (k.tdur ?? k.dur);
       self.set(lab(k), (self.get(lab(k)) || 0) + v);
       if (stack.length) { const p = lab(stack[stack.length - 1]); self.set(p, (self.get(p) || 0) - v); }
       stack.push(k);
