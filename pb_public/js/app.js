@@ -399,25 +399,6 @@ export function renderMore(nav, shown, total, onMore) {
   nav.append(btn);
 }
 
-// sameOriginPath returns next as a path of this origin ("/x", with its query
-// and fragment), or null: never "//host", "/\host", control or format
-// characters (browsers drop tabs and newlines, "/\t/host" becomes "//host")
-// nor another origin. The answer is the parsed URL's, never the raw string,
-// and its path starts with one slash only: "/.//evil.test" parses to the
-// path "//evil.test", which a browser would read as another host.
-export function sameOriginPath(next) {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//')) return null;
-  if (/[\\\p{Cc}\p{Cf}]/u.test(next)) return null;
-  let u;
-  try { u = new URL(next, location.origin); } catch { return null; }
-  return u.origin === location.origin ? u.pathname.replace(/^\/+/, '/') + u.search + u.hash : null;
-}
-
-// safeNext returns a same-origin path from ?next=, or fallback.
-export function safeNext(fallback = '/') {
-  return sameOriginPath(param('next')) ?? fallback;
-}
-
 // events opens the live stream of the caller's events (/api/events) and
 // calls on(type, data) for each; it reconnects by itself. Returns close().
 export function events(on) {
