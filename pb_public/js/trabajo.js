@@ -4,8 +4,10 @@
 // One pass per draw; then the blocks keep their height (hold).
 import {
   api, el, $, param, requireSession, renderChrome, showAlert, statusLabel, fmtDate, fmtSpan,
-  money, confirmDialog, toast, busy, msgBox, formError, clearFieldErrors, events, tzName,
+  money, confirmDialog, toast, busy, msgBox, formError, clearFieldErrors, events, tzName, warmTz,
 } from './app.js';
+
+warmTz();
 
 // S is the page's state, shared with the sections' modules.
 export const S = { id: param('id'), session: null, job: null, quotes: [], visits: [] };
