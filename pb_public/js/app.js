@@ -123,19 +123,18 @@ export const pad2 = (n) => String(n).padStart(2, '0');
 // localDate is a timestamp's date on the browser's clock (YYYY-MM-DD).
 export const localDate = (iso) => { const d = new Date(iso); return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`; };
 // colombia: the browser's clock is UTC-5 all year, Colombia's time (the
-// only zone the tests and nearly every reader use): said without Intl.
+// zone the tests and nearly every reader use).
 const colombia = () => new Date(2026, 0, 1).getTimezoneOffset() === 300 && new Date(2026, 6, 1).getTimezoneOffset() === 300;
 let zone = null;
-const zoneName = (style) => (new Intl.DateTimeFormat('es-CO', { timeZoneName: style }).formatToParts(new Date())
-  .find((p) => p.type === 'timeZoneName') || {}).value || '';
-
-// tzName is the one spelling of the browser's time zone on every page
-// ("hora de Colombia"; elsewhere the zone's generic name, read once).
-export const tzName = () => (zone ??= colombia() ? 'hora de Colombia' : zoneName('longGeneric') || zoneName('long'));
-// warmTz: outside Colombia the zone's name costs Intl; a page that shows it
-// reads it in a task of its own while it waits for its data, not in the
-// task that draws.
-export const warmTz = () => { if (!zone && !colombia()) setTimeout(tzName, 0); };
+// offsetName spells any other clock by its offset ("hora local (UTC−3)",
+// "hora local (UTC+5:30)"), without Intl: a zone's name from Intl costs
+// ICU's data inside the task that draws (12-25 ms, x4 on a phone).
+const offsetName = () => {
+  const m = -new Date().getTimezoneOffset(); const a = Math.abs(m);
+  return `hora local (UTC${m < 0 ? '\u2212' : '+'}${Math.floor(a / 60)}${a % 60 ? ':' + pad2(a % 60) : ''})`;
+};
+// tzName is the one spelling of the browser's time zone on every page.
+export const tzName = () => (zone ??= colombia() ? 'hora de Colombia' : offsetName());
 // fmtTime formats the time of an ISO timestamp ("9:05 a. m.").
 export const fmtTime = (iso) => { const d = new Date(iso); const h = d.getHours(); return `${h % 12 || 12}:${pad2(d.getMinutes())} ${h < 12 ? 'a. m.' : 'p. m.'}`; };
 // fmtShortDate formats the date only ("22/11/2026").

@@ -1,8 +1,6 @@
 // Free slots grouped by day; shared by the profile, "Mis trabajos" and the
 // agenda (rescheduling).
-import { api, el, fmtDay, fmtTime, tzName, localDate, warmTz } from './app.js';
-
-warmTz();
+import { api, el, fmtDay, fmtTime, tzName, localDate } from './app.js';
 
 // loadSlots returns the free slots of a camello for the next days (with .holidays, the festivos named).
 export async function loadSlots(camelloId, days = 7) {

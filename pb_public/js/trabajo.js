@@ -4,10 +4,8 @@
 // One pass per draw; then the blocks keep their height (hold).
 import {
   api, el, $, param, requireSession, renderChrome, showAlert, statusLabel, fmtDate, fmtSpan,
-  money, confirmDialog, toast, busy, msgBox, formError, clearFieldErrors, events, tzName, warmTz,
+  money, confirmDialog, toast, busy, msgBox, formError, clearFieldErrors, events, tzName,
 } from './app.js';
-
-warmTz();
 
 // S is the page's state, shared with the sections' modules.
 export const S = { id: param('id'), session: null, job: null, quotes: [], visits: [] };
@@ -166,7 +164,6 @@ function reviewForm(msg) {
   });
   return el('details', { class: 'review-box', open: true }, el('summary', {}, 'Calificar este trabajo'), f);
 }
-
 
 // The sections' modules, each loaded once, when first needed.
 const mods = {};
