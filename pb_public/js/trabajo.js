@@ -81,23 +81,9 @@ function details() {
     el('span', { class: `status ${S.job.status}`, id: 'job-status' }, statusLabel(S.job.status))), card);
   $('#job').removeAttribute('aria-busy');
   document.title = `${S.job.title} · Camellos`;
-  drawPay();
-}
-
-// drawPay fills the payment's slot (#pago) in the same pass, for the job's
-// parties once a camello has it at a price: what paying means here and the
-// way to the payment page (pay at Mercado Pago, the state, confirm or
-// dispute: pago.js). It was an empty slot nobody filled (issue 24).
-function drawPay() {
-  const box = $('#pago');
-  const show = (isClient() || isMine()) && S.job.provider && S.job.price && !['PENDIENTE', 'CANCELADO'].includes(S.job.status);
-  box.hidden = !show;
-  if (!show) { box.replaceChildren(); return; }
-  box.replaceChildren(el('h2', {}, 'Pago'),
-    el('p', {}, isClient()
-      ? 'Paga el precio acordado con Mercado Pago: Camellos guarda el dinero hasta que el trabajo esté hecho. En la página del pago ves su estado y, cuando el camello termine, confirmas que quedó bien o abres una disputa.'
-      : 'El cliente paga con Mercado Pago y Camellos guarda el dinero hasta que confirme el trabajo; luego llega a tus ganancias.'),
-    el('p', {}, el('a', { class: 'btn', id: 'pago-link', href: '/pago.html?id=' + enc(S.id) }, isClient() ? 'Ir al pago de ' + money(S.job.price.amount) : 'Ver el pago')));
+  // #pago: the way to the payment (pago.js), in trabajo.html; it was empty.
+  $('#pago').hidden = !((isClient() || isMine()) && S.job.price && !['PENDIENTE', 'CANCELADO'].includes(S.job.status));
+  $('#pago-link').href = '/pago.html?id=' + enc(S.id);
 }
 
 async function step(btn, msg, action, okText, question, okLabel = 'Sí, continuar') {
