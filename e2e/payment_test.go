@@ -13,7 +13,6 @@ import (
 	"camellos/internal/mptest"
 	"camellos/modules/ledger"
 	"camellos/modules/payments"
-	"camellos/modules/users"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -64,24 +63,8 @@ func TestPaymentOnTheJobPage(t *testing.T) {
 				func(app *tests.TestApp) { payments.SetHTTPClient(app, mp.Client()) })
 			k := w.k
 			mp.Webhook = k.URL + payments.WebhookPath
-			cam, _ := k.App.FindRecordById("camellos", w.camello)
-			services := cam.GetStringSlice("services")
-			if len(services) == 0 {
-				t.Fatal("the demo camello offers no service")
-			}
-			client, _ := k.App.FindRecordById(users.Collection, w.client)
-			camUser, _ := k.App.FindRecordById(users.Collection, w.camUser)
-			res := k.Post("/api/jobs", k.Session(client), map[string]any{"title": "Arreglar la fuga del lavamanos", "serviceId": services[0],
-				"city": cam.GetString("city"), "neighborhood": "Chapinero", "address": "Calle 80 # 11-20"})
-			if res.Status != http.StatusCreated {
-				t.Fatalf("open job: %d %s", res.Status, res.Raw)
-			}
-			job := res.Str("job.id")
-			q := k.Post("/api/jobs/"+job+"/quotes", k.Session(camUser), map[string]any{"amount": 120000, "message": "Llevo el repuesto."})
-			if q.Status != http.StatusCreated {
-				t.Fatalf("quote: %d %s", q.Status, q.Raw)
-			}
-			if r := k.Post("/api/quotes/"+q.Str("quote.id")+"/accept", k.Session(client), nil); r.Status != http.StatusOK {
+			job, _, quote := quotedJob(t, w, "Arreglar la fuga del lavamanos", 120000, "Llevo el repuesto.")
+			if r := k.Post("/api/quotes/"+quote+"/accept", k.Session(mustUser(t, w, w.client)), nil); r.Status != http.StatusOK {
 				t.Fatalf("accept: %d %s", r.Status, r.Raw)
 			}
 
