@@ -42,24 +42,7 @@ func TestJobPageJourney(t *testing.T) {
 			t.Parallel()
 			w := seeded(t)
 			k := w.k
-			cam, _ := k.App.FindRecordById("camellos", w.camello)
-			services := cam.GetStringSlice("services")
-			if len(services) == 0 {
-				t.Fatal("the demo camello offers no service")
-			}
-			client, _ := k.App.FindRecordById(users.Collection, w.client)
-			camUser, _ := k.App.FindRecordById(users.Collection, w.camUser)
-			res := k.Post("/api/jobs", k.Session(client), map[string]any{"title": "Instalar dos lámparas", "serviceId": services[0],
-				"city": cam.GetString("city"), "neighborhood": "Chapinero", "address": "Calle 80 # 11-20"})
-			if res.Status != http.StatusCreated {
-				t.Fatalf("open job: %d %s", res.Status, res.Raw)
-			}
-			job := res.Str("job.id")
-			service := res.Str("job.service.name")
-			if r := k.Post("/api/jobs/"+job+"/quotes", k.Session(camUser), map[string]any{"amount": 95000, "message": "Voy con escalera."}); r.Status != http.StatusCreated {
-				t.Fatalf("quote: %d %s", r.Status, r.Raw)
-			}
-
+			job, service, _ := quotedJob(t, w, "Instalar dos lámparas", 95000, "Voy con escalera.")
 			b := newBrowser(t, k)
 			b.viewport(vp.w, vp.h)
 			b.signIn(w.camUser)
@@ -215,6 +198,29 @@ func TestRequestWithATime(t *testing.T) {
 			}
 		})
 	}
+}
+
+// quotedJob opens a job of the demo client for the demo camello's first
+// service, in its city (Chapinero, with an address), and sends the
+// camello's quote of amount: the job's id, its service's name, the quote's id.
+func quotedJob(t *testing.T, w *world, title string, amount int, message string) (job, service, quote string) {
+	t.Helper()
+	k := w.k
+	cam, _ := k.App.FindRecordById("camellos", w.camello)
+	services := cam.GetStringSlice("services")
+	if len(services) == 0 {
+		t.Fatal("the demo camello offers no service")
+	}
+	res := k.Post("/api/jobs", k.Session(mustUser(t, w, w.client)), map[string]any{"title": title, "serviceId": services[0],
+		"city": cam.GetString("city"), "neighborhood": "Chapinero", "address": "Calle 80 # 11-20"})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("open job: %d %s", res.Status, res.Raw)
+	}
+	q := k.Post("/api/jobs/"+res.Str("job.id")+"/quotes", k.Session(mustUser(t, w, w.camUser)), map[string]any{"amount": amount, "message": message})
+	if q.Status != http.StatusCreated {
+		t.Fatalf("quote: %d %s", q.Status, q.Raw)
+	}
+	return res.Str("job.id"), res.Str("job.service.name"), q.Str("quote.id")
 }
 
 func mustUser(t *testing.T, w *world, id string) *core.Record {

@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// TestNearMe: on a phone, "Cerca de mí" asks the browser for the position
+// TestNearMe: at both sizes, "Cerca de mí" asks the browser for the position
 // (an emulated one in Teusaquillo, Bogotá) and lists the camellos who reach
 // it, nearest first, each with its distance; when the position is refused,
 // the barrio picker is the way, with the same answer. No axe violation,
@@ -39,52 +39,54 @@ func TestNearMe(t *testing.T) {
 
 	cards := `JSON.stringify([...document.querySelectorAll('#results .camello-card')].map((c) => c.querySelector('h3 a').textContent + ' ' + (c.querySelector('.distance') || {}).textContent))`
 	want := `["Ana Chapinero a 3,2 km","Beto Kennedy a 6,9 km"]`
-	for _, tc := range []struct {
-		name    string
-		setting cdpbrowser.PermissionSetting
-	}{
-		{"ubicacion", cdpbrowser.PermissionSettingGranted},
-		{"barrio", cdpbrowser.PermissionSettingDenied},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := newBrowser(t, k)
-			b.viewport(390, 844)
-			if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
-				Permission: &cdpbrowser.PermissionDescriptor{Name: "geolocation"}, Setting: tc.setting, Origin: k.URL,
-				BrowserContextID: b.contextID(),
-			}); err != nil {
-				t.Fatalf("permission: %v", err)
-			}
-			lat, lng, acc := 4.6430, -74.0900, 50.0
-			b.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-				_, err := chromedp.Call(ctx, emulation.SetGeolocationOverride, emulation.SetGeolocationOverrideParams{Latitude: &lat, Longitude: &lng, Accuracy: &acc})
-				return err
-			}))
-			b.visit("/")
-			b.waitJS(`document.querySelector('#results').getAttribute('aria-busy') === null && document.querySelectorAll('#results .camello-card').length === 3`, "the listing")
-			b.click("#near-me")
-			if tc.name == "barrio" {
-				b.waitJS(`!document.querySelector('#barrio-form').hidden`, "the barrio picker after the refusal")
-				b.near("#barrio-why", "No pudimos usar tu ubicación", "why the picker")
-				b.typeIn([][2]string{{"#barrio", "Teusa"}})
-				b.waitJS(`[...document.querySelectorAll('#barrios option')].some((o) => o.value === 'Teusaquillo')`, "the gazetteer's suggestion")
-				b.typeIn([][2]string{{"#barrio", "quillo"}})
-				b.click(`#barrio-form button[type=submit]`)
-			}
-			b.waitJS(`document.querySelectorAll('#results .distance').length === 2 && window.__inflight === 0`, "the camellos by distance")
-			if got := b.str(cards); got != want {
-				t.Fatalf("cards %s, want %s", got, want)
-			}
-			chip := b.str(`document.querySelector('[data-filter="near"]') && document.querySelector('[data-filter="near"]').textContent`)
-			if tc.name == "ubicacion" && chip != "Cerca de ti×" || tc.name == "barrio" && chip != "Cerca de Teusaquillo×" {
-				t.Fatalf("chip %q", chip)
-			}
-			b.check("inicio-cerca-" + tc.name)
-			// The chip removed: the whole listing again, no distances.
-			b.click(`[data-filter="near"] button`)
-			b.waitJS(`document.querySelectorAll('#results .camello-card').length === 3 && !document.querySelector('#results .distance')`, "the listing again")
-		})
+	for _, vp := range viewports {
+		for _, tc := range []struct {
+			name    string
+			setting cdpbrowser.PermissionSetting
+		}{
+			{"ubicacion", cdpbrowser.PermissionSettingGranted},
+			{"barrio", cdpbrowser.PermissionSettingDenied},
+		} {
+			t.Run(vp.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				b := newBrowser(t, k)
+				b.viewport(vp.w, vp.h)
+				if _, err := chromedp.CallBrowser(b.ctx, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+					Permission: &cdpbrowser.PermissionDescriptor{Name: "geolocation"}, Setting: tc.setting, Origin: k.URL,
+					BrowserContextID: b.contextID(),
+				}); err != nil {
+					t.Fatalf("permission: %v", err)
+				}
+				lat, lng, acc := 4.6430, -74.0900, 50.0
+				b.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+					_, err := chromedp.Call(ctx, emulation.SetGeolocationOverride, emulation.SetGeolocationOverrideParams{Latitude: &lat, Longitude: &lng, Accuracy: &acc})
+					return err
+				}))
+				b.visit("/")
+				b.waitJS(`document.querySelector('#results').getAttribute('aria-busy') === null && document.querySelectorAll('#results .camello-card').length === 3`, "the listing")
+				b.click("#near-me")
+				if tc.name == "barrio" {
+					b.waitJS(`!document.querySelector('#barrio-form').hidden`, "the barrio picker after the refusal")
+					b.near("#barrio-why", "No pudimos usar tu ubicación", "why the picker")
+					b.typeIn([][2]string{{"#barrio", "Teusa"}})
+					b.waitJS(`[...document.querySelectorAll('#barrios option')].some((o) => o.value === 'Teusaquillo')`, "the gazetteer's suggestion")
+					b.typeIn([][2]string{{"#barrio", "quillo"}})
+					b.click(`#barrio-form button[type=submit]`)
+				}
+				b.waitJS(`document.querySelectorAll('#results .distance').length === 2 && window.__inflight === 0`, "the camellos by distance")
+				if got := b.str(cards); got != want {
+					t.Fatalf("cards %s, want %s", got, want)
+				}
+				chip := b.str(`document.querySelector('[data-filter="near"]') && document.querySelector('[data-filter="near"]').textContent`)
+				if tc.name == "ubicacion" && chip != "Cerca de ti×" || tc.name == "barrio" && chip != "Cerca de Teusaquillo×" {
+					t.Fatalf("chip %q", chip)
+				}
+				b.check("inicio-cerca-" + tc.name)
+				// The chip removed: the whole listing again, no distances.
+				b.click(`[data-filter="near"] button`)
+				b.waitJS(`document.querySelectorAll('#results .camello-card').length === 3 && !document.querySelector('#results .distance')`, "the listing again")
+			})
+		}
 	}
 }
 
@@ -164,9 +166,18 @@ func TestWhatsAppPreferenceColumn(t *testing.T) {
 
 // TestAdminEditsPlaces: the admin console's "Lugares" adds a barrio with
 // its source (a decimal comma accepted), corrects its point and removes
-// it; each step is the gazetteer's at once. On a phone, no axe violation.
+// it; each step is the gazetteer's at once. At both sizes, no axe violation.
 func TestAdminEditsPlaces(t *testing.T) {
 	t.Parallel()
+	for _, vp := range viewports {
+		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
+			adminEditsPlaces(t, vp.w, vp.h)
+		})
+	}
+}
+
+func adminEditsPlaces(t *testing.T, w, h int64) {
 	k := testkit.New(t)
 	admin, adminCookie := k.UserWithSession(users.RoleAdmin)
 	for _, slug := range []string{"terminos", "privacidad"} { // the console shows the published texts too
@@ -174,7 +185,7 @@ func TestAdminEditsPlaces(t *testing.T) {
 			"sections": []map[string]any{{"title": "Uno", "content": "Contenido de prueba."}}}), http.StatusOK, "")
 	}
 	b := newBrowser(t, k)
-	b.viewport(390, 844)
+	b.viewport(w, h)
 	b.signIn(admin.Id)
 	b.visit("/admin.html#lugares")
 	b.waitJS(`!document.querySelector('#lugares').hidden && document.querySelectorAll('#places-list li').length > 0`, "the places")

@@ -87,7 +87,7 @@ func TestSignInRedirectStaysOnOrigin(t *testing.T) {
 			ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
 			defer cancel()
 			got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`history.replaceState(null, '', '/ingresar.html?next=' + `+string(q)+`);
-				import('/js/app.js').then((m) => new URL(m.safeNext('/'), location.href).href)`, chromedp.EvalAwaitPromise))
+				import('/js/next.js').then((m) => new URL(m.safeNext('/'), location.href).href)`, chromedp.EvalAwaitPromise))
 			if err != nil {
 				t.Fatalf("safeNext for next=%q: %v", next, err)
 			}
@@ -116,7 +116,7 @@ func TestSignInRedirectStaysOnOrigin(t *testing.T) {
 		for _, next := range []string{"/.//cuenta.html", "/trabajos.html?estado=A#lista"} {
 			want := resolve(next)
 			open(next)
-			b.do(chromedp.Evaluate[chromedp.Void](`import('/js/app.js').then((m) => { location.href = m.safeNext('/'); })`))
+			b.do(chromedp.Evaluate[chromedp.Void](`import('/js/next.js').then((m) => { location.href = m.safeNext('/'); })`))
 			landed(next, "safeNext")
 			if loc := b.location(); loc != want {
 				t.Errorf("next=%q landed on %q, want %q", next, loc, want)

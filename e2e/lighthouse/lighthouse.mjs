@@ -12,6 +12,8 @@ const base = process.env.LH_BASE;
 const pages = JSON.parse(process.env.LH_PAGES || '[]');
 const out = process.env.LH_OUT || 'lighthouse.json';
 const only = ['performance', 'accessibility', 'best-practices', 'seo'];
+// LH_FORMS=mobile measures phones only (default both); LH_SAVE=dir keeps each report.
+const forms = (process.env.LH_FORMS || 'mobile,desktop').split(',');
 
 const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROME_PATH || '/usr/bin/chromium',
@@ -20,7 +22,7 @@ const chrome = await chromeLauncher.launch({
 const results = [];
 try {
   for (const p of pages) {
-    for (const form of ['mobile', 'desktop']) {
+    for (const form of forms) {
       const config = form === 'desktop' ? desktopConfig : undefined;
       const flags = {
         port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: only,

@@ -43,14 +43,16 @@ type result struct {
 func main() {
 	out := flag.String("out", "WEB.md", "report to write")
 	only := flag.String("pages", "", "comma-separated page names to measure (default: all)")
+	forms := flag.String("forms", "mobile,desktop", "forms to measure: mobile, desktop or both")
+	save := flag.String("save", "", "directory to keep each page's Lighthouse JSON report in (the audits that name the main thread's work)")
 	flag.Parse()
-	if err := run(*out, *only); err != nil {
+	if err := run(*out, *only, *forms, *save); err != nil {
 		fmt.Fprintln(os.Stderr, "lighthouse:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, only string) error {
+func run(out, only, forms, save string) error {
 	dir := filepath.Join("e2e", "lighthouse")
 	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
@@ -162,7 +164,17 @@ func run(out, only string) error {
 	}
 	raw, _ := json.Marshal(chosen)
 	jsonOut := filepath.Join(tmp, "lighthouse.json")
-	env := []string{"LH_BASE=" + base, "LH_PAGES=" + string(raw), "LH_OUT=" + jsonOut, "CHROME_PATH=" + chrome}
+	env := []string{"LH_BASE=" + base, "LH_PAGES=" + string(raw), "LH_OUT=" + jsonOut, "CHROME_PATH=" + chrome, "LH_FORMS=" + forms}
+	if save != "" {
+		abs, err := filepath.Abs(save)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return err
+		}
+		env = append(env, "LH_SAVE="+abs)
+	}
 	if err := sh(dir, env, "node", "lighthouse.mjs"); err != nil {
 		return err
 	}

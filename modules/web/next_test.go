@@ -9,7 +9,7 @@ import (
 )
 
 // TestSafeNextAllowsSameOriginPathsOnly runs the web front's safeNext (the
-// ?next= target after sign-in and sign-up, pb_public/js/app.js) in node
+// ?next= target after sign-in and sign-up, pb_public/js/next.js) in node
 // against open-redirect tricks: only same-origin paths pass, anything else
 // falls back.
 func TestSafeNextAllowsSameOriginPathsOnly(t *testing.T) {
@@ -18,7 +18,7 @@ func TestSafeNextAllowsSameOriginPathsOnly(t *testing.T) {
 		t.Skip("node not installed: safeNext not exercised")
 	}
 	_, here, _, _ := runtime.Caller(0)
-	appJS := filepath.Join(filepath.Dir(here), "..", "..", "pb_public", "js", "app.js")
+	appJS := filepath.Join(filepath.Dir(here), "..", "..", "pb_public", "js", "next.js")
 	cases := map[string]string{
 		"/":                        "/",
 		"/trabajos.html":           "/trabajos.html",

@@ -13,13 +13,20 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/tdewolff/minify/v2"
+	"github.com/tdewolff/minify/v2/js"
 )
 
-// asset is one embedded file ready to serve: its bytes, the gzip form of a
-// text file (nil when compression does not pay), its type and its ETag.
+// asset is one embedded file ready to serve: its bytes (a script
+// minified), the gzip form of a text file (nil when compression does not
+// pay), its type and its ETag.
 type asset struct {
-	name  string
-	body  []byte
+	name string
+	body []byte
+	// src is the file as written in the repository (a script's readable
+	// source, whose import lines name the modules it loads).
+	src   []byte
 	gz    []byte
 	ctype string
 	etag  string
@@ -97,6 +104,30 @@ func gzipOnce(sum [32]byte, b []byte) []byte {
 	return z.([]byte)
 }
 
+// minified keeps the minified form of each script (by the SHA-256 of its
+// source) for the process, like gzipped: every boot of a test process
+// would otherwise minify the same files again.
+var minified sync.Map // [32]byte → []byte
+
+// minifyJS returns a script without comments and blank space, with local
+// names shortened (tdewolff/minify): the browser parses and compiles less
+// on a phone, and every page's JavaScript stays under its budget
+// (docs/web.md). The repository keeps the readable source; a script the
+// minifier cannot read is served as written.
+func minifyJS(sum [32]byte, b []byte) []byte {
+	if z, ok := minified.Load(sum); ok {
+		return z.([]byte)
+	}
+	m := minify.New()
+	var out bytes.Buffer
+	if err := (&js.Minifier{}).Minify(m, &out, bytes.NewReader(b), map[string]string{"type": "module"}); err != nil || out.Len() == 0 {
+		out.Reset()
+		out.Write(b)
+	}
+	z, _ := minified.LoadOrStore(sum, out.Bytes())
+	return z.([]byte)
+}
+
 // newSite reads every servable file of fsys (Go sources excluded).
 func newSite(fsys fs.FS) (*site, error) {
 	s := &site{files: map[string]*asset{}}
@@ -121,9 +152,12 @@ func newSite(fsys fs.FS) (*site, error) {
 		sum := sha256.Sum256(b)
 		h.Write([]byte(p))
 		h.Write(sum[:])
-		a := &asset{name: p, body: b, ctype: contentType(p), etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
-		if compressible(a.ctype) && len(b) > 512 {
-			if z := gzipOnce(sum, b); len(z) < len(b) {
+		a := &asset{name: p, body: b, src: b, ctype: contentType(p), etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		if path.Ext(p) == ".js" {
+			a.body = minifyJS(sum, b)
+		}
+		if compressible(a.ctype) && len(a.body) > 512 {
+			if z := gzipOnce(sha256.Sum256(a.body), a.body); len(z) < len(a.body) {
 				a.gz = z
 			}
 		}
@@ -156,7 +190,7 @@ func (s *site) modules(file string, seen map[string]bool) {
 	if a == nil {
 		return
 	}
-	for _, m := range importRe.FindAllSubmatch(a.body, -1) {
+	for _, m := range importRe.FindAllSubmatch(a.src, -1) {
 		s.modules(path.Join(path.Dir(file), string(m[1])), seen)
 	}
 }

@@ -289,10 +289,14 @@ async function loadPlaces(append, keep) {
   const ul = $('#places-list');
   const more = $('#places-more');
   const box = keep ? ul.offsetHeight + more.offsetHeight : 0;
+  // Pinned while redrawn: a list collapsing for a moment shortens the page,
+  // and a page scrolled to its bottom (the form, at 1366×900) is clamped
+  // up by hundreds of pixels for good, the answer out of view.
+  if (keep) ul.style.minHeight = `${box}px`;
   const q = $('#places-q').value.trim();
   try {
     const r = await api('GET', '/api/admin/places?' + new URLSearchParams({ q, page: placesPage, perPage: 10 }));
-    if (!append) { ul.replaceChildren(); placesShown = 0; ul.style.minHeight = ''; }
+    if (!append) { ul.replaceChildren(); placesShown = 0; if (!keep) ul.style.minHeight = ''; }
     for (const p of r.places || []) {
       ul.append(el('li', { class: 'row', 'data-id': p.id },
         el('div', {}, el('strong', {}, p.name), ` · ${p.kind.toLowerCase()} de ${p.city}`,

@@ -79,7 +79,7 @@ function checkWeekly(weekly) {
     if (!/^\d\d:\d\d$/.test(r.start) || !/^\d\d:\d\d$/.test(r.end)) return 'Completa las horas de cada día marcado';
     if (r.end <= r.start) return `${NAME[r.weekday]}: la hora final debe ser posterior a la inicial`;
   }
-  const sorted = [...weekly].sort((a, b) => a.weekday - b.weekday || a.start.localeCompare(b.start));
+  const sorted = [...weekly].sort((a, b) => a.weekday - b.weekday || (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i].weekday === sorted[i - 1].weekday && sorted[i].start < sorted[i - 1].end) return `${NAME[sorted[i].weekday]}: los horarios se superponen`;
   }

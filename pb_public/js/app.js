@@ -112,27 +112,39 @@ export const param = (name) => new URLSearchParams(location.search).get(name);
 // asset is the versioned URL of a file of the site (img/avatar.svg).
 export const asset = (p) => new URL('../' + p, import.meta.url).pathname;
 
-// Formatters are made on first use (each costs the main thread).
-const fmts = {};
-const fmt = (k, o) => (iso) => (fmts[k] ||= new Intl.DateTimeFormat('es-CO', o)).format(new Date(iso));
-const zones = {};
-const zoneName = (style) => zones[style] ?? (zones[style] = (new Intl.DateTimeFormat('es-CO', { timeZoneName: style }).formatToParts(new Date())
-  .find((p) => p.type === 'timeZoneName') || {}).value || '');
-
-// tzName is the one spelling of the browser's time zone on every page
-// ("hora de Colombia"; elsewhere the zone's generic name).
-export const tzName = () => (Intl.DateTimeFormat().resolvedOptions().timeZone === 'America/Bogota'
-  ? 'hora de Colombia' : zoneName('longGeneric') || zoneName('long'));
-// fmtDate formats an ISO timestamp for people, in the browser's zone.
-export const fmtDate = (iso) => (iso ? fmt('date', { dateStyle: 'medium', timeStyle: 'short' })(iso) : '');
-// fmtDateTz is fmtDate with the zone ("24 nov 2026, 9:00 a. m. (hora de Colombia)").
+// Dates, times and pesos are spelled here as Chromium's es-CO locale spells
+// them ("5/03/2026, 12:00 p. m.", "jueves, 5 de marzo", "$ 150.000"), on
+// the browser's clock, without Intl: a page's first Intl formatter loads
+// ICU's data, 15-30 ms of main thread (60-120 ms on Lighthouse's phone),
+// inside the task that draws the page (issue 24: Total Blocking Time).
+const DAYS = ['domingo', 'lunes', 'martes', 'miércoles', 'jueves', 'viernes', 'sábado'];
+export const MONTHS = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
+export const pad2 = (n) => String(n).padStart(2, '0');
+// localDate is a timestamp's date on the browser's clock (YYYY-MM-DD).
+export const localDate = (iso) => { const d = new Date(iso); return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`; };
+// colombia: the browser's clock is UTC-5 all year, Colombia's time (the
+// zone the tests and nearly every reader use).
+const colombia = () => new Date(2026, 0, 1).getTimezoneOffset() === 300 && new Date(2026, 6, 1).getTimezoneOffset() === 300;
+let zone = null;
+// offsetName spells any other clock by its offset ("hora local (UTC−3)",
+// "hora local (UTC+5:30)"), without Intl: a zone's name from Intl costs
+// ICU's data inside the task that draws (12-25 ms, x4 on a phone).
+const offsetName = () => {
+  const m = -new Date().getTimezoneOffset(); const a = Math.abs(m);
+  return `hora local (UTC${m < 0 ? '\u2212' : '+'}${Math.floor(a / 60)}${a % 60 ? ':' + pad2(a % 60) : ''})`;
+};
+// tzName is the one spelling of the browser's time zone on every page.
+export const tzName = () => (zone ??= colombia() ? 'hora de Colombia' : offsetName());
+// fmtTime formats the time of an ISO timestamp ("9:05 a. m.").
+export const fmtTime = (iso) => { const d = new Date(iso); const h = d.getHours(); return `${h % 12 || 12}:${pad2(d.getMinutes())} ${h < 12 ? 'a. m.' : 'p. m.'}`; };
+// fmtShortDate formats the date only ("22/11/2026").
+export const fmtShortDate = (iso) => { if (!iso) return ''; const d = new Date(iso); return `${d.getDate()}/${pad2(d.getMonth() + 1)}/${d.getFullYear()}`; };
+// fmtDate formats an ISO timestamp for people ("22/11/2026, 9:05 a. m.").
+export const fmtDate = (iso) => (iso ? `${fmtShortDate(iso)}, ${fmtTime(iso)}` : '');
+// fmtDateTz is fmtDate with the zone ("24/11/2026, 9:00 a. m. (hora de Colombia)").
 export const fmtDateTz = (iso) => (iso ? `${fmtDate(iso)} (${tzName()})` : '');
-// fmtShortDate formats the date only ("22 nov 2026").
-export const fmtShortDate = (iso) => (iso ? fmt('short', { dateStyle: 'medium' })(iso) : '');
 // fmtDay formats the day of an ISO timestamp ("lunes, 24 de noviembre").
-export const fmtDay = fmt('day', { weekday: 'long', day: 'numeric', month: 'long' });
-// fmtTime formats the time of an ISO timestamp.
-export const fmtTime = fmt('time', { hour: 'numeric', minute: '2-digit' });
+export const fmtDay = (iso) => { const d = new Date(iso); return `${DAYS[d.getDay()]}, ${d.getDate()} de ${MONTHS[d.getMonth()]}`; };
 // fmtSpan is a visit's weekday, date and start–end ("lunes, 24 de noviembre, 8:00–9:00 a. m.").
 export function fmtSpan(start, end) {
   const e = end || new Date(Date.parse(start) + 3600e3).toISOString();
@@ -142,8 +154,12 @@ export function fmtSpan(start, end) {
 }
 // fmtSpanTz is fmtSpan with the zone.
 export const fmtSpanTz = (start, end) => `${fmtSpan(start, end)} (${tzName()})`;
-// money formats an amount in pesos.
-export const money = (n) => new Intl.NumberFormat('es-CO', { style: 'currency', currency: 'COP', maximumFractionDigits: 0 }).format(n || 0);
+// money formats an amount in pesos ("$ 150.000", no decimals, half away from zero).
+export function money(n) {
+  const v = Number(n) || 0;
+  const r = Math.round(Math.abs(v));
+  return `${v < 0 && r ? '-' : ''}$\u00a0${String(r).replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
+}
 
 // stars renders a rating as text with an accessible label.
 export function stars(avg, count) {
@@ -332,7 +348,8 @@ export async function renderChrome() {
     links.push(navLink('/cuenta.html', 'Cuenta'));
     acts?.replaceChildren(el('button', { type: 'button', id: 'logout', class: 'link-btn', onclick: logout }, 'Salir'));
     api('GET', '/api/notifications?perPage=1').then((r) => setUnread(r.unread)).catch(() => {});
-    syncPush();
+    // Reading the push permission costs the main thread: once it is idle.
+    idle(() => syncPush());
   } else {
     links.push(navLink('/ingresar.html', 'Ingresar'), navLink('/registro.html', 'Crear cuenta'), navLink('/registro-camello.html', 'Soy camello'));
     acts?.replaceChildren();
@@ -341,6 +358,9 @@ export async function renderChrome() {
   document.body.classList.add('has-bar');
   return session;
 }
+
+// idle runs fn once the main thread has nothing else to do (at most 2 s later).
+export const idle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 50));
 
 // syncPush re-sends this browser's push subscription once per tab session,
 // so a renewed or dropped one reaches the service. It never asks permission.
@@ -376,25 +396,6 @@ export function renderMore(nav, shown, total, onMore) {
   const btn = el('button', { class: 'btn secondary', type: 'button' }, `Ver más (${total - shown} más)`);
   btn.addEventListener('click', () => busy(btn, onMore, 'Cargando…'));
   nav.append(btn);
-}
-
-// sameOriginPath returns next as a path of this origin ("/x", with its query
-// and fragment), or null: never "//host", "/\host", control or format
-// characters (browsers drop tabs and newlines, "/\t/host" becomes "//host")
-// nor another origin. The answer is the parsed URL's, never the raw string,
-// and its path starts with one slash only: "/.//evil.test" parses to the
-// path "//evil.test", which a browser would read as another host.
-export function sameOriginPath(next) {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//')) return null;
-  if (/[\\\p{Cc}\p{Cf}]/u.test(next)) return null;
-  let u;
-  try { u = new URL(next, location.origin); } catch { return null; }
-  return u.origin === location.origin ? u.pathname.replace(/^\/+/, '/') + u.search + u.hash : null;
-}
-
-// safeNext returns a same-origin path from ?next=, or fallback.
-export function safeNext(fallback = '/') {
-  return sameOriginPath(param('next')) ?? fallback;
 }
 
 // events opens the live stream of the caller's events (/api/events) and

@@ -1,8 +1,9 @@
 // The camello's money: balance, funds held, earnings by month, and the
 // cancellation policy its clients see before paying.
-import { api, el, $, requireSession, renderChrome, showAlert, busy, money } from './app.js';
+import { api, el, $, requireSession, renderChrome, showAlert, busy, money, MONTHS } from './app.js';
 
-const monthName = (m) => new Intl.DateTimeFormat('es-CO', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(m + '-01T00:00:00Z'));
+// monthName spells "2026-11" as es-CO does ("noviembre de 2026"), without Intl (app.js).
+const monthName = (m) => `${MONTHS[Number(m.slice(5, 7)) - 1]} de ${m.slice(0, 4)}`;
 
 async function main() {
   renderChrome();

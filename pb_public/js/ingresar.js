@@ -1,5 +1,6 @@
 // Sign-in (POST /api/auth/login sets the session cookie).
-import { api, $, renderChrome, showAlert, formError, clearFieldErrors, safeNext, busy } from './app.js';
+import { api, $, renderChrome, showAlert, formError, clearFieldErrors, busy } from './app.js';
+import { safeNext } from './next.js';
 
 const form = $('#form');
 

@@ -1,5 +1,6 @@
 // Client sign-up (POST /api/auth/register), then sign-in.
-import { api, $, renderChrome, showAlert, formError, clearFieldErrors, safeNext } from './app.js';
+import { api, $, renderChrome, showAlert, formError, clearFieldErrors } from './app.js';
+import { safeNext } from './next.js';
 import { checkAccount } from './validate.js';
 
 const form = $('#form');

@@ -1,6 +1,6 @@
 // Free slots grouped by day; shared by the profile, "Mis trabajos" and the
 // agenda (rescheduling).
-import { api, el, fmtDay, fmtTime, tzName } from './app.js';
+import { api, el, fmtDay, fmtTime, tzName, localDate } from './app.js';
 
 // loadSlots returns the free slots of a camello for the next days (with .holidays, the festivos named).
 export async function loadSlots(camelloId, days = 7) {
@@ -10,9 +10,6 @@ export async function loadSlots(camelloId, days = 7) {
   const r = await api('GET', `/api/camellos/${encodeURIComponent(camelloId)}/slots?${q}`);
   return Object.assign(r.slots || [], { holidays: r.holidays || [] });
 }
-
-// localDate is an ISO timestamp's date on the browser's clock (YYYY-MM-DD).
-const localDate = (iso) => new Date(iso).toLocaleDateString('en-CA');
 
 // holidayNote names the festivos the camello does not work.
 function holidayNote(holidays = []) {

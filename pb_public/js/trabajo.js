@@ -1,5 +1,5 @@
 // One job, its whole life for each party: request, quotes ("Aceptar y
-// agendar"), visits, start and completion, review, payment slot (#pago) and
+// agendar"), visits, start and completion, review, the way to its payment (#pago) and
 // the live conversation. Each part loads only when needed (docs/web.md).
 // One pass per draw; then the blocks keep their height (hold).
 import {
@@ -81,8 +81,9 @@ function details() {
     el('span', { class: `status ${S.job.status}`, id: 'job-status' }, statusLabel(S.job.status))), card);
   $('#job').removeAttribute('aria-busy');
   document.title = `${S.job.title} · Camellos`;
-  // The payment steps (another module) fill #pago from this event.
-  dispatchEvent(new CustomEvent('camellos:job', { detail: { job: S.job, client: isClient(), camello: isMine() } }));
+  // #pago: the way to the payment (pago.js), in trabajo.html; it was empty.
+  $('#pago').hidden = !((isClient() || isMine()) && S.job.price && !['PENDIENTE', 'CANCELADO'].includes(S.job.status));
+  $('#pago-link').href = '/pago.html?id=' + enc(S.id);
 }
 
 async function step(btn, msg, action, okText, question, okLabel = 'Sí, continuar') {
@@ -164,7 +165,6 @@ function reviewForm(msg) {
   });
   return el('details', { class: 'review-box', open: true }, el('summary', {}, 'Calificar este trabajo'), f);
 }
-
 
 // The sections' modules, each loaded once, when first needed.
 const mods = {};
