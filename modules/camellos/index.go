@@ -831,31 +831,23 @@ func (l *listing) candidates(f *filter) (list []int32, all, exact bool) {
 			}
 		}
 	}
-	var lists [][]int32
+	var lists, parts [][]int32
 	switch {
-	case f.city != "" && f.service != "":
-		var parts [][]int32
-		for _, c := range cities {
-			for _, s := range services {
-				if p := l.byCityService[s][c]; len(p) > 0 {
-					parts = append(parts, p)
-				}
-			}
-		}
-		lists = append(lists, l.union(parts))
 	case f.city != "":
-		var parts [][]int32
 		for _, c := range cities {
-			if p := l.byCity[c]; len(p) > 0 {
-				parts = append(parts, p)
+			if f.service == "" {
+				parts = append(parts, l.byCity[c])
+			}
+			for _, s := range services {
+				parts = append(parts, l.byCityService[s][c])
 			}
 		}
-		lists = append(lists, l.union(parts))
 	case f.service != "":
-		var parts [][]int32
 		for _, s := range services {
 			parts = append(parts, l.byService[s])
 		}
+	}
+	if f.city != "" || f.service != "" {
 		lists = append(lists, l.union(parts))
 	}
 	if f.category != "" {
@@ -875,6 +867,7 @@ func (l *listing) candidates(f *filter) (list []int32, all, exact bool) {
 
 // union merges ordered lists into one, in order, without repeats.
 func (l *listing) union(parts [][]int32) []int32 {
+	parts = slices.DeleteFunc(parts, func(p []int32) bool { return len(p) == 0 })
 	switch len(parts) {
 	case 0:
 		return nil
