@@ -18,7 +18,7 @@ const walAutocheckpoint = 1000
 // copies the WAL into the database file and syncs both files before it
 // returns, on the writer's connection: in a sweep of 100,000 reminders
 // (~20 batches of thousands of pages each) that was a checkpoint per
-// batch, 1.9 s of the writer's time in a trace at load ~12 (1.7 s of it
+// batch, 1.9 s of the writer's time in a trace at load 11–15 (1.7 s of it
 // in fsync), during which no batch was written. While a Checkpoints is
 // open, the transactions that call Hold do not checkpoint at their commit
 // (wal_autocheckpoint 0 on the writer's connection); after each commit,
@@ -38,17 +38,20 @@ type Checkpoints struct {
 }
 
 // held counts the open Checkpoints of each app's writer connection (the
-// nonconcurrent pool has one connection, shared by every app of the
-// process that uses the same database).
+// nonconcurrent pool has one connection), keyed by the app's store: the
+// same for every value that wraps one app (a route's e.App, the cron's
+// app). Each transaction of a bulk write holds the checkpoints itself
+// (Hold), so the count only keeps one bulk write's end from giving them
+// back while another still writes.
 var held = struct {
 	sync.Mutex
-	n map[core.App]int
-}{n: map[core.App]int{}}
+	n map[any]int
+}{n: map[any]int{}}
 
 // DeferCheckpoints opens a Checkpoints for app (not a transaction).
 func DeferCheckpoints(app core.App) *Checkpoints {
 	held.Lock()
-	held.n[app]++
+	held.n[app.Store()]++
 	held.Unlock()
 	c := &Checkpoints{app: app, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	go c.loop()
@@ -85,13 +88,14 @@ func (c *Checkpoints) loop() {
 // Done ends the bulk write: once no other Checkpoints of the app is open,
 // the writer's connection checkpoints at its commits again; then the last
 // checkpoint asked for is waited for. Call it once, after the last
-// transaction that called Hold.
+// transaction that called Hold and the last Committed.
 func (c *Checkpoints) Done() error {
+	key := c.app.Store()
 	held.Lock()
-	held.n[c.app]--
-	last := held.n[c.app] == 0
+	held.n[key]--
+	last := held.n[key] == 0
 	if last {
-		delete(held.n, c.app)
+		delete(held.n, key)
 	}
 	held.Unlock()
 	var err error
@@ -99,7 +103,7 @@ func (c *Checkpoints) Done() error {
 		err = Transaction(c.app, func(txApp core.App) error {
 			held.Lock()
 			defer held.Unlock()
-			if held.n[c.app] > 0 { // another bulk write opened meanwhile: it holds them
+			if held.n[key] > 0 { // another bulk write opened meanwhile: it holds them
 				return nil
 			}
 			_, err := txApp.DB().NewQuery("PRAGMA wal_autocheckpoint = " + strconv.Itoa(walAutocheckpoint)).Execute()
