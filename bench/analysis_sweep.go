@@ -34,15 +34,17 @@ const analysisSweep = `## Analysis (issue 27: the reminder sweep at 100,000, 202
     columns shared by a chunk once per statement (a one-row SELECT beside the VALUES rows; dbx had
     made a ` + "`?`" + ` of every occurrence, and the driver looks each value up linearly): ` + "`(*conn).bind`" + `
     0.38 → 0.16 s of CPU per sweep. CPU per sweep at load 24–21, interleaved: main 5.02 / 5.25 s,
-    this 4.83 / 4.77 s; at 16→9: 4.26 / 4.10 s against main's 4.59 / 4.34 s. Of that CPU (profile at
-    load ~19) the reader has 1.86 s (due appointments 0.86, recipients 0.74), the writer 1.80 s
-    (inserts 1.04, claim 0.51), the checkpoints 0.16 s, the collector ~0.25 s; with the checkpoints
-    off its path the writer no longer waits on the disk, and on 2 idle cores the wall should follow
-    the longer of reader and writer plus one batch: about 2.2–2.6 s, under the goal. Not measured:
-    the machine never came below load 6 during the session. The full-bench row in the same minutes
-    at load 12–19: main 10.9 / 23.5 s, this 15.0 / 16.6 s (noise). Tried and not kept: one read
-    transaction for all the reader's batches (munmap 0.28 s, but the checkpoints then wait for its
-    end and run within the answer; CPU unchanged), a subscription packed in one column of the
-    recipients' query (CPU unchanged). The ` + "`runtime.asyncPreempt`" + ` samples (up to 22 % of a profile)
-    are an artifact: with ` + "`GODEBUG=asyncpreemptoff=1`" + ` they are gone and the CPU is the same.
+    this 4.83 / 4.77 s; at 16→9: 4.26 / 4.10 s against main's 4.59 / 4.34 s; at 14 (three each,
+    07:08–07:09): 4.24 / 4.42 / 4.11 s against 4.36 / 4.55 / 4.52 s (walls 9.0–14.3 s against
+    12.9–17.6 s). Of that CPU (profile at load ~19) the reader has 1.86 s (due appointments 0.86,
+    recipients 0.74), the writer 1.80 s (inserts 1.04, claim 0.51), the checkpoints 0.16 s, the
+    collector ~0.25 s; with the checkpoints off its path the writer no longer waits on the disk, and
+    on 2 idle cores the wall should follow the longer of reader and writer plus one batch: about
+    2.2–2.6 s, under the goal. Not measured: the machine never came below load 6 during the session.
+    The full-bench row alone, alternating, 06:43–06:56 at load 12–19: main 10.9 / 23.5 / 9.8 s, this
+    15.0 / 16.6 / 4.1 s (noise). Tried and not kept: one read transaction for all the reader's
+    batches (munmap 0.28 s, but the checkpoints then wait for its end and run within the answer; CPU
+    unchanged), a subscription packed in one column of the recipients' query (CPU unchanged). The
+    ` + "`runtime.asyncPreempt`" + ` samples (up to 22 % of a profile) are an artifact: with
+    ` + "`GODEBUG=asyncpreemptoff=1`" + ` they are gone and the CPU is the same.
 `
