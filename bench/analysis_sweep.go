@@ -42,9 +42,14 @@ const analysisSweep = `## Analysis (issue 27: the reminder sweep at 100,000, 202
     on 2 idle cores the wall should follow the longer of reader and writer plus one batch: about
     2.2–2.6 s, under the goal. Not measured: the machine never came below load 6 during the session.
     The full-bench row alone, alternating, 06:43–06:56 at load 12–19: main 10.9 / 23.5 / 9.8 s, this
-    15.0 / 16.6 / 4.1 s (noise). Tried and not kept: one read transaction for all the reader's
-    batches (munmap 0.28 s, but the checkpoints then wait for its end and run within the answer; CPU
-    unchanged), a subscription packed in one column of the recipients' query (CPU unchanged). The
+    15.0 / 16.6 / 4.1 s (noise); at 07:16–07:18, load 7→11: main 6.09 s, this 7.59 s. At load 7–9
+    (07:13–07:15, five each on the seeded copy) the walls are alike: main 6.49 / 7.00 / 4.75 / 4.84
+    / 5.45 s, this 5.81 / 5.45 / 4.99 / 4.82 / 12.80 s, CPU 4.1–4.4 s against 3.9–4.1 s: at such
+    loads the process gets less than a core and its wall follows its CPU, which the change lowers by
+    5–8 %; what it removes from the path (the writer's wait on the disk) shows only when the cores
+    are free. Tried and not kept: one read transaction for all the reader's batches (munmap 0.28 s,
+    but the checkpoints then wait for its end and run within the answer; CPU unchanged), a
+    subscription packed in one column of the recipients' query (CPU unchanged). The
     ` + "`runtime.asyncPreempt`" + ` samples (up to 22 % of a profile) are an artifact: with
     ` + "`GODEBUG=asyncpreemptoff=1`" + ` they are gone and the CPU is the same.
 `
