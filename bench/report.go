@@ -458,6 +458,7 @@ func (r *report) Markdown() string {
 	}
 	fmt.Fprintf(&b, "\n%s", analysisPerf)
 	fmt.Fprintf(&b, "\n%s", analysisMemory)
+	fmt.Fprintf(&b, "\n%s", analysisSweep)
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(&b, "\n## Findings\n\n")
 		for _, f := range r.Findings {

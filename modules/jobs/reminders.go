@@ -227,11 +227,16 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 	zones := map[string]*time.Location{}
 	batches := make(chan dueBatch, 1)
 	stop := make(chan struct{})
+	var ckpt *writer.Checkpoints // the batches' checkpoints run beside the writer
 	if app.TxInfo() == nil {
 		go readDue(app, now, until, batches, stop)
+		ckpt = writer.DeferCheckpoints(app)
 		defer func() {
 			close(stop)
 			for range batches { // wait for the reader to end
+			}
+			if err := ckpt.Done(); err != nil {
+				app.Logger().Error("reminder sweep: the writer's autocheckpoint not restored", "error", err.Error())
 			}
 		}()
 	} else { // one connection: read each batch before its claim
@@ -258,6 +263,11 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 		claimed := 0
 		err := writer.Transaction(app, func(txApp core.App) error {
 			claimed = 0
+			if ckpt != nil {
+				if err := ckpt.Hold(txApp); err != nil {
+					return err
+				}
+			}
 			rowids := make([]int64, len(b.due))
 			for i, a := range b.due {
 				rowids[i] = a.RowID
@@ -289,6 +299,9 @@ func SendReminders(app core.App, now time.Time) (int, error) {
 		})
 		if err != nil {
 			return sent, err
+		}
+		if ckpt != nil {
+			ckpt.Committed()
 		}
 		sent += claimed
 		remindersCounter(app).Add(int64(claimed))

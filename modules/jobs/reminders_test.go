@@ -10,6 +10,7 @@ import (
 	"camellos/internal/clock"
 	"camellos/internal/testkit"
 	"camellos/internal/timefmt"
+	"camellos/internal/writer"
 	"camellos/modules/jobs"
 
 	"github.com/pocketbase/dbx"
@@ -234,6 +235,17 @@ func TestRemindersConcurrentSweepsAcrossBatches(t *testing.T) {
 	}
 	if got := k.Count("appointments", "reminderSentAt = ''"); got != 0 {
 		t.Fatalf("%d appointments not reminded", got)
+	}
+	// The overlapping sweeps held the writer's checkpoints
+	// (writer.DeferCheckpoints); the last one done gave them back.
+	var autocheckpoint int
+	if err := writer.Transaction(k.App, func(txApp core.App) error {
+		return txApp.DB().NewQuery("PRAGMA wal_autocheckpoint").Row(&autocheckpoint)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if autocheckpoint != 1000 {
+		t.Fatalf("the writer's wal_autocheckpoint after the sweeps = %d, want SQLite's 1000", autocheckpoint)
 	}
 }
 

@@ -536,14 +536,33 @@ func sharedColumns(items []Addressed, datas []string, at []int) int {
 	return mask
 }
 
-// insertSQL is an INSERT of n inbox rows with named placeholders; the
-// value columns in shared (a sharedColumns mask) have one placeholder for
-// every row.
+// insertSQL is an INSERT of n inbox rows with named placeholders. The
+// rows are a VALUES list of their own values; the value columns in shared
+// (a sharedColumns mask) and created come from a one-row SELECT beside it,
+// so each of those is bound once for the statement, not once a row (dbx
+// turns every occurrence of a name into its own "?", and the driver
+// finds each bound value by a linear search).
 func insertSQL(n, shared int) string {
 	var sql strings.Builder
-	sql.Grow(100 + n*90)
+	sql.Grow(300 + n*90)
 	sql.WriteString("INSERT OR FAIL INTO " + colNotifications +
-		" (id, user, kind, title, body, url, data, readAt, created) VALUES ")
+		" (id, user, kind, title, body, url, data, readAt, created) SELECT v.column1, v.column2")
+	col := 3 // the next column of v
+	for c := 0; c < insertValueColumns; c++ {
+		if shared&(1<<c) != 0 {
+			sql.WriteString(", s." + sharedNames[c])
+		} else {
+			sql.WriteString(", v.column" + strconv.Itoa(col))
+			col++
+		}
+	}
+	sql.WriteString(", '', s.created FROM (SELECT {:created} AS created")
+	for c := 0; c < insertValueColumns; c++ {
+		if shared&(1<<c) != 0 {
+			sql.WriteString(", {:" + sharedNames[c] + "} AS " + sharedNames[c])
+		}
+	}
+	sql.WriteString(") s, (VALUES ")
 	for r := 0; r < n; r++ {
 		if r > 0 {
 			sql.WriteByte(',')
@@ -551,14 +570,13 @@ func insertSQL(n, shared int) string {
 		n := &insertNames[r]
 		sql.WriteString("({:" + n[0] + "},{:" + n[1] + "}")
 		for c := 0; c < insertValueColumns; c++ {
-			if shared&(1<<c) != 0 {
-				sql.WriteString(",{:" + sharedNames[c] + "}")
-			} else {
+			if shared&(1<<c) == 0 {
 				sql.WriteString(",{:" + n[2+c] + "}")
 			}
 		}
-		sql.WriteString(",'',{:created})")
+		sql.WriteString(")")
 	}
+	sql.WriteString(") v")
 	return sql.String()
 }
 

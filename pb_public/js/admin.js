@@ -3,9 +3,10 @@
 // legal texts. PocketBase's dashboard (/_/) is a different thing: its
 // superusers edit raw records; this page speaks only to /api/admin.
 import {
-  api, el, $, requireSession, renderChrome, showAlert, formError, clearFieldErrors, fmtDate, avatar, renderMore,
+  api, el, $, requireSession, renderChrome, showAlert, formError, clearFieldErrors, fmtDate, avatar,
   confirmDialog, toast, busy, msgBox, field,
 } from './app.js';
+import { renderMore } from './more.js';
 
 const PER = 20;
 let pendPage = 1;

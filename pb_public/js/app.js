@@ -388,16 +388,6 @@ export function setUnread(n) {
   b.setAttribute('aria-label', `${n} sin leer`);
 }
 
-// renderMore fills nav with a "Ver más" button while fewer than total items
-// are shown; onMore loads the next page and appends it.
-export function renderMore(nav, shown, total, onMore) {
-  nav.replaceChildren();
-  if (shown >= (total || 0)) return;
-  const btn = el('button', { class: 'btn secondary', type: 'button' }, `Ver más (${total - shown} más)`);
-  btn.addEventListener('click', () => busy(btn, onMore, 'Cargando…'));
-  nav.append(btn);
-}
-
 // events opens the live stream of the caller's events (/api/events) and
 // calls on(type, data) for each; it reconnects by itself. Returns close().
 export function events(on) {

@@ -3,8 +3,9 @@
 // active camellos with "Ver más". An understood date becomes a chip too:
 // signed in, each camello says whether it has free slots that day.
 import {
-  api, el, $, me, renderChrome, showAlert, stars, ratingOf, avatar, fmtDay, renderMore, signInURL,
+  api, el, $, me, renderChrome, showAlert, stars, ratingOf, avatar, fmtDay, signInURL,
 } from './app.js';
+import { renderMore } from './more.js';
 
 const PER_PAGE = 12;
 // filters: {q, category, service, city, trade}; labels: what each chip shows.

@@ -1,6 +1,7 @@
 // Notifications: inbox with unread count, mark read, preferences, and Web
 // Push activation (service worker + VAPID subscription).
-import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread, renderMore, toast, syncPush, field, formError, clearFieldErrors, busy } from './app.js';
+import { api, el, $, requireSession, renderChrome, showAlert, fmtDate, setUnread, toast, syncPush, field, formError, clearFieldErrors, busy } from './app.js';
+import { renderMore } from './more.js';
 
 // iOS and iPadOS (an iPad may present itself as a Mac with a touch screen)
 // give Web Push only to a web app opened from the home screen: in Safari's

@@ -1,8 +1,9 @@
 // Open-job board for active camellos: PENDIENTE jobs of their services
 // without a camello, newest first, each with a quote form.
 import {
-  api, el, $, requireSession, renderChrome, showAlert, fmtDate, renderMore, toast, money, busy, clearFieldErrors, formError,
+  api, el, $, requireSession, renderChrome, showAlert, fmtDate, toast, money, busy, clearFieldErrors, formError,
 } from './app.js';
+import { renderMore } from './more.js';
 
 const PER_PAGE = 20;
 let page = 1;

@@ -2,7 +2,8 @@
 // (trabajo.html?id=), where everything about it happens. Camellos also see
 // "Mis cotizaciones": the quotes they sent, by state, each linking to its
 // job. An old link /trabajos.html?id=<job> (notifications) opens the job.
-import { api, el, $, param, requireSession, renderChrome, showAlert, statusLabel, fmtDate, avatar, renderMore, money } from './app.js';
+import { api, el, $, param, requireSession, renderChrome, showAlert, statusLabel, fmtDate, avatar, money } from './app.js';
+import { renderMore } from './more.js';
 
 const PER_PAGE = 20;
 const enc = encodeURIComponent;
@@ -10,6 +11,10 @@ let session = null;
 let page = 1;
 let shown = 0;
 let status = '';
+// Each list draws only its latest request's answer: a filter tapped while
+// the first page loads must not be overwritten by that older answer.
+let seq = 0;
+let qSeq = 0;
 
 const jobURL = (id) => '/trabajo.html?id=' + enc(id);
 
@@ -43,8 +48,10 @@ async function load(append) {
   const q = new URLSearchParams({ page, perPage: PER_PAGE });
   if (status) q.set('status', status);
   const list = $('#jobs');
+  const my = ++seq;
   try {
     const r = await api('GET', '/api/jobs?' + q);
+    if (my !== seq) return;
     if (!append) { list.replaceChildren(); shown = 0; }
     for (const j of r.jobs || []) { list.append(jobItem(j)); shown++; }
     if (!shown) {
@@ -54,9 +61,9 @@ async function load(append) {
     }
     renderMore($('#more'), shown, r.total ?? shown, async () => { page++; await load(true); });
   } catch (e) {
-    showAlert($('#alert'), e.message);
+    if (my === seq) showAlert($('#alert'), e.message);
   } finally {
-    list.removeAttribute('aria-busy');
+    if (my === seq) list.removeAttribute('aria-busy');
   }
 }
 
@@ -74,8 +81,10 @@ async function loadQuotes(append) {
   const box = $('#my-quotes');
   const q = new URLSearchParams({ page: qPage, perPage: PER_PAGE });
   if (qStatus) q.set('status', qStatus);
+  const my = ++qSeq;
   try {
     const r = await api('GET', '/api/me/quotes?' + q);
+    if (my !== qSeq) return;
     if (!append) { box.replaceChildren(); qShown = 0; }
     for (const x of r.quotes || []) {
       const j = x.job || {};
@@ -89,9 +98,9 @@ async function loadQuotes(append) {
     if (!qShown) box.append(el('li', { class: 'card empty' }, qStatus ? 'Ninguna cotización en este estado.' : 'Aún no has enviado cotizaciones. Búscalas en el ', el('a', { href: '/tablero.html' }, 'tablero'), '.'));
     renderMore($('#more-quotes'), qShown, r.total ?? qShown, async () => { qPage++; await loadQuotes(true); });
   } catch (e) {
-    showAlert($('#alert'), e.message);
+    if (my === qSeq) showAlert($('#alert'), e.message);
   } finally {
-    box.removeAttribute('aria-busy');
+    if (my === qSeq) box.removeAttribute('aria-busy');
   }
 }
 
