@@ -15,6 +15,7 @@ internal/readmodel/snapshot.go
 internal/readmodel/values.go
 internal/readmodel/check.go
 internal/readmodel/counters.go
+internal/readmodel/lists.go
 internal/projcheck/projcheck.go
 internal/dbwatch/dbwatch.go
 internal/dbwatch/counters.go

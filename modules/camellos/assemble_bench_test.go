@@ -40,7 +40,7 @@ func benchListingOf(b *testing.B, n int) (*listing, []camelloRow) {
 			svc = append(svc, services[(i*7+k*13)%300].ID)
 		}
 		raw, _ := json.Marshal(svc)
-		rows[i] = camelloRow{ID: fmt.Sprintf("cam%012d", len(rows)-i), User: fmt.Sprintf("usr%012d", i), Name: fmt.Sprintf("Camello %06d", i),
+		rows[i] = camelloRow{ID: fmt.Sprintf("cam%012d", len(rows)-i), Name: fmt.Sprintf("Camello %06d", i),
 			Trades: `["plomería"]`, Status: StatusActive, Services: string(raw), Created: "2026-11-27 10:00:00.000Z", Updated: "2026-11-27 10:00:00.000Z",
 			City: "Ciudad", CityKey: fmt.Sprintf("ciudad %d", i%50), Description: "Trabajo garantizado", RatingAvg: float64(i%51) / 10,
 			SearchText: "camello plomeria ciudad trabajo garantizado", HasBase: true,

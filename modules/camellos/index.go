@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"maps"
 	"math"
 	"slices"
@@ -30,7 +29,7 @@ import (
 // the listing's slab, its city and services are indexes), so the array of
 // entries costs the collector nothing to mark.
 type entry struct {
-	id, user, search span
+	id, search span
 	// created is its createdAt (ISO), the listing's "newest" order
 	created span
 	// vals are the rendered values of its JSON that are not shared, each
@@ -75,7 +74,7 @@ type serviceRef struct {
 // It is packed (issue 27): the entries are one array of fixed-size records
 // without pointers, their text one byte slab, their services one array of
 // indexes; every list holds entry indexes (int32); the ids and users are
-// found through open-addressing tables of indexes. recs, text and svcs are
+// found in two lists of them sorted by id and by user. recs, text and svcs are
 // append-only: a patch appends the camellos it reads again past their
 // ends (which the listings readers hold never look at) and leaves the old
 // records dead; when the dead ones outweigh the live, the patch compacts.
@@ -89,9 +88,7 @@ type listing struct {
 	slack int
 
 	order []int32 // the listed entries, in order
-	ids   idTable // by id
-	users idTable // by user
-	seed  maphash.Seed
+	ids   []int32 // the listed entries by id (byID)
 
 	services   []*serviceRef // the catalog, by index
 	serviceIdx map[string]int32
@@ -183,31 +180,25 @@ type camelloRow struct {
 	RadiusKm     float64 `db:"radiusKm"`
 	SearchText   string  `db:"searchText"`
 	Verified     bool    `db:"verified"`
-	User         string  `db:"user"`
-	RowID        int64   `db:"-"` // the build's scan only
 }
 
 // rowColumns are the columns of camelloRow, the verified flag read from
 // the camello's user.
-const rowColumns = "id, user, name, trades, status, premium, services, created, updated, city, neighborhood, " +
+const rowColumns = "id, name, trades, status, premium, services, created, updated, city, neighborhood, " +
 	"photo, description, ratingAvg, ratingCount, cityKey, searchText, hasBase, baseLat, baseLng, radiusKm, " +
 	"(SELECT u.verified FROM users u WHERE u.id = camellos.user) AS verified"
 
 // selectRows reads the ACTIVO camellos of ids.
 func selectRows(app core.App, ids []string) ([]camelloRow, error) {
 	var rows []camelloRow
-	in := make([]any, len(ids))
-	for i, id := range ids {
-		in[i] = id
-	}
-	err := app.DB().Select(rowColumns).From(Collection).AndWhere(statusActive()).AndWhere(dbx.In("id", in...)).All(&rows)
+	err := app.DB().Select(rowColumns).From(Collection).AndWhere(statusActive()).AndWhere(dbx.In("id", list.ToInterfaceSlice(ids)...)).All(&rows)
 	return rows, err
 }
 
 // newListing is an empty listing over the catalog.
 func newListing(services []*serviceRef, n int) *listing {
 	l := &listing{recs: make([]entry, 0, n), text: make([]byte, 0, n*300), svcs: make([]int32, 0, n*2),
-		slack: 2, seed: maphash.MakeSeed(), services: services, serviceIdx: make(map[string]int32, len(services)),
+		slack: 2, services: services, serviceIdx: make(map[string]int32, len(services)),
 		slugs: make(map[string]int32, len(services)), cityIdx: map[string]uint32{}, litIdx: map[string]uint32{}}
 	for i, s := range services {
 		l.serviceIdx[s.ID] = int32(i)
@@ -253,22 +244,6 @@ func buildListing(app core.App) (*listing, error) {
 	return l, nil
 }
 
-// intern returns the index of s in the append-only list and its map,
-// adding it (the map copied first when copy is set: a patch).
-func intern[T any](list *[]T, idx *map[string]uint32, key string, val T, copyMap bool) uint32 {
-	if i, ok := (*idx)[key]; ok {
-		return i
-	}
-	if copyMap {
-		*idx = maps.Clone(*idx)
-	}
-	*list = grow(*list, 1, 16)
-	*list = append(*list, val)
-	i := uint32(len(*list) - 1)
-	(*idx)[key] = i
-	return i
-}
-
 // addRow renders one camello's row as a new entry (not yet listed).
 func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 	copyMaps := len(patching) > 0
@@ -284,19 +259,18 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 		e.vec = unitVector(e.base)
 		e.reach = math.Cos(e.radius / geo.EarthRadiusKm)
 	}
-	e.city = intern(&l.cityKeys, &l.cityIdx, r.CityKey, r.CityKey, copyMaps)
+	e.city = readmodel.Intern(&l.cityKeys, &l.cityIdx, r.CityKey, r.CityKey, copyMaps)
 	var lit [64]byte
 	city := appendJSONString(lit[:0], r.City)
 	if i, ok := l.litIdx[string(city)]; ok {
 		e.cityLit = i
 	} else {
-		e.cityLit = intern(&l.cityLits, &l.litIdx, string(city), slices.Clone(city), copyMaps)
+		e.cityLit = readmodel.Intern(&l.cityLits, &l.litIdx, string(city), slices.Clone(city), copyMaps)
 	}
 	e.id = l.putString(r.ID)
-	e.user = l.putString(r.User)
 	e.search = l.putString(r.SearchText)
 	// The values of its JSON, each ended by a 0 byte, written in place.
-	l.text = grow(l.text, 2*(len(r.Description)+len(r.Name)+len(r.Neighborhood)+len(r.Photo)+len(r.Trades))+160, l.slack)
+	l.text = readmodel.Grow(l.text, 2*(len(r.Description)+len(r.Name)+len(r.Neighborhood)+len(r.Photo)+len(r.Trades))+160, l.slack)
 	start := len(l.text)
 	t := appendISOOfStored(l.text, r.Created, false)
 	e.created = span{off: uint32(start), n: uint32(len(t) - start)}
@@ -324,7 +298,7 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 	}
 	e.vals = span{off: uint32(start), n: uint32(len(t) - start)}
 	l.text = t
-	l.svcs = grow(l.svcs, 4, l.slack)
+	l.svcs = readmodel.Grow(l.svcs, 4, l.slack)
 	e.svc.off = uint32(len(l.svcs))
 	addService := func(id string) {
 		if s, ok := l.serviceIdx[id]; ok && !slices.Contains(l.svcs[e.svc.off:], s) {
@@ -338,7 +312,7 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 		}
 	}
 	e.svc.n = uint32(len(l.svcs)) - e.svc.off
-	l.recs = grow(l.recs, 1, l.slack)
+	l.recs = readmodel.Grow(l.recs, 1, l.slack)
 	l.recs = append(l.recs, e)
 	return int32(len(l.recs) - 1), nil
 }
@@ -346,32 +320,26 @@ func (l *listing) addRow(r *camelloRow, patching ...bool) (int32, error) {
 // copyEntry copies entry i of from (its text and services) into l.
 func (l *listing) copyEntry(from *listing, i int32) int32 {
 	e := from.recs[i]
-	e.id = l.putText(from.bytesOf(e.id))
-	e.user = l.putText(from.bytesOf(e.user))
-	e.search = l.putText(from.bytesOf(e.search))
-	e.created = l.putText(from.bytesOf(e.created))
-	e.vals = l.putText(from.bytesOf(e.vals))
+	e.id = l.putString(from.str(e.id))
+	e.search = l.putString(from.str(e.search))
+	e.created = l.putString(from.str(e.created))
+	e.vals = l.putString(from.str(e.vals))
 	svc := from.svcs[e.svc.off : e.svc.off+e.svc.n]
-	l.svcs = grow(l.svcs, len(svc), l.slack)
+	l.svcs = readmodel.Grow(l.svcs, len(svc), l.slack)
 	e.svc.off = uint32(len(l.svcs))
 	l.svcs = append(l.svcs, svc...)
-	l.recs = grow(l.recs, 1, l.slack)
+	l.recs = readmodel.Grow(l.recs, 1, l.slack)
 	l.recs = append(l.recs, e)
 	return int32(len(l.recs) - 1)
 }
 
 // index makes the lists and the lookups of l.order (in order): the
-// lookup tables, the lists and the spatial index side by side (each
+// lookups, the lists and the spatial index side by side (each
 // writes its own fields of l, and only reads the entries).
 func (l *listing) index() {
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		n := len(l.order)
-		l.ids, l.users = newTable(n), newTable(n)
-		for k, i := range l.order {
-			l.ids = l.tableSet(l.ids, i, entryID, k, false)
-			l.users = l.tableSet(l.users, i, entryUser, k, true)
-		}
+		l.ids = slices.SortedFunc(slices.Values(l.order), l.byID)
 	})
 	wg.Go(l.indexSpatial)
 	l.byCity = map[uint32][]int32{}
@@ -535,22 +503,6 @@ func appendKm(buf []byte, km float64) []byte {
 	return buf
 }
 
-// find returns the listed entry of the camello id.
-func (l *listing) find(id string) (int32, bool) {
-	return l.lookup(l.ids, id, entryID)
-}
-
-// camellosOfUser returns the listed camellos of a user (one, unless a
-// profile was moved to a user that has one), sorted.
-func (l *listing) camellosOfUser(user string) []string {
-	var out []string
-	for _, i := range l.lookupAll(l.users, user, entryUser) {
-		out = append(out, l.str(l.recs[i].id))
-	}
-	sort.Strings(out)
-	return out
-}
-
 // VerifyIndex compares app's listing index, when built, with a full build
 // read now: entries, their order and bytes, every position list and the
 // lookups. For tests and diagnostics; built is false when there is no
@@ -579,15 +531,6 @@ func VerifyIndex(app core.App) (built bool, err error) {
 	}
 	if a, b := l.describe(), full.describe(); a != b {
 		return true, fmt.Errorf("lists differ:\n%s\n%s", a, b)
-	}
-	for _, i := range l.order {
-		id, user := l.str(l.recs[i].id), l.str(l.recs[i].user)
-		if j, ok := l.find(id); !ok || j != i {
-			return true, fmt.Errorf("camello %s not found by its id", id)
-		}
-		if got, want := l.camellosOfUser(user), full.camellosOfUser(user); !slices.Contains(got, id) || fmt.Sprint(got) != fmt.Sprint(want) {
-			return true, fmt.Errorf("the user %s finds camellos %v, a full build %v", user, got, want)
-		}
 	}
 	if dead := len(l.recs) - len(l.order); dead != l.dead {
 		return true, fmt.Errorf("%d dead entries counted, %d in fact", l.dead, dead)
@@ -629,6 +572,7 @@ func (l *listing) describe() string {
 			add("city+service", l.cityKeys[c]+"|"+l.services[s].ID, list, false)
 		}
 	}
+	add("by id", "", l.ids, false)
 	l.describeSpatial(add, &lines)
 	sort.Strings(lines)
 	for _, line := range lines {
@@ -642,7 +586,7 @@ func (l *listing) describe() string {
 // still ACTIVO. l is not changed (readers may hold it): the new listing
 // appends the entries read to the shared arrays, copies the lists that
 // change and shares the others, so a patch costs the copies of the order,
-// of the two lookup tables and of the lists it touches (a few ms at
+// of the two lookups and of the lists it touches (a few ms at
 // 100,000 camellos), not a build.
 func (l *listing) patched(app core.App, ids []string) (*listing, error) {
 	rows, err := selectRows(app, ids)
@@ -656,36 +600,36 @@ func (l *listing) patched(app core.App, ids []string) (*listing, error) {
 // places, rows (those of them still ACTIVO) come back.
 func (l *listing) withRows(ids []string, rows []camelloRow) (*listing, error) {
 	n := *l
-	n.ids, n.users = l.ids.shared(), l.users.shared()
 	n.byCity, n.byCategory = maps.Clone(l.byCity), maps.Clone(l.byCategory)
 	n.byService, n.byCityService, n.svcCells, n.grid = slices.Clone(l.byService), slices.Clone(l.byCityService), slices.Clone(l.svcCells), slices.Clone(l.grid)
 	n.copied = map[int32]bool{}
-	// The order is copied once, at the end, with every camello that left
-	// and came back (it is the largest list: 400 KB at 100,000).
+	// The order and the lookups are copied once, at the end, with every
+	// camello that left and came back (the largest lists: 400 KB each at
+	// 100,000).
 	var gone, back []int32
-	live := len(l.order)
 	for _, id := range ids {
-		if i, ok := n.find(id); ok {
-			live--
-			n.place(i, false, live)
+		if i, ok := l.find(id); ok && !slices.Contains(gone, i) {
+			n.place(i, false)
 			gone = append(gone, i)
 			n.dead++
 		}
 	}
+	read := map[string]bool{}
 	for k := range rows {
 		i, err := n.addRow(&rows[k], true)
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := n.find(rows[k].ID); ok { // an id read twice
+		if read[rows[k].ID] { // an id read twice
 			n.dead++
 			continue
 		}
-		live++
-		n.place(i, true, live)
+		read[rows[k].ID] = true
+		n.place(i, true)
 		back = append(back, i)
 	}
-	n.order = n.reordered(l.order, gone, back)
+	n.order = readmodel.Reorder(l.order, gone, back, n.compare)
+	n.ids = readmodel.Reorder(l.ids, gone, back, n.byID)
 	n.copied = nil
 	if n.dead > 1024 && n.dead > len(n.order) {
 		return n.compacted(), nil
@@ -717,9 +661,9 @@ func (l *listing) laidOut() *listing {
 		for _, i := range list {
 			e := &l.recs[i]
 			j := n.copyEntry(l, i)
-			n.recs[j].city = intern(&n.cityKeys, &n.cityIdx, l.cityKeys[e.city], l.cityKeys[e.city], false)
+			n.recs[j].city = readmodel.Intern(&n.cityKeys, &n.cityIdx, l.cityKeys[e.city], l.cityKeys[e.city], false)
 			lit := l.cityLits[e.cityLit]
-			n.recs[j].cityLit = intern(&n.cityLits, &n.litIdx, string(lit), lit, false)
+			n.recs[j].cityLit = readmodel.Intern(&n.cityLits, &n.litIdx, string(lit), lit, false)
 			moved[i] = j
 		}
 	}
@@ -731,9 +675,9 @@ func (l *listing) laidOut() *listing {
 }
 
 // place adds entry i to (in) or removes it from (!in) every list it
-// belongs to but the order (reordered), each list copied first; live is
-// the number of entries listed with it.
-func (l *listing) place(i int32, in bool, live int) {
+// belongs to but the order and the lookups (reordered), each list copied
+// first.
+func (l *listing) place(i int32, in bool) {
 	e := &l.recs[i]
 	l.byCity[e.city] = l.placed(l.byCity[e.city], i, in)
 	for _, s := range l.servicesOf(e) {
@@ -751,77 +695,15 @@ func (l *listing) place(i int32, in bool, live int) {
 		l.byCategory[c] = l.placed(l.byCategory[c], i, in)
 	}
 	l.placeSpatial(i, in)
-	if in {
-		l.ids = l.tableSet(l.ids, i, entryID, live, false)
-		l.users = l.tableSet(l.users, i, entryUser, live, true)
-	} else {
-		l.tableDelete(l.ids, i, entryID)
-		l.tableDelete(l.users, i, entryUser)
-	}
-}
-
-// reordered is a copy of the ordered list without the entries gone and
-// with the entries back in their places, made in one pass.
-func (l *listing) reordered(order, gone, back []int32) []int32 {
-	type cut struct {
-		at   int
-		drop bool
-		i    int32
-	}
-	cuts := make([]cut, 0, len(gone)+len(back))
-	for _, i := range gone {
-		k := sort.Search(len(order), func(k int) bool { return l.compare(order[k], i) >= 0 })
-		if k < len(order) && order[k] == i {
-			cuts = append(cuts, cut{k, true, i})
-		}
-	}
-	for _, i := range back {
-		cuts = append(cuts, cut{sort.Search(len(order), func(k int) bool { return l.compare(order[k], i) >= 0 }), false, i})
-	}
-	// by place; at one place, the entries back (in order) before the
-	// entry there leaves
-	slices.SortFunc(cuts, func(a, b cut) int {
-		switch {
-		case a.at != b.at:
-			return a.at - b.at
-		case a.drop != b.drop:
-			if a.drop {
-				return 1
-			}
-			return -1
-		}
-		return l.compare(a.i, b.i)
-	})
-	out := make([]int32, 0, len(order)+len(back))
-	from := 0
-	for _, c := range cuts {
-		out = append(out, order[from:c.at]...)
-		from = c.at
-		if c.drop {
-			from++
-		} else {
-			out = append(out, c.i)
-		}
-	}
-	return append(out, order[from:]...)
 }
 
 // placed is a copy of the ordered list with entry i inserted in its place
 // (in) or removed.
 func (l *listing) placed(list []int32, i int32, in bool) []int32 {
-	k := sort.Search(len(list), func(k int) bool { return l.compare(list[k], i) >= 0 })
 	if in {
-		out := make([]int32, 0, len(list)+1)
-		out = append(out, list[:k]...)
-		out = append(out, i)
-		return append(out, list[k:]...)
+		return readmodel.Reorder(list, nil, []int32{i}, l.compare)
 	}
-	if k == len(list) || list[k] != i {
-		return list // not there
-	}
-	out := make([]int32, 0, len(list)-1)
-	out = append(out, list[:k]...)
-	return append(out, list[k+1:]...)
+	return readmodel.Reorder(list, []int32{i}, nil, l.compare)
 }
 
 type ratingJSON struct {
@@ -874,12 +756,17 @@ func bindIndexHooks(app core.App, x *publicIndex) {
 	// other user's write, leaves the index as it is). Whatever the user's
 	// role: a superuser can move a profile to a user of any role.
 	ev.UserChanged.BindFunc(func(e *bus.Change) error {
+		var ids []string // its camello (idx_camellos_user: one at most)
+		err := e.App.DB().Select("id").From(Collection).Where(dbx.HashExp{"user": e.Record.Id}).Column(&ids)
 		l, built := x.cache.Peek()
-		if built {
-			if ids := l.camellosOfUser(e.Record.Id); len(ids) > 0 {
-				x.patch(ids...)
+		switch {
+		case err != nil:
+			x.cache.Invalidate()
+		case built && len(ids) > 0:
+			if _, listed := l.find(ids[0]); listed {
+				x.patch(ids[0])
 			}
-		} else if users.Wrap(e.Record).Role() == users.RoleCamello || hasProfile(e.App, e.Record.Id) {
+		case !built && (users.Wrap(e.Record).Role() == users.RoleCamello || len(ids) > 0):
 			// a build under way may have read the user before this write
 			x.cache.Invalidate()
 		}
@@ -904,14 +791,6 @@ func declareIndex(app core.App, x *publicIndex) {
 			return 0, nil
 		},
 	})
-}
-
-// hasProfile reports whether a camello profile belongs to the user.
-func hasProfile(app core.App, userID string) bool {
-	var n int
-	_ = app.DB().NewQuery("SELECT COUNT(*) FROM " + Collection + " WHERE user = {:u}").
-		Bind(dbx.Params{"u": userID}).Row(&n)
-	return n > 0
 }
 
 // filter is the listing's query, folded once.
@@ -952,31 +831,23 @@ func (l *listing) candidates(f *filter) (list []int32, all, exact bool) {
 			}
 		}
 	}
-	var lists [][]int32
+	var lists, parts [][]int32
 	switch {
-	case f.city != "" && f.service != "":
-		var parts [][]int32
-		for _, c := range cities {
-			for _, s := range services {
-				if p := l.byCityService[s][c]; len(p) > 0 {
-					parts = append(parts, p)
-				}
-			}
-		}
-		lists = append(lists, l.union(parts))
 	case f.city != "":
-		var parts [][]int32
 		for _, c := range cities {
-			if p := l.byCity[c]; len(p) > 0 {
-				parts = append(parts, p)
+			if f.service == "" {
+				parts = append(parts, l.byCity[c])
+			}
+			for _, s := range services {
+				parts = append(parts, l.byCityService[s][c])
 			}
 		}
-		lists = append(lists, l.union(parts))
 	case f.service != "":
-		var parts [][]int32
 		for _, s := range services {
 			parts = append(parts, l.byService[s])
 		}
+	}
+	if f.city != "" || f.service != "" {
 		lists = append(lists, l.union(parts))
 	}
 	if f.category != "" {
@@ -996,6 +867,7 @@ func (l *listing) candidates(f *filter) (list []int32, all, exact bool) {
 
 // union merges ordered lists into one, in order, without repeats.
 func (l *listing) union(parts [][]int32) []int32 {
+	parts = slices.DeleteFunc(parts, func(p []int32) bool { return len(p) == 0 })
 	switch len(parts) {
 	case 0:
 		return nil

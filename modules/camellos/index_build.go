@@ -1,7 +1,6 @@
 package camellos
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 
@@ -14,8 +13,7 @@ import (
 // of the rowids, while the building goroutine renders what they read; its
 // end (the order, the lists) runs its independent parts side by side.
 
-// scanBatch is how many rows a reader reads by query: the rows of 100,000
-// camellos at once would double the build's peak.
+// scanBatch is how many rows a reader hands on at a time.
 const scanBatch = 1000
 
 // eachActiveRow calls fn with every ACTIVO camello, in no particular
@@ -34,30 +32,18 @@ func eachActiveRow(app core.App, fn func(*camelloRow) error) error {
 	}
 	batches := make(chan []camelloRow, 2*readers)
 	errs := make(chan error, readers)
-	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for k := 0; k < readers; k++ {
-		from, to := last*int64(k)/int64(readers), last*int64(k+1)/int64(readers)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- scanActive(app, from, to, batches, stop)
-		}()
+	for k := range readers {
+		wg.Go(func() { errs <- scanActive(app, last*int64(k)/int64(readers), last*int64(k+1)/int64(readers), batches) })
 	}
 	go func() { wg.Wait(); close(batches) }()
 	var err error
-	for rows := range batches {
+	for rows := range batches { // after an error, read to the end
 		for i := 0; i < len(rows) && err == nil; i++ {
 			err = fn(&rows[i])
 		}
-		if err != nil {
-			break
-		}
 	}
-	close(stop)
-	for range batches { // the readers' last batches, unread
-	}
-	for k := 0; k < readers; k++ {
+	for range readers {
 		if e := <-errs; err == nil {
 			err = e
 		}
@@ -65,50 +51,31 @@ func eachActiveRow(app core.App, fn func(*camelloRow) error) error {
 	return err
 }
 
-// scanActive sends the ACTIVO camellos of the rowids (from, to] in batches
-// until stop is closed.
-func scanActive(app core.App, from, to int64, out chan<- []camelloRow, stop <-chan struct{}) error {
-	q := "SELECT rowid, " + rowColumns + " FROM " + Collection + " NOT INDEXED WHERE status = {:status} AND rowid > {:after} AND rowid <= {:to} ORDER BY rowid LIMIT " + fmt.Sprint(scanBatch)
-	after := from
-	for {
-		select {
-		case <-stop:
-			return nil
-		default:
-		}
-		batch := make([]camelloRow, 0, scanBatch)
-		rows, err := app.DB().NewQuery(q).Bind(dbx.Params{"status": StatusActive, "after": after, "to": to}).Rows()
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var r camelloRow
-			if err := rows.Scan(&r.RowID, &r.ID, &r.User, &r.Name, &r.Trades, &r.Status, &r.Premium, &r.Services, &r.Created, &r.Updated,
-				&r.City, &r.Neighborhood, &r.Photo, &r.Description, &r.RatingAvg, &r.RatingCount, &r.CityKey, &r.SearchText,
-				&r.HasBase, &r.BaseLat, &r.BaseLng, &r.RadiusKm, &r.Verified); err != nil {
-				rows.Close()
-				return err
-			}
-			batch = append(batch, r)
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(batch) > 0 {
-			select {
-			case out <- batch:
-			case <-stop:
-				return nil
-			}
-		}
-		if len(batch) < scanBatch {
-			return nil
-		}
-		after = batch[len(batch)-1].RowID
+// scanActive sends the ACTIVO camellos of the rowids (from, to] in batches.
+func scanActive(app core.App, from, to int64, out chan<- []camelloRow) error {
+	rows, err := app.DB().NewQuery("SELECT " + rowColumns + " FROM " + Collection + " NOT INDEXED WHERE status = {:status} AND rowid > {:from} AND rowid <= {:to}").
+		Bind(dbx.Params{"status": StatusActive, "from": from, "to": to}).Rows()
+	if err != nil {
+		return err
 	}
+	defer rows.Close()
+	batch := make([]camelloRow, 0, scanBatch)
+	for rows.Next() {
+		var r camelloRow
+		if err := rows.Scan(&r.ID, &r.Name, &r.Trades, &r.Status, &r.Premium, &r.Services, &r.Created, &r.Updated,
+			&r.City, &r.Neighborhood, &r.Photo, &r.Description, &r.RatingAvg, &r.RatingCount, &r.CityKey, &r.SearchText,
+			&r.HasBase, &r.BaseLat, &r.BaseLng, &r.RadiusKm, &r.Verified); err != nil {
+			return err
+		}
+		if batch = append(batch, r); len(batch) == scanBatch {
+			out <- batch
+			batch = make([]camelloRow, 0, scanBatch)
+		}
+	}
+	if len(batch) > 0 {
+		out <- batch
+	}
+	return rows.Err()
 }
 
 // finish ends a build of l from its entries: every entry listed, in

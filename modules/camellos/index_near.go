@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"sync"
 
 	"camellos/internal/geo"
@@ -56,43 +57,11 @@ type cell struct {
 	recs    []reachRec
 	corners [4][3]float64
 	edges   [2][2]float64 // {cos, sin} of the southern, then northern latitude
-	// marks[q] is the reach of recs[q·len/16] (marked): beside the
-	// corners, a search finds the sixteenth of recs to look in without
-	// a cache miss per step
-	marks [16]float64
-}
-
-// mark sets c's marks from its recs.
-func (c *cell) mark() {
-	c.marks = [16]float64{}
-	for q := range c.marks {
-		if j := q * len(c.recs) / 16; j < len(c.recs) {
-			c.marks[q] = c.recs[j].reach
-		}
-	}
 }
 
 // firstReach is the first of c's recs whose reach is at least x.
 func (c *cell) firstReach(x float64) int {
-	n := len(c.recs)
-	if n == 0 {
-		return 0
-	}
-	q := 0
-	for q < 16 && c.marks[q] < x {
-		q++
-	}
-	lo, hi := 0, n
-	if q > 0 {
-		lo = (q-1)*n/16 + 1
-	}
-	if q < 16 {
-		hi = q * n / 16
-	}
-	for lo < hi && c.recs[lo].reach < x {
-		lo++
-	}
-	return lo
+	return sort.Search(len(c.recs), func(j int) bool { return c.recs[j].reach >= x })
 }
 
 // newCell is an empty cell at at.
@@ -124,7 +93,6 @@ func (c *cell) with(l *listing, i int32, in bool) *cell {
 		k, _ := slices.BinarySearchFunc(out.recs, rec, byReach)
 		out.recs = slices.Insert(out.recs, k, rec)
 	}
-	out.mark()
 	return &out
 }
 
@@ -212,7 +180,6 @@ func (l *listing) indexSpatial() {
 	for _, c := range byAtMap {
 		c.recs = slices.Clip(c.recs)
 		slices.SortFunc(c.recs, byReach)
-		c.mark()
 		l.grid = append(l.grid, c)
 	}
 	slices.SortFunc(l.grid, func(a, b *cell) int { return byAt(a.at, b.at) })
@@ -275,10 +242,8 @@ func (l *listing) describeSpatial(add func(kind, key string, list []int32, sorte
 		if !slices.IsSortedFunc(c.recs, byReach) {
 			bad("cell %v: not by reach", c.at)
 		}
-		fresh := newCell(c.at)
-		fresh.recs = c.recs
-		if fresh.mark(); fresh.corners != c.corners || fresh.edges != c.edges || fresh.marks != c.marks {
-			bad("cell %v: corners, edges or marks", c.at)
+		if fresh := newCell(c.at); fresh.corners != c.corners || fresh.edges != c.edges {
+			bad("cell %v: corners or edges", c.at)
 		}
 		add("cell", fmt.Sprint(c.at), list, true)
 	}
@@ -457,7 +422,7 @@ func (l *listing) visits(s *nearSearch, rows, cols [2]int32, out []visit) ([]vis
 			}
 			// a bound short of the least reach of the cell by more than
 			// the rounding: no camello of it reaches any of its points
-			if b := c.bound(cosLng[c.at.Col-cols[0]], lat); b >= c.marks[0]-2*reachGuard {
+			if b := c.bound(cosLng[c.at.Col-cols[0]], lat); b >= c.recs[0].reach-2*reachGuard {
 				out = append(out, visit{c, b})
 				spatial += len(c.recs)
 			}
@@ -487,7 +452,7 @@ func (l *listing) serviceCells(f *filter) ([]cellRef, bool) {
 
 // count counts the camellos of a cell that reach the client (bound: the
 // greatest dot product of the client with a point of the cell): by its
-// marks those whose reach is short of its farthest corner's dot
+// a binary search those whose reach is short of its farthest corner's dot
 // product (they reach all of it), then one by one the band after them, up
 // to the first whose reach is past the bound (neither it nor any after
 // reaches any point of the cell).

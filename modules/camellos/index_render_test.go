@@ -87,7 +87,7 @@ func TestRenderersWriteWhatEncodingJSONWrites(t *testing.T) {
 	svcRaws := []string{`["svc000000000001"]`, `["svc000000000002","svc000000000001","svc000000000002"]`, `[]`, ``, `["otro","svc000000000003"]`,
 		`["svc000000000003", "svc000000000001"]`, `svc000000000002`, `["","svc000000000001"]`}
 	for i := 0; i < 2000; i++ {
-		r := camelloRow{ID: "cam" + strings.Repeat("x", i%3), User: "u", Name: randomText(rng), Trades: []string{`["plomería"]`, `[]`, `["a", "<b>"]`}[i%3],
+		r := camelloRow{ID: "cam" + strings.Repeat("x", i%3), Name: randomText(rng), Trades: []string{`["plomería"]`, `[]`, `["a", "<b>"]`}[i%3],
 			Status: StatusActive, Services: svcRaws[i%len(svcRaws)], Created: "2026-11-27 10:00:00.000Z", Updated: []string{"2026-02-30 10:00:00.000Z", "2026-11-27 11:00:00.123Z"}[i%2],
 			City: randomText(rng), CityKey: "c", Neighborhood: randomText(rng), Photo: []string{"", "a<b>.jpg", "foto.png"}[i%3],
 			Description: randomText(rng), RatingAvg: float64(rng.Intn(51)) / 10, RatingCount: float64(rng.Intn(300)), Premium: i%2 == 0, Verified: i%3 == 0}

@@ -33,7 +33,7 @@ func denseRows(n int, rng *rand.Rand, services []*serviceRef) []camelloRow {
 		if i%17 == 5 && i > 0 { // on the point of the one before
 			lat, lng = rows[i-1].BaseLat, rows[i-1].BaseLng
 		}
-		rows[i] = camelloRow{ID: fmt.Sprintf("cam%012d", i), User: fmt.Sprintf("usr%012d", i), Name: fmt.Sprintf("Camello %d", i),
+		rows[i] = camelloRow{ID: fmt.Sprintf("cam%012d", i), Name: fmt.Sprintf("Camello %d", i),
 			Trades: `["pintura"]`, Status: StatusActive, Services: "[" + joinComma(svc) + "]",
 			Created: fmt.Sprintf("2026-11-%02d 10:00:00.000Z", 1+i%9), Updated: "2026-11-27 10:00:00.000Z", City: "Ciudad",
 			CityKey: fmt.Sprint("ciudad ", i%2), RatingAvg: float64(rng.Intn(6)), Premium: i%11 == 0, SearchText: "camello",

@@ -229,8 +229,8 @@ func (b *openBoard) build() (*board, error) {
 	jobsOf := map[string][]int32{}
 	var at []int64 // each entry's createdKey: the lists' sort
 	for bt := range batches {
-		base := int64(len(st.slab.s))
-		st.slab.s = append(st.slab.s, bt.slab...)
+		base := int64(len(st.slab))
+		st.slab = append(st.slab, bt.slab...)
 		for i := range bt.rows {
 			p := &bt.rows[i]
 			jobsOf[p.service] = append(jobsOf[p.service], st.push(p, base+p.e.text))
@@ -288,26 +288,23 @@ func (st *store) list(sj *serviceJobs, at []int64) {
 		if at != nil && at[x] != at[y] {
 			return cmp.Compare(at[y], at[x])
 		}
-		if st.newer(x, y) {
-			return -1
-		}
-		return 1
+		return st.cmp(x, y)
 	})
 	counts := map[uint32]int{}
 	for _, j := range list {
-		counts[st.entries.s[j].key]++
+		counts[st.entries[j].key]++
 	}
 	byKey := make(map[uint32][]int32, len(counts))
 	for k, n := range counts {
 		byKey[k] = make([]int32, 0, n)
 	}
 	for _, j := range list {
-		k := st.entries.s[j].key
+		k := st.entries[j].key
 		byKey[k] = append(byKey[k], j)
 	}
 	sj.all, sj.byCity = list, make(map[string][]int32, len(byKey))
 	for k, l := range byKey {
-		sj.byCity[st.strs.s[k]] = l
+		sj.byCity[st.strs[k]] = l
 	}
 }
 
@@ -424,18 +421,14 @@ func (b *openBoard) refreshJob(jobID string, oldServices ...string) {
 			}
 			j = next.st.add(&r)
 		}
-		replaced := false
 		for _, svc := range slices.Compact(slices.Sorted(slices.Values(append(oldServices, r.Service)))) {
-			if j >= 0 && svc == r.Service && next.replace(svc, j, r.Created, r.ID) {
-				replaced = true
-				continue
+			k := int32(-1) // the new entry, in its service only
+			if svc == r.Service {
+				k = j
 			}
-			next.remove(svc, jobID, r.Created)
+			next.move(svc, ref, jobID, r.Created, k)
 		}
-		if j >= 0 && !replaced {
-			next.insert(r.Service, ref, j)
-		}
-		if live := len(next.st.entries.s) - next.st.dead; next.st.dead > live/4+compactAfter {
+		if live := len(next.st.entries) - next.st.dead; next.st.dead > live/4+compactAfter {
 			next.compact()
 		}
 		return next, nil
@@ -484,89 +477,41 @@ func (st *store) find(list []int32, id, created string) int {
 	return -1
 }
 
-// replace puts entry j in the place of the job it renders anew, in copies
-// of service svc's lists: one copy of each instead of a removal's and an
-// insertion's; false when the job is not there in the same city.
-func (bd *board) replace(svc string, j int32, created, id string) bool {
-	sj := bd.services[svc]
+// move takes job id off service svc's lists (when it is there) and puts
+// entry j on them (j ≥ 0: the job is open in svc), in one copy of each
+// list it changes.
+func (bd *board) move(svc string, ref []byte, id, created string, j int32) {
+	st, sj := bd.st, bd.services[svc]
 	if sj == nil {
-		return false
+		sj = &serviceJobs{ref: ref, byCity: map[string][]int32{}}
 	}
-	st := bd.st
-	i := st.find(sj.all, id, created)
-	if i < 0 || st.entries.s[sj.all[i]].key != st.entries.s[j].key {
-		return false
+	var gone, back, keys []int32
+	if i := st.find(sj.all, id, created); i >= 0 {
+		gone = sj.all[i : i+1]
+		st.dead++
 	}
-	key := st.strs.s[st.entries.s[j].key]
-	city := sj.byCity[key]
-	k := st.find(city, id, created)
-	out := &serviceJobs{all: slices.Clone(sj.all), byCity: maps.Clone(sj.byCity), ref: sj.ref}
-	out.all[i] = j
-	out.byCity[key] = slices.Clone(city)
-	out.byCity[key][k] = j
-	bd.services[svc] = out
-	st.dead++
-	return true
-}
-
-// remove replaces service svc's lists by copies without job id (when it is
-// listed there).
-func (bd *board) remove(svc, id, created string) {
-	sj := bd.services[svc]
-	if sj == nil {
+	if j >= 0 {
+		back = []int32{j}
+	}
+	if gone == nil && back == nil {
 		return
 	}
-	st := bd.st
-	i := st.find(sj.all, id, created)
-	if i < 0 {
-		return
+	out := &serviceJobs{all: readmodel.Reorder(sj.all, gone, back, st.cmp), byCity: maps.Clone(sj.byCity), ref: sj.ref}
+	for _, e := range append(slices.Clone(gone), back...) {
+		if k := st.entries[e].key; !slices.Contains(keys, int32(k)) {
+			keys = append(keys, int32(k))
+			in := slices.DeleteFunc(slices.Clone(back), func(b int32) bool { return st.entries[b].key != k })
+			city := st.strs[k]
+			if out.byCity[city] = readmodel.Reorder(sj.byCity[city], gone, in, st.cmp); len(out.byCity[city]) == 0 {
+				delete(out.byCity, city)
+			}
+		}
 	}
-	st.dead++
-	j := sj.all[i]
-	if len(sj.all) == 1 {
+	if len(out.all) == 0 {
 		delete(bd.services, svc)
-		return
+	} else {
+		bd.services[svc] = out
 	}
-	c, _ := st.order(j)
-	created = string(c)
-	key := st.strs.s[st.entries.s[j].key]
-	out := &serviceJobs{all: without(sj.all, i), byCity: maps.Clone(sj.byCity), ref: sj.ref}
-	city := sj.byCity[key]
-	if k := st.find(city, id, created); k >= 0 && len(city) > 1 {
-		out.byCity[key] = without(city, k)
-	} else if k >= 0 {
-		delete(out.byCity, key)
-	}
-	bd.services[svc] = out
-}
-
-// without is a copy of list without its element i, of the exact size.
-func without(list []int32, i int) []int32 {
-	out := make([]int32, len(list)-1)
-	copy(out, list[:i])
-	copy(out[i:], list[i+1:])
-	return out
-}
-
-// insert replaces service svc's lists by copies with entry j in its place.
-func (bd *board) insert(svc string, ref []byte, j int32) {
-	sj := bd.services[svc]
-	if sj == nil {
-		sj = &serviceJobs{byCity: map[string][]int32{}}
-	}
-	st := bd.st
-	add := func(list []int32) []int32 {
-		i := sort.Search(len(list), func(i int) bool { return !st.newer(list[i], j) })
-		out := make([]int32, len(list)+1)
-		copy(out, list[:i])
-		out[i] = j
-		copy(out[i+1:], list[i:])
-		return out
-	}
-	key := st.strs.s[st.entries.s[j].key]
-	out := &serviceJobs{all: add(sj.all), byCity: maps.Clone(sj.byCity), ref: ref}
-	out.byCity[key] = add(sj.byCity[key])
-	bd.services[svc] = out
 }
 
 // refreshClient re-renders the open jobs of a user (its name changed).
@@ -663,7 +608,7 @@ func BoardPage(app core.App, services []string, city string, p httpapi.Page) (bo
 	for n := 0; n < p.PerPage; {
 		best := -1
 		for i, l := range lists {
-			if len(l) > 0 && (best < 0 || st.newer(l[0], lists[best][0])) {
+			if len(l) > 0 && (best < 0 || st.cmp(l[0], lists[best][0]) < 0) {
 				best = i
 			}
 		}

@@ -2,10 +2,9 @@ package jobs
 
 import (
 	"bytes"
+	"camellos/internal/readmodel"
 	"encoding/binary"
-	"maps"
 	"strconv"
-	"sync/atomic"
 
 	"camellos/internal/jsonenc"
 	"camellos/internal/timefmt"
@@ -21,43 +20,11 @@ import (
 // bytes json.Marshal wrote for them (TestBoardEntryRendersAsMarshal).
 //
 // The array, the slab and the table of interned texts are append-only
-// and shared by successive snapshots: a patch appends past the end of
-// the snapshot it derives from and publishes a longer view, so no view a
-// reader holds ever changes. A patch appends in place only when nothing
-// was appended past its view before (else it copies: see tail.add).
-// Replaced and removed jobs leave dead entries behind; once they are as
-// many as the listed ones the patch compacts the board into new arrays.
-
-// tail is an append-only slice shared by successive snapshots.
-type tail[T any] struct {
-	s []T
-	// end is how much of s's backing array some view has taken; a view
-	// shorter than that must not append in place.
-	end *atomic.Int64
-}
-
-// add appends v to t, in place when t's view ends where the backing
-// array's taken part does, else into a copy with room for len/slack more.
-func (t *tail[T]) add(slack int, v ...T) {
-	if t.end == nil || t.end.Load() != int64(len(t.s)) || cap(t.s)-len(t.s) < len(v) {
-		s := make([]T, len(t.s), len(t.s)+max(len(v), len(t.s)/slack, 16))
-		copy(s, t.s)
-		t.s, t.end = s, new(atomic.Int64)
-	}
-	t.s = append(t.s, v...)
-	t.end.Store(int64(len(t.s)))
-}
-
-// tighten drops t's spare capacity (a build's last step).
-func (t *tail[T]) tighten() {
-	if cap(t.s) > len(t.s) {
-		s := make([]T, len(t.s))
-		copy(s, t.s)
-		t.s = s
-	}
-	t.end = new(atomic.Int64)
-	t.end.Store(int64(len(t.s)))
-}
+// and shared by successive snapshots (readmodel.Grow): a patch appends
+// past the end of the snapshot it derives from and publishes a longer
+// view, so no view a reader holds ever changes. Replaced and removed jobs
+// leave dead entries behind; once they pass a quarter of the listed ones
+// the patch compacts the board into new arrays.
 
 // boardEntry is one open job. Its texts are in the slab from text on,
 // each prefixed by its length (uvarint), in the order of the field
@@ -96,11 +63,11 @@ const (
 // store is the packed storage of one snapshot: entries, slab, interned
 // texts (cities and sources as JSON literals, folded cities as they are).
 type store struct {
-	entries tail[boardEntry]
-	slab    tail[byte]
-	strs    tail[string]
+	entries []boardEntry
+	slab    []byte
+	strs    []string
 	strIdx  map[string]uint32 // copied before it changes (a published one never does)
-	ownIdx  bool              // strIdx is this store's alone (a build's, or copied by intern)
+	ownIdx  bool              // strIdx is this store's alone (a build's): a patch copies it to add a text
 	dead    int               // entries not listed any more
 	// slack is the growth of a copied array: 1/2 while a build appends
 	// every job, 1/8 once built (patches append one job at a time; a
@@ -113,8 +80,7 @@ func newStore() *store { return &store{strIdx: map[string]uint32{}, ownIdx: true
 // built drops the spare capacity of a built store; patches grow it by
 // an eighth at a time.
 func (s *store) built() {
-	s.entries.tighten()
-	s.slab.tighten()
+	s.entries, s.slab = readmodel.Tight(s.entries), readmodel.Tight(s.slab)
 	s.slack = 8
 	s.ownIdx = false
 }
@@ -128,16 +94,7 @@ func (s *store) derive() *store {
 
 // intern returns the index of v in the interned texts, adding it.
 func (s *store) intern(v string) uint32 {
-	if i, ok := s.strIdx[v]; ok {
-		return i
-	}
-	if !s.ownIdx {
-		s.strIdx, s.ownIdx = maps.Clone(s.strIdx), true
-	}
-	s.strs.add(s.slack, v)
-	i := uint32(len(s.strs.s) - 1)
-	s.strIdx[v] = i
-	return i
+	return readmodel.Intern(&s.strs, &s.strIdx, v, v, !s.ownIdx)
 }
 
 // packedRow is one job rendered for a store: its entry (text is where its
@@ -239,8 +196,8 @@ func isDBLayoutWithT(stored string, iso []byte) bool {
 func (s *store) add(r *boardRow) int32 {
 	var rd renderer
 	buf, p := rd.render(nil, r)
-	text := int64(len(s.slab.s))
-	s.slab.add(s.slack, buf...)
+	text := int64(len(s.slab))
+	s.slab = append(readmodel.Grow(s.slab, len(buf), s.slack), buf...)
 	return s.push(&p, text)
 }
 
@@ -249,14 +206,14 @@ func (s *store) add(r *boardRow) int32 {
 func (s *store) push(p *packedRow, text int64) int32 {
 	e := p.e
 	e.text, e.city, e.source, e.key = text, s.intern(p.city), s.intern(p.source), s.intern(p.key)
-	s.entries.add(s.slack, e)
-	return int32(len(s.entries.s) - 1)
+	s.entries = append(readmodel.Grow(s.entries, 1, s.slack), e)
+	return int32(len(s.entries) - 1)
 }
 
 // decode reads entry i's texts and how many slab bytes they take.
 func (s *store) decode(i int32) (t [nFields][]byte, size int64) {
-	e := &s.entries.s[i]
-	b := s.slab.s[e.text:]
+	e := &s.entries[i]
+	b := s.slab[e.text:]
 	for f := range nFields {
 		if (f == fCreatedISO && e.flags&flagCreatedISO == 0) || (f == fIDJSON && e.flags&flagEscapedID == 0) {
 			continue
@@ -270,22 +227,21 @@ func (s *store) decode(i int32) (t [nFields][]byte, size int64) {
 
 // order is entry i's order key: its stored created and its id.
 func (s *store) order(i int32) (created, id []byte) {
-	b := s.slab.s[s.entries.s[i].text:]
+	b := s.slab[s.entries[i].text:]
 	n, k := binary.Uvarint(b)
 	created, b = b[k:k+int(n)], b[k+int(n):]
 	n, k = binary.Uvarint(b)
 	return created, b[k : k+int(n)]
 }
 
-// newer reports whether entry a comes before entry b on the board
-// (created DESC, id DESC).
-func (s *store) newer(a, b int32) bool {
+// cmp orders entries as the board does (created DESC, id DESC).
+func (s *store) cmp(a, b int32) int {
 	ca, ia := s.order(a)
 	cb, ib := s.order(b)
-	if c := bytes.Compare(ca, cb); c != 0 {
-		return c > 0
+	if c := bytes.Compare(cb, ca); c != 0 {
+		return c
 	}
-	return bytes.Compare(ia, ib) > 0
+	return bytes.Compare(ib, ia)
 }
 
 // before reports whether entry a comes before a job of that created and
@@ -302,10 +258,10 @@ func (s *store) before(a int32, created, id string) bool {
 // jobs.JSON's map of an open job without "address" (its keys sorted), the
 // service rendered as ref.
 func (s *store) appendJSON(buf []byte, i int32, ref []byte) []byte {
-	e := &s.entries.s[i]
+	e := &s.entries[i]
 	t, _ := s.decode(i)
 	buf = append(buf, `{"city":`...)
-	buf = append(buf, s.strs.s[e.city]...)
+	buf = append(buf, s.strs[e.city]...)
 	buf = append(buf, `,"client":{"id":`...)
 	buf = append(buf, t[fClient]...)
 	buf = append(buf, `,"name":`...)
@@ -344,7 +300,7 @@ func (s *store) appendJSON(buf []byte, i int32, ref []byte) []byte {
 	buf = append(buf, `,"service":`...)
 	buf = append(buf, ref...)
 	buf = append(buf, `,"source":`...)
-	buf = append(buf, s.strs.s[e.source]...)
+	buf = append(buf, s.strs[e.source]...)
 	buf = append(buf, `,"status":"`+StatusPending+`","title":`...)
 	buf = append(buf, t[fTitle]...)
 	buf = append(buf, `,"updatedAt":"`...)
@@ -357,19 +313,19 @@ func (s *store) appendJSON(buf []byte, i int32, ref []byte) []byte {
 func (bd *board) compact() {
 	old := bd.st
 	st := &store{strs: old.strs, strIdx: old.strIdx, slack: old.slack}
-	live := len(old.entries.s) - old.dead
-	st.entries.s = make([]boardEntry, 0, live)
-	st.slab.s = make([]byte, 0, len(old.slab.s)*live/max(len(old.entries.s), 1)+64)
+	live := len(old.entries) - old.dead
+	st.entries = make([]boardEntry, 0, live)
+	st.slab = make([]byte, 0, len(old.slab)*live/max(len(old.entries), 1)+64)
 	services := make(map[string]*serviceJobs, len(bd.services))
 	for svc, sj := range bd.services {
 		out := &serviceJobs{all: make([]int32, len(sj.all)), ref: sj.ref}
 		for k, i := range sj.all {
-			e := old.entries.s[i]
+			e := old.entries[i]
 			_, n := old.decode(i)
-			st.slab.s = append(st.slab.s, old.slab.s[e.text:e.text+n]...)
-			e.text = int64(len(st.slab.s)) - n
-			st.entries.s = append(st.entries.s, e)
-			out.all[k] = int32(len(st.entries.s) - 1)
+			st.slab = append(st.slab, old.slab[e.text:e.text+n]...)
+			e.text = int64(len(st.slab)) - n
+			st.entries = append(st.entries, e)
+			out.all[k] = int32(len(st.entries) - 1)
 		}
 		st.list(out, nil) // in order already; the lists by city
 		services[svc] = out

@@ -27,7 +27,7 @@ func BoardEntries(app core.App) (entries, dead int) {
 	if !ok {
 		return 0, 0
 	}
-	return len(bd.st.entries.s), bd.st.dead
+	return len(bd.st.entries), bd.st.dead
 }
 
 // LoadParties reads a job's parties from the database (the plain indexed
