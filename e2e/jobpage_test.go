@@ -245,7 +245,11 @@ func TestSignUpFromAProfile(t *testing.T) {
 			b.visit("/camello.html?id=" + w.camello)
 			b.waitJS(`document.querySelector('#signup-here')`, "the sign-up link on the profile")
 			b.click("#signup-here")
-			b.waitJS(`location.pathname === '/registro.html' && document.querySelector('#form')`, "the sign-up page")
+			// The page's script drawn the navigation (as b.visit waits):
+			// its form is in the HTML before the script listens, and a tap
+			// before that is a send without JavaScript (with every answer
+			// 700 ms late the test typed and sent in that gap).
+			b.waitJS(`location.pathname === '/registro.html' && document.querySelector('#form') && document.readyState === 'complete' && document.querySelector('#nav').children.length > 0`, "the sign-up page")
 			email := "perfil" + time.Now().Format("150405.000") + "@example.com"
 			b.typeIn([][2]string{{"#name", "Marta Perfil"}, {"#email", email}, {"#password", "Clave-perfil-2026"}, {"#confirmPassword", "Clave-perfil-2026"}})
 			b.click("#acceptTerms")
