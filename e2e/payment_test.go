@@ -38,14 +38,15 @@ func (b *browser) historyNow() string {
 
 // TestPaymentOnTheJobPage walks a job's payment in the browser, at both
 // sizes, against mptest (Mercado Pago's published contract, signatures
-// included): the client of an assigned job with an agreed price finds the
-// way to the payment on the job page, sees the cancellation policy and pays
+// included), all on the job page's #pago (issue 24): the client of an
+// assigned job with an agreed price sees the cancellation policy and pays
 // (the page goes to the preference's checkout); the test plays the buyer
 // (mptest's Pay) and Mercado Pago's signed webhook; the buyer's browser
-// comes back by the preference's back URL (pago.html?id=…&pago=…) and sees
-// the money held. The camello starts and completes on the job page; the
-// client confirms and the money is released (phone) or opens a dispute with
-// a reason (desktop); the camello sees it in "Ganancias".
+// comes back by the preference's back URL (trabajo.html?id=…&pago=…) and
+// sees the money held. The camello sees what is held for it, starts and
+// completes; an old pago.html link brings the client to the job page, where
+// it confirms and the money is released (phone) or opens a dispute with a
+// reason (desktop); the camello sees it in "Ganancias".
 //
 // mptest serves Mercado Pago's API, not its checkout page (and on a
 // self-signed certificate): the test waits until the tab went to the
@@ -73,18 +74,13 @@ func TestPaymentOnTheJobPage(t *testing.T) {
 			b.viewport(vp.w, vp.h)
 			b.signIn(w.client)
 			b.visit("/trabajo.html?id=" + job)
-			b.waitJS(`!document.querySelector('#pago').hidden && document.querySelector('#pago-link')`, "the payment on the job page")
-			if txt := b.str(`document.querySelector('#pago').textContent`); !strings.Contains(txt, "Camellos guarda el dinero") || !strings.Contains(txt, "Ir al pago") {
+			b.waitJS(`!document.querySelector('#pago').hidden && document.querySelector('#pay-btn') && !document.querySelector('#policy').hidden`, "the pay button and the policy on the job page")
+			if txt := b.str(`document.querySelector('#pago').textContent`); !strings.Contains(txt, "Camellos guarda el dinero") {
 				t.Errorf("the payment on the job page: %q", txt)
 			}
-			b.check("trabajo-pago-cliente")
-			b.click("#pago-link")
-			b.waitJS(`location.pathname === '/pago.html' && document.querySelector('#pay-btn') && !document.querySelector('#policy').hidden`, "the pay button and the policy")
+			b.str(`(document.querySelector('#pago').scrollIntoView(), '')`) // the person scrolls to it
 			b.near("#pay-btn", "Pagar .*120.000", "the price on the pay button")
-			// A job without a payment answers 404 (the console logs it), as
-			// in TestPagesRender.
-			b.expectConsoleErrors()
-			b.check("pago-antes-de-pagar")
+			b.check("trabajo-pago-antes-de-pagar")
 			b.click("#pay-btn")
 			var pay *payments.Payment
 			deadline := time.Now().Add(waitLimit)
@@ -116,18 +112,25 @@ func TestPaymentOnTheJobPage(t *testing.T) {
 				t.Fatalf("webhook: %d", st)
 			}
 			back, err := url.Parse(pref.BackURLs["success"].(string))
-			if err != nil || back.Path != "/pago.html" || back.Query().Get("id") != job || back.Query().Get("pago") != pay.Id {
+			if err != nil || back.Path != "/trabajo.html" || back.Query().Get("id") != job || back.Query().Get("pago") != pay.Id {
 				t.Fatalf("the back URL %v (%v)", pref.BackURLs["success"], err)
 			}
 			b.visit(back.RequestURI())
-			b.near("#state", "Camellos guarda .*120.000 hasta que el trabajo esté hecho", "the money held")
-			b.check("pago-retenido")
+			b.waitJS(`!document.querySelector('#pay-state').hasAttribute('aria-busy')`, "the payment checked on the job page")
+			b.str(`(document.querySelector('#pago').scrollIntoView(), '')`)
+			b.near("#pay-state", "Camellos guarda .*120.000 hasta que el trabajo esté hecho", "the money held")
+			b.check("trabajo-pago-retenido")
 
 			// The camello starts and completes on the job page.
 			b.clearCookies()
 			b.signIn(w.camUser)
 			b.visit("/trabajo.html?id=" + job)
-			b.waitJS(`/Camellos guarda el dinero/.test(document.querySelector('#pago').textContent) && document.querySelector('#pago-link')`, "the payment said to the camello")
+			b.waitJS(`!document.querySelector('#pago').hidden && !document.querySelector('#pay-state').hasAttribute('aria-busy')`, "the payment on the camello's job page")
+			b.str(`(document.querySelector('#pago').scrollIntoView(), '')`)
+			b.near("#pay-state", "Camellos guarda .*120.000 hasta que el trabajo esté hecho", "what is held for the camello")
+			if b.str(`String(!document.querySelector('#settle').hidden || !!document.querySelector('#pay-btn'))`) != "false" {
+				t.Error("the camello is offered the client's payment steps")
+			}
 			b.waitJS(`(document.querySelector('#job-`+job+` .job-actions button')||{}).textContent === 'Iniciar'`, "the start button")
 			b.click("#job-" + job + " .job-actions button")
 			b.confirm(true)
@@ -141,25 +144,25 @@ func TestPaymentOnTheJobPage(t *testing.T) {
 			// The client confirms (the money released) or disputes.
 			b.clearCookies()
 			b.signIn(w.client)
-			b.visit("/trabajo.html?id=" + job)
-			b.waitJS(`document.querySelector('#pago-link')`, "the payment on the completed job's page")
-			b.click("#pago-link")
-			b.waitJS(`location.pathname === '/pago.html' && !document.querySelector('#settle').hidden`, "the confirmation or dispute")
+			// An old link (a notification, a bookmark) lands on the job page.
+			b.visit("/pago.html?id=" + job)
+			b.waitJS(`location.pathname === '/trabajo.html' && !document.querySelector('#settle').hidden`, "the confirmation or dispute on the job page")
+			b.str(`(document.querySelector('#settle').scrollIntoView(), '')`)
 			b.near("#settle-until", "liberamos el pago", "the client's window")
-			b.check("pago-confirmar-o-disputar")
+			b.check("trabajo-pago-confirmar-o-disputar")
 			if dispute {
 				b.click("#confirm-btn") // "No": nothing moves
 				b.confirm(false)
 				b.typeIn([][2]string{{"#reason", "Sigue goteando el lavamanos."}})
 				b.click("#dispute-form button[type=submit]")
-				b.near("#state", "Pago en disputa", "the dispute opened")
-				b.near("#state", "Motivo de la disputa: Sigue goteando", "the reason shown")
-				b.check("pago-en-disputa")
+				b.near("#pay-state", "Pago en disputa", "the dispute opened")
+				b.near("#pay-state", "Motivo de la disputa: Sigue goteando", "the reason shown")
+				b.check("trabajo-pago-en-disputa")
 			} else {
 				b.click("#confirm-btn")
 				b.confirm(true)
-				b.near("#state", "Pago liberado al camello", "the money released")
-				b.check("pago-liberado")
+				b.near("#pay-state", "Pago liberado al camello", "the money released")
+				b.check("trabajo-pago-liberado")
 			}
 			want := map[bool]string{false: payments.StatusReleased, true: payments.StatusDisputed}[dispute]
 			if p, err := payments.Find(k.App, pay.Id); err != nil || p.Status() != want {

@@ -145,7 +145,7 @@ func run(out, only, forms, save string) error {
 		{Name: "Administración", Path: "/admin.html", As: "admin"},
 		{Name: "Perfil de camello (cliente)", Path: "/camello.html?id=" + meCam.Camello.ID, As: "client"},
 		{Name: "Privacidad", Path: "/legal.html?slug=privacidad"},
-		{Name: "Pago (cliente)", Path: "/pago.html?id=" + jobs.Jobs[0].ID, As: "client"},
+		{Name: "Pago (cliente)", Path: "/trabajo.html?id=" + jobs.Jobs[0].ID + "#pago", As: "client"},
 		{Name: "Mis trabajos y cotizaciones (camello)", Path: "/trabajos.html", As: "camello"},
 		{Name: "Trabajo (camello)", Path: "/trabajo.html?id=" + camJobs.Jobs[0].ID, As: "camello"},
 		{Name: "Mi cuenta (camello, mapa)", Path: "/cuenta.html", As: "camello"},

@@ -154,7 +154,13 @@ func TestPayAndHold(t *testing.T) {
 	testkit.Expect(t, k.Post("/api/jobs/zzzzzzzzzzzzzzz/payment", w.ClientCookie, nil), http.StatusNotFound, payments.MsgJobNotFound)
 	unpriced := w.Job(jobs.StatusPending)
 	testkit.Expect(t, k.Post("/api/jobs/"+unpriced.Id+"/payment", w.ClientCookie, nil), http.StatusConflict, payments.MsgNotPayable)
-	testkit.Expect(t, k.Get(path, w.ClientCookie), http.StatusNotFound, payments.MsgNoPayment)
+	// No payment yet: 200 with payment null and the terms to read before paying.
+	none := k.Get(path, w.ClientCookie)
+	testkit.Expect(t, none, http.StatusOK, "")
+	if none.Get("payment") != nil || none.Get("cancellation.policy") == nil {
+		t.Fatalf("no payment yet: %s", none.Raw)
+	}
+	testkit.Expect(t, k.Get(path, w.StrangerCookie), http.StatusForbidden, payments.MsgNotParty)
 
 	id, pref := w.started(t)
 	p := w.status(t, id)
@@ -165,7 +171,7 @@ func TestPayAndHold(t *testing.T) {
 		t.Fatalf("preference items %+v", pref.Items)
 	}
 	if pref.NotificationURL != "http://127.0.0.1:8090"+payments.WebhookPath+"?source_news=webhooks" ||
-		pref.BackURLs["success"] != "http://127.0.0.1:8090/pago.html?id="+w.job.Id+"&pago="+id || pref.AutoReturn != "approved" {
+		pref.BackURLs["success"] != "http://127.0.0.1:8090/trabajo.html?id="+w.job.Id+"&pago="+id || pref.AutoReturn != "approved" {
 		t.Fatalf("preference urls %+v %q", pref.BackURLs, pref.NotificationURL)
 	}
 	// Paying again (a double click, a second tab) is the same payment and checkout.

@@ -130,7 +130,7 @@ type checkout struct {
 func (g *Gateway) createCheckout(ctx context.Context, appURL string, p *Payment, title string) (checkout, error) {
 	ctx, cancel := context.WithTimeout(withIdempotencyKey(ctx, p.Id), GatewayTimeout)
 	defer cancel()
-	back := appURL + "/pago.html?id=" + url.QueryEscape(p.JobID()) + "&pago=" + url.QueryEscape(p.Id)
+	back := appURL + "/trabajo.html?id=" + url.QueryEscape(p.JobID()) + "&pago=" + url.QueryEscape(p.Id)
 	res, err := g.preferences.Create(ctx, preference.Request{
 		Items: []preference.ItemRequest{{
 			ID: p.JobID(), Title: title, Quantity: 1, CurrencyID: Currency, UnitPrice: float64(p.Amount()),

@@ -59,5 +59,6 @@ func tellUsers(tx core.App, p *Payment, ids []string, title, body, url string) e
 	return notifications.NotifyMany(tx, items)
 }
 
-// PageURL is the web front's payment page of a job (pb_public/pago.html).
-func PageURL(jobID string) string { return "/pago.html?id=" + jobID }
+// PageURL is the web front's payment of a job: the job page's #pago
+// section (pb_public/trabajo.html; pago.html sends there for old links).
+func PageURL(jobID string) string { return "/trabajo.html?id=" + jobID + "#pago" }

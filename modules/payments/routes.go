@@ -144,15 +144,33 @@ func partyPayment(e *core.RequestEvent) (*Payment, jobs.Party, error) {
 		return nil, party, err
 	}
 	if p == nil {
-		return nil, party, httpapi.NotFound(MsgNoPayment)
+		return nil, party, errNoPayment
 	}
 	return p, party, nil
 }
 
+// errNoPayment is partyPayment's "the job has no payment yet": 404
+// MsgNoPayment, except for paymentView.
+var errNoPayment = httpapi.NotFound(MsgNoPayment)
+
 // paymentView handles GET /api/jobs/{id}/payment: the payment and its
-// ledger movements.
+// ledger movements. A job without a payment yet answers 200 with payment
+// null and its cancellation terms (null without a camello): "none yet" is
+// a state of a known job, not an unknown id, and the job page asks
+// without a 404 in the browser's console.
 func paymentView(e *core.RequestEvent) error {
 	p, party, err := partyPayment(e)
+	if errors.Is(err, errNoPayment) {
+		job, ferr := jobs.Find(e.App, e.Request.PathValue("id"))
+		if ferr != nil {
+			return ferr
+		}
+		var terms any
+		if job.ProviderID() != "" {
+			terms = TermsOf(e.App, job.Id, job.ProviderID(), int64(job.PriceAmount()), clock.Now(e.App))
+		}
+		return e.JSON(http.StatusOK, map[string]any{"payment": nil, "cancellation": terms})
+	}
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // The conversation of the job page (text and up to 3 photos), live
 // through /api/events. Read with the job, drawn in its first pass.
-import { api, el, $, fmtDate, showAlert, busy, msgBox, formError, clearFieldErrors } from './app.js';
-import { S, enc, isClient } from './trabajo.js';
+import { api, el, $, fmtDate, showAlert, busy, formError, clearFieldErrors } from './app.js';
+import { S, enc, isClient, tpl } from './trabajo.js';
 
 const seen = new Set();
 
@@ -52,23 +52,15 @@ export function drawChat(r) {
 }
 
 function chatForm() {
-  const msg = msgBox('chat-msg');
   const quoting = isClient() && S.job.status === 'PENDIENTE'
     ? [...new Map(S.quotes.filter((q) => q.camello).map((q) => [q.camello.id, q.camello])).values()] : [];
   if (isClient() && S.job.status === 'PENDIENTE' && !S.job.provider && !quoting.length) {
-    return el('p', { class: 'muted', id: 'chat-form' }, 'Podrás escribir aquí cuando un camello cotice tu trabajo o lo asignes.');
+    return tpl('t-chat-wait');
   }
-  const f = el('form', { id: 'chat-form', method: 'post', action: location.pathname + location.search, enctype: 'multipart/form-data', novalidate: true },
-    quoting.length ? el('div', { class: 'field' }, el('label', { for: 'toCamelloId' }, 'Para'),
-      el('select', { id: 'toCamelloId', name: 'toCamelloId' }, quoting.map((c) => el('option', { value: c.id }, c.name)))) : null,
-    el('div', { class: 'field' }, el('label', { for: 'body' }, 'Mensaje'),
-      el('textarea', { id: 'body', name: 'body', maxlength: 2000, rows: 3, 'aria-describedby': 'err-body' }),
-      el('p', { class: 'field-error', id: 'err-body' })),
-    el('div', { class: 'field' }, el('label', { for: 'files' }, 'Fotos (opcional, hasta 3)'),
-      el('input', { id: 'files', name: 'files', type: 'file', multiple: true, accept: 'image/jpeg,image/png,image/webp', 'aria-describedby': 'hint-files err-files' }),
-      el('p', { class: 'hint', id: 'hint-files' }, 'JPEG, PNG o WebP, máximo 5 MB cada una.'),
-      el('p', { class: 'field-error', id: 'err-files' })),
-    el('div', { class: 'save-row' }, el('button', { class: 'btn', type: 'submit' }, 'Enviar mensaje'), msg));
+  const f = tpl('t-chat');
+  const msg = $('#chat-msg', f);
+  if (quoting.length) f.prepend(el('div', { class: 'field' }, el('label', { for: 'toCamelloId' }, 'Para'),
+    el('select', { id: 'toCamelloId', name: 'toCamelloId' }, quoting.map((c) => el('option', { value: c.id }, c.name)))));
   f.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clearFieldErrors(f);

@@ -6,7 +6,7 @@ import {
   api, el, $, statusLabel, fmtDateTz, fmtSpanTz, avatar, money, confirmDialog, busy, msgBox, formError, clearFieldErrors, showAlert,
 } from './app.js';
 import { conflictsText } from './slots.js';
-import { S, enc, isClient, say, reload, hush } from './trabajo.js';
+import { S, enc, isClient, say, reload, hush, tpl } from './trabajo.js';
 import { repeatFields, repeatText, slotPicker } from './trabajo-book.js';
 
 function quoteCard(q) {
@@ -62,19 +62,8 @@ function quoteCard(q) {
 }
 
 function sendQuoteForm() {
-  const msg = msgBox('send-msg');
-  const f = el('form', { id: 'quote-form', method: 'post', action: location.pathname + location.search, novalidate: true },
-    el('h3', {}, 'Enviar una cotización'),
-    el('div', { class: 'grid-2' },
-      el('div', { class: 'field' }, el('label', { for: 'amount' }, 'Precio total (COP)'),
-        el('input', { id: 'amount', name: 'amount', type: 'number', inputmode: 'numeric', min: 10000, max: 100000000, step: 1000, 'aria-describedby': 'err-amount' }),
-        el('p', { class: 'field-error', id: 'err-amount' })),
-      el('div', { class: 'field' }, el('label', { for: 'validDays' }, 'Válida por'),
-        el('select', { id: 'validDays', name: 'validDays' }, [3, 7, 15, 30].map((d) => el('option', { value: d, selected: d === 7 }, `${d} días`))))),
-    el('div', { class: 'field' }, el('label', { for: 'qmessage' }, 'Mensaje (opcional)'),
-      el('textarea', { id: 'qmessage', name: 'message', maxlength: 1000, 'aria-describedby': 'err-message' }),
-      el('p', { class: 'field-error', id: 'err-message' })),
-    el('div', { class: 'save-row' }, el('button', { class: 'btn', type: 'submit' }, 'Enviar cotización'), msg));
+  const f = tpl('t-quote');
+  const msg = $('#send-msg', f);
   f.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clearFieldErrors(f);

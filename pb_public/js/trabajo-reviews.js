@@ -2,7 +2,7 @@
 // double-blind rule for both parties, the other side's published review and
 // the camello's form to review the client. Loaded only for a COMPLETADO job.
 import { api, el, busy, fmtDateTz } from './app.js';
-import { S, enc, isClient, say, reload } from './trabajo.js';
+import { S, enc, isClient, say, reload, tpl } from './trabajo.js';
 
 export const readReviews = () => api('GET', `/api/jobs/${enc(S.id)}/reviews`).then((r) => r.reviews, () => null);
 
@@ -24,13 +24,8 @@ export function drawReviews(r, msg) {
 }
 
 function form(msg) {
-  const f = el('form', { class: 'review-form', id: 'client-review-form', novalidate: true, method: 'post', action: location.pathname + location.search },
-    el('fieldset', {}, el('legend', {}, 'Tu calificación del cliente'),
-      el('div', { class: 'field' }, el('label', { for: 'client-rating' }, 'Calificación'),
-        el('select', { id: 'client-rating', name: 'rating' }, [5, 4, 3, 2, 1].map((n) => el('option', { value: n }, `${'★'.repeat(n)} (${n})`)))),
-      el('div', { class: 'field' }, el('label', { for: 'client-comment' }, 'Comentario (opcional)'),
-        el('textarea', { id: 'client-comment', name: 'comment', maxlength: 2000 })),
-      el('button', { class: 'btn small', type: 'submit' }, 'Enviar reseña')));
+  const box = tpl('t-client-review');
+  const f = box.querySelector('form');
   f.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const fd = new FormData(f);
@@ -40,5 +35,5 @@ function form(msg) {
       say(document.getElementById('job-msg'), '¡Gracias por calificar al cliente!');
     } catch (e) { say(msg, e.message, 'error'); }
   });
-  return el('details', { class: 'review-box', open: true }, el('summary', {}, 'Calificar al cliente'), f);
+  return box;
 }

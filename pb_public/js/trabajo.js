@@ -1,5 +1,5 @@
 // One job, its whole life for each party: request, quotes ("Aceptar y
-// agendar"), visits, start and completion, review, the way to its payment (#pago) and
+// agendar"), visits, start and completion, review, its payment (#pago, trabajo-pago.js) and
 // the live conversation. Each part loads only when needed (docs/web.md).
 // One pass per draw; then the blocks keep their height (hold).
 import {
@@ -19,6 +19,8 @@ export const bookable = () => S.job.provider && (['ASIGNADO', 'EN_PROGRESO'].inc
 // say answers in the job's message line (a toast only when no line in view says it).
 export function say(box, text, kind = 'ok') { showAlert(box, text, kind, false); toast(text, kind); }
 // hush takes the job's message line at the tap; the answer fills it.
+// tpl is a copy of one of trabajo.html's templates (markup costs no script).
+export const tpl = (id) => $('#' + id).content.firstElementChild.cloneNode(true);
 export const hush = () => showAlert($('#job-msg'), 'Un momento…', 'ok', false);
 
 // nextStep says in one line what the job waits for, and from whom.
@@ -81,9 +83,6 @@ function details() {
     el('span', { class: `status ${S.job.status}`, id: 'job-status' }, statusLabel(S.job.status))), card);
   $('#job').removeAttribute('aria-busy');
   document.title = `${S.job.title} · Camellos`;
-  // #pago: the way to the payment (pago.js), in trabajo.html; it was empty.
-  $('#pago').hidden = !((isClient() || isMine()) && S.job.price && !['PENDIENTE', 'CANCELADO'].includes(S.job.status));
-  $('#pago-link').href = '/pago.html?id=' + enc(S.id);
 }
 
 async function step(btn, msg, action, okText, question, okLabel = 'Sí, continuar') {
@@ -122,16 +121,11 @@ async function complete(btn, msg) {
 }
 
 function editForm() {
-  const msg = msgBox('edit-msg');
-  const f = el('form', { id: 'edit-form', method: 'post', action: location.pathname + location.search, novalidate: true },
-    el('div', { class: 'field' }, el('label', { for: 'address' }, 'Dirección'),
-      el('input', { id: 'address', name: 'address', type: 'text', maxlength: 200, value: S.job.address || '', autocomplete: 'street-address', 'aria-describedby': 'hint-address err-address' }),
-      el('p', { class: 'hint', id: 'hint-address' }, 'Solo la ven tú y el camello asignado.'),
-      el('p', { class: 'field-error', id: 'err-address' })),
-    el('div', { class: 'field' }, el('label', { for: 'description' }, 'Detalles'),
-      el('textarea', { id: 'description', name: 'description', maxlength: 5000, 'aria-describedby': 'err-description' }, S.job.description || ''),
-      el('p', { class: 'field-error', id: 'err-description' })),
-    el('div', { class: 'save-row' }, el('button', { class: 'btn secondary', type: 'submit' }, 'Guardar cambios'), msg));
+  const box = tpl('t-edit');
+  const f = box.querySelector('form');
+  const msg = $('#edit-msg', f);
+  f.address.value = S.job.address || '';
+  f.description.value = S.job.description || '';
   f.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clearFieldErrors(f);
@@ -143,17 +137,12 @@ function editForm() {
       showAlert(msg, 'Cambios guardados.', 'ok');
     } catch (e) { formError(f, msg, e); }
   });
-  return el('details', { class: 'review-box' }, el('summary', {}, 'Editar dirección y detalles'), f);
+  return box;
 }
 
 function reviewForm(msg) {
-  const f = el('form', { class: 'review-form', id: 'review-form', novalidate: true, method: 'post', action: location.pathname + location.search },
-    el('fieldset', {}, el('legend', {}, 'Tu calificación'),
-      el('div', { class: 'field' }, el('label', { for: 'rating' }, 'Calificación'),
-        el('select', { id: 'rating', name: 'rating' }, [5, 4, 3, 2, 1].map((n) => el('option', { value: n }, `${'★'.repeat(n)} (${n})`)))),
-      el('div', { class: 'field' }, el('label', { for: 'comment' }, 'Comentario (opcional)'),
-        el('textarea', { id: 'comment', name: 'comment', maxlength: 2000 })),
-      el('button', { class: 'btn small', type: 'submit' }, 'Enviar reseña')));
+  const box = tpl('t-review');
+  const f = box.querySelector('form');
   f.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const fd = new FormData(f);
@@ -163,7 +152,7 @@ function reviewForm(msg) {
       say($('#job-msg'), '¡Gracias por tu reseña!');
     } catch (e) { say(msg, e.message, 'error'); }
   });
-  return el('details', { class: 'review-box', open: true }, el('summary', {}, 'Calificar este trabajo'), f);
+  return box;
 }
 
 // The sections' modules, each loaded once, when first needed.
@@ -173,6 +162,7 @@ const load = {
   visits: () => (mods.visits ||= import('./trabajo-visits.js')),
   chat: () => (mods.chat ||= import('./trabajo-chat.js')),
   reviews: () => (mods.reviews ||= import('./trabajo-reviews.js')),
+  pay: () => (mods.pay ||= import('./trabajo-pago.js')),
 };
 // rv is a completed job's reviews and the module drawing them (or null).
 let rv = null;
@@ -205,7 +195,9 @@ async function draw(held) {
   const cam = S.session.camello && S.session.camello.status === 'ACTIVO' && !isClient();
   const withVisits = S.job.provider && S.session.user.role !== 'ADMIN';
   const rev = S.job.status === 'COMPLETADO' && (isClient() || isMine());
-  const [quotes, visits, , , reviews, chat] = await Promise.all([
+  // #pago: the payment, for the parties of a job with a price (trabajo-pago.js).
+  const pays = (isClient() || isMine()) && S.job.price && !['PENDIENTE', 'CANCELADO'].includes(S.job.status);
+  const [quotes, visits, , , reviews, chat, pay] = await Promise.all([
     api('GET', `/api/jobs/${enc(S.id)}/quotes`).then((r) => r.quotes || [], () => []),
     withVisits ? api('GET', `/api/agenda/appointments?job=${enc(S.id)}&from=${enc(new Date(Date.now() - 864e5).toISOString())}&perPage=100`)
       .then((r) => r.appointments || [], () => []) : [],
@@ -213,6 +205,7 @@ async function draw(held) {
     withVisits ? load.visits() : null,
     rev ? load.reviews().then((m) => m.readReviews()) : null,
     talk,
+    pays ? load.pay().then((m) => m.readPay()) : null,
   ]);
   rv = rev ? { m: await load.reviews(), r: reviews } : null;
   S.quotes = quotes;
@@ -226,25 +219,29 @@ async function draw(held) {
   if (qm) qm.drawQuotes(canSend); else $('#quotes-box').hidden = true;
   if (vm) vm.drawVisits(); else { $('#visits-box').hidden = true; S.visits = []; }
   drawNext();
+  $('#pago').hidden = !pays;
+  if (pays) (await load.pay()).drawPay(pay);
   const c = await mods.chat;
   if (!held) live = c.drawChat(chat); else if (c) c.redrawForm();
 }
 let live = false;
 
+// fail says why the page has no job, with the way to the others.
+function fail(title, why) {
+  $('#job').replaceChildren(el('h1', {}, title), why ? el('p', {}, why) : '', el('p', {}, el('a', { href: '/trabajos.html' }, 'Ver mis trabajos')));
+  $('#job').removeAttribute('aria-busy');
+}
+
 async function main() {
   renderChrome();
   S.session = await requireSession();
   if (!S.id) {
-    $('#job').replaceChildren(el('h1', {}, 'Falta el trabajo'), el('p', {}, el('a', { href: '/trabajos.html' }, 'Ver mis trabajos')));
-    return;
+    return fail('Falta el trabajo');
   }
   try {
     await reload(false);
   } catch (e) {
-    $('#job').replaceChildren(el('h1', {}, e.status === 404 || e.status === 403 ? 'Trabajo no encontrado' : 'No se pudo cargar el trabajo'),
-      el('p', {}, e.message), el('p', {}, el('a', { href: '/trabajos.html' }, 'Ver mis trabajos')));
-    $('#job').removeAttribute('aria-busy');
-    return;
+    return fail(e.status === 404 || e.status === 403 ? 'Trabajo no encontrado' : 'No se pudo cargar el trabajo', e.message);
   }
   if (live) {
     const chat = await load.chat();
