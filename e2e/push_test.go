@@ -78,9 +78,13 @@ func TestServiceWorkerShowsPush(t *testing.T) {
 	} {
 		title := strings.SplitN(tc.want, "|", 2)[0]
 		// A push that reaches the worker while it is still starting up can be
-		// dropped by the browser: deliver again until it is shown.
+		// dropped by the browser: deliver again until it is shown. The first
+		// reading that found it stays: a later one, still in flight when the
+		// poll ended, may land while a re-delivery replaces the notification
+		// of the same tag (seen under load: "" read after it was shown).
 		shown := `(navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => {
-			window.__shown = ns.filter(n => n.title === ` + "`" + title + "`" + `).map(n => [n.title, n.body, n.data && n.data.url, n.tag].join('|')).join(',');
+			const v = ns.filter(n => n.title === ` + "`" + title + "`" + `).map(n => [n.title, n.body, n.data && n.data.url, n.tag].join('|')).join(',');
+			if (v) window.__shown = v;
 		}), (window.__shown || '').length > 0)`
 		b.do(chromedp.Evaluate[chromedp.Void](`window.__shown = ''`))
 		for try := 0; ; try++ {
