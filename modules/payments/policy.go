@@ -234,21 +234,14 @@ func afterCommit(tx core.App, id, what string, run func(core.App, string) error)
 // policyTerms handles GET /api/jobs/{id}/payment/policy: the job's
 // cancellation terms, for its parties, before and after paying.
 func policyTerms(e *core.RequestEvent) error {
-	jobID, err := httpapi.PathID(e, "id")
+	job, _, err := partyJob(e)
 	if err != nil {
 		return err
-	}
-	job, err := jobs.Find(e.App, jobID)
-	if err != nil {
-		return httpapi.NotFound(MsgJobNotFound)
-	}
-	if !jobs.PartyOf(e.App, session.AuthUser(e), job.ProxyRecord()).Any() {
-		return httpapi.Forbidden(MsgNotParty)
 	}
 	if job.ProviderID() == "" {
 		return httpapi.Conflict(MsgNotPayable)
 	}
-	t := TermsOf(e.App, jobID, job.ProviderID(), int64(job.PriceAmount()), clock.Now(e.App))
+	t := TermsOf(e.App, job.Id, job.ProviderID(), int64(job.PriceAmount()), clock.Now(e.App))
 	return e.JSON(http.StatusOK, map[string]any{"cancellation": t})
 }
 

@@ -125,33 +125,40 @@ func paymentStart(e *core.RequestEvent) error {
 	return e.JSON(status, map[string]any{"payment": out})
 }
 
-// partyPayment is the job's latest payment, for one of its parties.
-func partyPayment(e *core.RequestEvent) (*Payment, jobs.Party, error) {
+// partyJob is the job of the path, for one of its parties (404 unknown,
+// 403 anyone else).
+func partyJob(e *core.RequestEvent) (*jobs.Job, jobs.Party, error) {
 	jobID, err := httpapi.PathID(e, "id")
 	if err != nil {
 		return nil, jobs.Party{}, err
 	}
-	job, err := e.App.FindRecordById(jobs.Collection, jobID)
+	job, err := jobs.Find(e.App, jobID)
 	if err != nil {
 		return nil, jobs.Party{}, httpapi.NotFound(MsgJobNotFound)
 	}
-	party := jobs.PartyOf(e.App, session.AuthUser(e), job)
+	party := jobs.PartyOf(e.App, session.AuthUser(e), job.ProxyRecord())
 	if !party.Any() {
 		return nil, party, httpapi.Forbidden(MsgNotParty)
 	}
-	p, err := latestOf(e.App, jobID)
+	return job, party, nil
+}
+
+// partyPayment is the job's latest payment, for one of its parties (404
+// when it has none yet).
+func partyPayment(e *core.RequestEvent) (*Payment, jobs.Party, error) {
+	job, party, err := partyJob(e)
+	if err != nil {
+		return nil, party, err
+	}
+	p, err := latestOf(e.App, job.Id)
 	if err != nil {
 		return nil, party, err
 	}
 	if p == nil {
-		return nil, party, errNoPayment
+		return nil, party, httpapi.NotFound(MsgNoPayment)
 	}
 	return p, party, nil
 }
-
-// errNoPayment is partyPayment's "the job has no payment yet": 404
-// MsgNoPayment, except for paymentView.
-var errNoPayment = httpapi.NotFound(MsgNoPayment)
 
 // paymentView handles GET /api/jobs/{id}/payment: the payment and its
 // ledger movements. A job without a payment yet answers 200 with payment
@@ -159,20 +166,20 @@ var errNoPayment = httpapi.NotFound(MsgNoPayment)
 // a state of a known job, not an unknown id, and the job page asks
 // without a 404 in the browser's console.
 func paymentView(e *core.RequestEvent) error {
-	p, party, err := partyPayment(e)
-	if errors.Is(err, errNoPayment) {
-		job, ferr := jobs.Find(e.App, e.Request.PathValue("id"))
-		if ferr != nil {
-			return ferr
-		}
+	job, party, err := partyJob(e)
+	if err != nil {
+		return err
+	}
+	p, err := latestOf(e.App, job.Id)
+	if err != nil {
+		return err
+	}
+	if p == nil {
 		var terms any
 		if job.ProviderID() != "" {
 			terms = TermsOf(e.App, job.Id, job.ProviderID(), int64(job.PriceAmount()), clock.Now(e.App))
 		}
 		return e.JSON(http.StatusOK, map[string]any{"payment": nil, "cancellation": terms})
-	}
-	if err != nil {
-		return err
 	}
 	return answer(e, p, party)
 }
